@@ -1,0 +1,140 @@
+//! Bots and search. A bot sees a player's [`Observation`] only; the one exception is the
+//! explicitly named [`CheatingBot`] kind, which sees the referee's state and exists only to
+//! measure what hidden information costs.
+
+pub mod play;
+pub mod random;
+
+use crate::info::Observation;
+use crate::rules::{Decision, Game, State};
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// How much a bot may think about one decision.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct Budget {
+    /// Search iterations (playouts) per decision; exact and reproducible.
+    pub iterations: Option<u64>,
+    /// Wall-clock time per decision; not reproducible.
+    pub time: Option<Duration>,
+}
+
+impl Budget {
+    pub fn iterations(n: u64) -> Budget {
+        Budget {
+            iterations: Some(n),
+            time: None,
+        }
+    }
+    pub fn time(d: Duration) -> Budget {
+        Budget {
+            iterations: None,
+            time: Some(d),
+        }
+    }
+}
+
+/// One candidate decision of a search, for analysis output.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Candidate {
+    pub decision: Decision,
+    pub visits: u64,
+    /// Estimated win probability for the deciding player, 0 to 1.
+    pub value: f64,
+}
+
+/// What a search found, best candidate first.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Analysis {
+    pub iterations: u64,
+    pub candidates: Vec<Candidate>,
+}
+
+/// A bot's answer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub decision: Decision,
+    pub analysis: Option<Analysis>,
+}
+
+impl Choice {
+    pub fn plain(decision: Decision) -> Choice {
+        Choice {
+            decision,
+            analysis: None,
+        }
+    }
+}
+
+/// Everything a fair bot is given for one decision. Same seed, iteration budget and observation
+/// must give the same decision.
+pub struct Request<'a> {
+    pub game: &'a Game,
+    pub observation: &'a Observation,
+    pub budget: Budget,
+    pub seed: u64,
+}
+
+/// A fair bot: it decides from an observation, never from the true state.
+pub trait Bot: Send {
+    /// A short name for tables, e.g. "ismcts-1s".
+    fn name(&self) -> &str;
+    /// A legal decision for the observer; called only when `observation.is_my_decision()`.
+    fn decide(&mut self, request: &Request) -> Choice;
+}
+
+/// Everything a cheating bot is given: the referee's true state.
+pub struct CheatRequest<'a> {
+    pub game: &'a Game,
+    pub state: &'a State,
+    pub budget: Budget,
+    pub seed: u64,
+}
+
+/// A reference bot that sees the true state (the opponent's rack, both reserves and the removed
+/// tiles). Refused anywhere a human plays; used to measure the cost of hidden information.
+pub trait CheatingBot: Send {
+    fn name(&self) -> &str;
+    fn decide(&mut self, request: &CheatRequest) -> Choice;
+}
+
+/// A seat at the table: a fair bot, or a cheating reference bot.
+pub enum Player {
+    Fair(Box<dyn Bot>),
+    Cheating(Box<dyn CheatingBot>),
+}
+
+impl Player {
+    pub fn name(&self) -> &str {
+        match self {
+            Player::Fair(b) => b.name(),
+            Player::Cheating(b) => b.name(),
+        }
+    }
+
+    pub fn is_cheating(&self) -> bool {
+        matches!(self, Player::Cheating(_))
+    }
+
+    /// Asks the player for a decision. Only a cheating player sees `state`; a fair one gets the
+    /// observation of the active player.
+    pub fn decide(&mut self, game: &Game, state: &State, budget: Budget, seed: u64) -> Choice {
+        match self {
+            Player::Fair(bot) => {
+                let observation = Observation::new(state, state.active());
+                bot.decide(&Request {
+                    game,
+                    observation: &observation,
+                    budget,
+                    seed,
+                })
+            }
+            Player::Cheating(bot) => bot.decide(&CheatRequest {
+                game,
+                state,
+                budget,
+                seed,
+            }),
+        }
+    }
+}

@@ -1,0 +1,123 @@
+//! Playing one game between two players, under a referee, producing a replayable record.
+
+use super::{Budget, Player};
+use crate::record::{GameRecord, RecordResult, RECORD_FORMAT};
+use crate::rules::{Colour, Deal, Game, Referee};
+use std::time::{Duration, Instant};
+
+/// Settings of one game that are not rules.
+#[derive(Clone, Copy, Debug)]
+pub struct PlayConfig {
+    /// Self-play safety cap on turns (R10.5: the game itself has none). A game that reaches it
+    /// ends with no winner and `end = "turn_cap"`.
+    pub max_turns: u16,
+    /// Budget per decision for each colour (blue, red).
+    pub budgets: [Budget; 2],
+}
+
+impl Default for PlayConfig {
+    fn default() -> Self {
+        PlayConfig {
+            max_turns: 500,
+            budgets: [Budget::default(); 2],
+        }
+    }
+}
+
+/// A finished game with per-player thinking time.
+#[derive(Clone, Debug)]
+pub struct PlayedGame {
+    pub record: GameRecord,
+    /// Decisions taken by each colour (blue, red).
+    pub decisions: [u32; 2],
+    /// Total thinking time of each colour (blue, red).
+    pub think_time: [Duration; 2],
+}
+
+/// Seed of a player's `k`-th decision in a game: distinct per game, colour and decision.
+pub fn decision_seed(game_seed: u64, colour: Colour, k: u32) -> u64 {
+    let x = game_seed
+        ^ ((colour.index() as u64) << 62)
+        ^ ((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    splitmix64(x)
+}
+
+fn splitmix64(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// Plays `deal` on `game`; `players[0]` plays blue, `players[1]` red.
+///
+/// A player's decision that the rules refuse ends the game as a forfeit for that player
+/// (recorded with `end = "forfeit"`); the illegal decision is not recorded.
+pub fn play_game(
+    game: &Game,
+    deal: &Deal,
+    players: &mut [&mut Player; 2],
+    config: &PlayConfig,
+) -> PlayedGame {
+    let mut state = game.initial_state(deal);
+    let mut referee = Referee::new(deal.clone());
+    let mut steps = Vec::new();
+    let mut decisions = [0u32; 2];
+    let mut think_time = [Duration::ZERO; 2];
+    let mut forfeit: Option<Colour> = None;
+    while !state.is_over() && state.turn() <= config.max_turns {
+        if state.is_chance() {
+            let d = referee.resolve(game, &state);
+            steps.push(d.notation(game.terrain()));
+            game.apply_legal(&mut state, d);
+            continue;
+        }
+        let c = state.active();
+        let seed = decision_seed(deal.seed, c, decisions[c.index()]);
+        let start = Instant::now();
+        let choice = players[c.index()].decide(game, &state, config.budgets[c.index()], seed);
+        think_time[c.index()] += start.elapsed();
+        decisions[c.index()] += 1;
+        if game.apply(&mut state, choice.decision).is_err() {
+            forfeit = Some(c);
+            break;
+        }
+        steps.push(choice.decision.notation(game.terrain()));
+    }
+    let medals = [state.medals(Colour::Blue), state.medals(Colour::Red)];
+    let result = match (state.outcome(), forfeit) {
+        (_, Some(loser)) => RecordResult {
+            winner: Some(loser.opponent()),
+            end: "forfeit".into(),
+            turns: state.turn(),
+            medals,
+        },
+        (Some(o), None) => RecordResult {
+            winner: Some(o.winner),
+            end: RecordResult::end_name(o.win).into(),
+            turns: state.turn(),
+            medals,
+        },
+        (None, None) => RecordResult {
+            winner: None,
+            end: "turn_cap".into(),
+            turns: state.turn(),
+            medals,
+        },
+    };
+    let record = GameRecord {
+        format: RECORD_FORMAT.to_string(),
+        terrain: game.terrain().key.clone(),
+        variant: game.variant(),
+        seed: deal.seed,
+        deal: deal.clone(),
+        players: [players[0].name().to_string(), players[1].name().to_string()],
+        steps,
+        result,
+    };
+    PlayedGame {
+        record,
+        decisions,
+        think_time,
+    }
+}

@@ -1,0 +1,196 @@
+//! A player's observation (information set) and determinization.
+
+use crate::rules::tile::TILES_PER_COLOUR;
+use crate::rules::{Board, Colour, DecisionList, Game, Phase, State, Troop, TroopCounts};
+use crate::terrain::MAX_NODES;
+use rand::Rng;
+
+/// What one player knows (R11): everything public, their own rack, and the sizes — never the
+/// contents — of the opponent's rack, both reserves and both sets of removed tiles.
+///
+/// Built from a [`State`] by hiding what the observer may not see; the hidden parts are erased,
+/// not merely hidden behind accessors, so two states that differ only in what the observer
+/// cannot know give equal observations. Bots are handed observations only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Observation {
+    observer: Colour,
+    /// The state with every hidden multiset erased (sizes kept).
+    view: State,
+    /// Tiles of each colour the observer cannot place: for the observer, reserve ∪ removed;
+    /// for the opponent, rack (less what is public) ∪ reserve ∪ removed (R11.3).
+    unseen: [TroopCounts; 2],
+}
+
+impl Observation {
+    /// The observation of `observer` in `state`.
+    pub fn new(state: &State, observer: Colour) -> Observation {
+        let me = observer.index();
+        let them = observer.opponent().index();
+        let mut view = *state;
+        view.rack[them] = state.public_rack[them];
+        view.frozen[them] = TroopCounts::EMPTY; // R9.8: the freezer does not know which tile
+        view.reserve = [TroopCounts::EMPTY; 2]; // R11.3
+        view.removed = [TroopCounts::EMPTY; 2];
+        let on_board = board_census(&state.board);
+        let mut unseen = [TroopCounts::EMPTY; 2];
+        let seen_own = state.rack[me].plus(&on_board[me]).plus(&state.discard[me]);
+        let seen_theirs = state.public_rack[them]
+            .plus(&on_board[them])
+            .plus(&state.discard[them]);
+        unseen[me] = TroopCounts::FULL
+            .minus(&seen_own)
+            .expect("consistent state");
+        unseen[them] = TroopCounts::FULL
+            .minus(&seen_theirs)
+            .expect("consistent state");
+        Observation {
+            observer,
+            view,
+            unseen,
+        }
+    }
+
+    pub fn observer(&self) -> Colour {
+        self.observer
+    }
+    pub fn phase(&self) -> Phase {
+        self.view.phase()
+    }
+    pub fn active(&self) -> Colour {
+        self.view.active()
+    }
+    pub fn turn(&self) -> u16 {
+        self.view.turn()
+    }
+    pub fn first_player(&self) -> Colour {
+        self.view.first_player()
+    }
+    pub fn board(&self) -> &Board {
+        self.view.board()
+    }
+    /// The observer's own rack.
+    pub fn rack(&self) -> TroopCounts {
+        self.view.rack(self.observer)
+    }
+    /// The observer's own frozen tiles.
+    pub fn frozen(&self) -> TroopCounts {
+        self.view.frozen(self.observer)
+    }
+    /// Tiles of the opponent's rack whose identity is public (R11.1).
+    pub fn opponent_public_rack(&self) -> TroopCounts {
+        self.view.public_rack(self.observer.opponent())
+    }
+    pub fn rack_len(&self, c: Colour) -> u8 {
+        self.view.rack_len(c)
+    }
+    pub fn reserve_len(&self, c: Colour) -> u8 {
+        self.view.reserve_len(c)
+    }
+    pub fn frozen_len(&self, c: Colour) -> u8 {
+        self.view.frozen_len(c)
+    }
+    pub fn discard(&self, c: Colour) -> TroopCounts {
+        self.view.discard(c)
+    }
+    pub fn medals(&self, c: Colour) -> u8 {
+        self.view.medals(c)
+    }
+    pub fn regions_taken(&self) -> u32 {
+        self.view.regions_taken()
+    }
+    /// Tiles of colour `c` whose place the observer does not know (see the field's doc).
+    pub fn unseen(&self, c: Colour) -> TroopCounts {
+        self.unseen[c.index()]
+    }
+    pub fn is_over(&self) -> bool {
+        self.view.is_over()
+    }
+
+    /// Whether the observer has a decision to make now.
+    pub fn is_my_decision(&self) -> bool {
+        !self.view.is_over() && !self.view.is_chance() && self.view.active() == self.observer
+    }
+
+    /// The observer's legal decisions. They depend only on what the observer knows, so they are
+    /// exactly those of the true state. Empty when it is not the observer's decision.
+    pub fn legal_decisions(&self, game: &Game, out: &mut DecisionList) {
+        out.clear();
+        if self.is_my_decision() {
+            game.legal_decisions(&self.view, out);
+        }
+    }
+
+    /// A full state consistent with this observation, the unseen tiles dealt uniformly at random
+    /// into the places whose sizes are known: the observer's reserve and removed tiles; the
+    /// opponent's unknown rack tiles, reserve and removed tiles; the opponent's frozen tiles
+    /// among their rack.
+    pub fn determinize<R: Rng>(&self, rng: &mut R) -> State {
+        let mut s = self.view;
+        let me = self.observer.index();
+        let them = self.observer.opponent().index();
+
+        let mut pool = Pool::new(self.unseen[me]);
+        s.reserve[me] = pool.take(s.reserve_len[me] as usize, rng);
+        s.removed[me] = pool.rest();
+
+        let mut pool = Pool::new(self.unseen[them]);
+        let hidden_rack = (s.rack_len[them] - s.public_rack[them].total()) as usize;
+        s.rack[them] = s.public_rack[them].plus(&pool.take(hidden_rack, rng));
+        s.reserve[them] = pool.take(s.reserve_len[them] as usize, rng);
+        s.removed[them] = pool.rest();
+
+        let frozen_len = s.frozen_len[them] as usize;
+        if frozen_len > 0 {
+            s.frozen[them] = Pool::new(s.rack[them]).take(frozen_len, rng);
+        }
+        s
+    }
+}
+
+/// Tiles of each colour on the board.
+fn board_census(board: &Board) -> [TroopCounts; 2] {
+    let mut out = [TroopCounts::EMPTY; 2];
+    for n in 0..MAX_NODES {
+        for t in board.stack(n) {
+            out[t.colour().index()].add(t.troop());
+        }
+    }
+    out
+}
+
+/// A multiset of tiles dealt out at random without replacement.
+struct Pool {
+    tiles: [Troop; TILES_PER_COLOUR as usize],
+    len: usize,
+}
+
+impl Pool {
+    fn new(counts: TroopCounts) -> Pool {
+        let mut tiles = [Troop::Kwak; TILES_PER_COLOUR as usize];
+        let mut len = 0;
+        for t in Troop::ALL {
+            for _ in 0..counts.get(t) {
+                tiles[len] = t;
+                len += 1;
+            }
+        }
+        Pool { tiles, len }
+    }
+
+    /// Takes `k` tiles uniformly at random.
+    fn take<R: Rng>(&mut self, k: usize, rng: &mut R) -> TroopCounts {
+        debug_assert!(k <= self.len, "taking {k} of {}", self.len);
+        let mut out = TroopCounts::EMPTY;
+        for _ in 0..k {
+            let j = rng.random_range(0..self.len);
+            out.add(self.tiles[j]);
+            self.len -= 1;
+            self.tiles[j] = self.tiles[self.len];
+        }
+        out
+    }
+
+    fn rest(&self) -> TroopCounts {
+        TroopCounts::from_troops(self.tiles[..self.len].iter().copied())
+    }
+}

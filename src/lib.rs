@@ -1,0 +1,17 @@
+//! toybattle: a rules engine, bots and tournament runner for the board game Toy Battle.
+//!
+//! Layers, each depending only on those above it in this list:
+//! - [`terrain`]: the eight terrains as validated graph data and bitmask tables;
+//! - [`rules`]: the compact state, legal decisions, applying them, setup and chance;
+//! - [`info`]: what each player may know (observations) and sampling states from it;
+//! - [`record`]: game records, replay and position files;
+//! - [`bot`]: bots and search;
+//! - [`tournament`]: self-play tournaments and their statistics;
+//! - `cli` (in the binary): the command line.
+
+pub mod bot;
+pub mod info;
+pub mod record;
+pub mod rules;
+pub mod terrain;
+pub mod tournament;

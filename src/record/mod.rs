@@ -1,0 +1,56 @@
+//! Game records and replay (JSON), and position files.
+//!
+//! A record holds everything needed to re-validate a game: terrain, variant, seed, the deal, and
+//! every step (decision or chance outcome) in text notation. Replay re-applies the steps one by
+//! one through the rules and reports the first step that is not legal, by index.
+
+mod replay;
+
+pub use replay::{replay, ReplayError, ReplaySummary};
+
+use crate::rules::{Colour, Deal, Variant, WinType};
+use serde::{Deserialize, Serialize};
+
+/// The format tag every record carries.
+pub const RECORD_FORMAT: &str = "toybattle-record/1";
+
+/// How a game ended, as recorded.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecordResult {
+    /// `None` when the self-play turn cap stopped the game (not a game rule, R10.5).
+    pub winner: Option<Colour>,
+    /// "hq", "medals", "blocked", or "turn_cap"; "forfeit" when a player failed to answer.
+    pub end: String,
+    /// Turns begun.
+    pub turns: u16,
+    /// Medals (blue, red).
+    pub medals: [u8; 2],
+}
+
+/// A complete game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    pub format: String,
+    /// Terrain key, e.g. "castle_field".
+    pub terrain: String,
+    pub variant: Variant,
+    pub seed: u64,
+    pub deal: Deal,
+    /// Who played each colour (blue, red): a preset name or a description.
+    pub players: [String; 2],
+    /// Every step in order, in the notation of [`crate::rules::Decision`]: player decisions
+    /// (`place Jumbo 13`) and chance outcomes (`chance Star`).
+    pub steps: Vec<String>,
+    pub result: RecordResult,
+}
+
+impl RecordResult {
+    /// The end type of a finished game.
+    pub fn end_name(win: WinType) -> &'static str {
+        match win {
+            WinType::Hq => "hq",
+            WinType::Medals => "medals",
+            WinType::Blocked => "blocked",
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Re-validating a record step by step.
+
+use super::{GameRecord, RecordResult, RECORD_FORMAT};
+use crate::rules::{Chance, Decision, Game, Phase, State};
+
+/// Why a record does not replay.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("record format is '{found}', expected '{RECORD_FORMAT}'")]
+    Format { found: String },
+    #[error("record terrain '{record}' does not match the terrain given ('{given}')")]
+    Terrain { record: String, given: String },
+    #[error("record deal is not a possible setup: {0}")]
+    Deal(String),
+    #[error("step {index} ('{step}'): {reason}")]
+    Step {
+        index: usize,
+        step: String,
+        reason: String,
+    },
+    #[error("steps end before the game does: {0}")]
+    Unfinished(String),
+    #[error("recorded result {recorded} differs from the replayed result {replayed}")]
+    Result { recorded: String, replayed: String },
+}
+
+/// What a successful replay found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplaySummary {
+    pub steps: usize,
+    pub result: RecordResult,
+    pub final_state: State,
+}
+
+/// Replays `record` on `game` (which must be the record's terrain and variant), checking every
+/// step against the rules and every draw against the deal's reserve order.
+pub fn replay(game: &Game, record: &GameRecord) -> Result<ReplaySummary, ReplayError> {
+    if record.format != RECORD_FORMAT {
+        return Err(ReplayError::Format {
+            found: record.format.clone(),
+        });
+    }
+    if record.terrain != game.terrain().key {
+        return Err(ReplayError::Terrain {
+            record: record.terrain.clone(),
+            given: game.terrain().key.clone(),
+        });
+    }
+    record.deal.validate().map_err(ReplayError::Deal)?;
+    let mut state = game.initial_state(&record.deal);
+    let mut drawn = [
+        record.deal.opening_draw(crate::rules::Colour::Blue),
+        record.deal.opening_draw(crate::rules::Colour::Red),
+    ];
+    for (index, step) in record.steps.iter().enumerate() {
+        let err = |reason: String| ReplayError::Step {
+            index,
+            step: step.clone(),
+            reason,
+        };
+        let d = Decision::parse(step, game.terrain()).map_err(&err)?;
+        if let (Phase::Chance(Chance::Draw { .. }), Decision::Chance(t)) = (state.phase(), d) {
+            let i = state.active().index();
+            let expected = record.deal.reserve[i].get(drawn[i]).copied();
+            if expected != Some(t) {
+                return Err(err(format!(
+                    "draws {t} but the deal's reserve order has {} next",
+                    expected.map_or("nothing".to_string(), |e| e.to_string())
+                )));
+            }
+            drawn[i] += 1;
+        }
+        game.apply(&mut state, d).map_err(|e| err(e.to_string()))?;
+    }
+    if !state.is_over() && matches!(record.result.end.as_str(), "hq" | "medals" | "blocked") {
+        return Err(ReplayError::Unfinished(game.describe_phase(&state)));
+    }
+    let replayed = result_of(&state, record);
+    if replayed != record.result {
+        return Err(ReplayError::Result {
+            recorded: format!("{:?}", record.result),
+            replayed: format!("{replayed:?}"),
+        });
+    }
+    Ok(ReplaySummary {
+        steps: record.steps.len(),
+        result: replayed,
+        final_state: state,
+    })
+}
+
+/// The result the replayed state shows. A game the record says was stopped (turn cap or
+/// forfeit) keeps the recorded end as long as the replayed game has not ended.
+fn result_of(state: &State, record: &GameRecord) -> RecordResult {
+    let medals = [
+        state.medals(crate::rules::Colour::Blue),
+        state.medals(crate::rules::Colour::Red),
+    ];
+    match state.outcome() {
+        Some(o) => RecordResult {
+            winner: Some(o.winner),
+            end: RecordResult::end_name(o.win).to_string(),
+            turns: state.turn(),
+            medals,
+        },
+        None => RecordResult {
+            winner: record.result.winner,
+            end: record.result.end.clone(),
+            turns: state.turn(),
+            medals,
+        },
+    }
+}

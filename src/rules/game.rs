@@ -1,0 +1,729 @@
+//! The rules: legal decisions and their effects, for one terrain and variant.
+//!
+//! `Game` holds the terrain's tables for the chosen variant; a [`State`] is plain data. Every
+//! rule of RULES.md lives in a function named after it here, in the order of the specification:
+//! placement legality (§5), placement resolution (§6), troop effects (§7), region control (§8),
+//! special bases (§9), end of the game (§10).
+
+use super::decision::{Decision, DecisionList};
+use super::state::{Chance, Outcome, Phase, State, WinType};
+use super::tile::{Colour, Tile, Troop, TroopCounts, RACK_LIMIT};
+use crate::terrain::{bits, NodeMask, SpecialEffect, Terrain, TerrainError, MAX_NODES};
+use arrayvec::ArrayVec;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// Normal game, or the beginner game where special bases are plain bases (§13).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    #[default]
+    Normal,
+    Beginner,
+}
+
+impl std::str::FromStr for Variant {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "normal" => Ok(Variant::Normal),
+            "beginner" => Ok(Variant::Beginner),
+            _ => Err(format!(
+                "unknown variant '{s}': expected 'normal' or 'beginner'"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Variant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Variant::Normal => "normal",
+            Variant::Beginner => "beginner",
+        })
+    }
+}
+
+/// A decision that the rules refuse. The state is left unchanged.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("illegal decision '{decision}' while {phase}: {reason}")]
+pub struct IllegalDecision {
+    pub decision: String,
+    pub phase: String,
+    pub reason: String,
+}
+
+/// Chance outcomes with their weights (probability = weight / sum of weights).
+pub type ChanceOutcomes = ArrayVec<(Troop, u8), 8>;
+
+/// The rules of one terrain and variant, with precomputed tables.
+#[derive(Clone, Debug)]
+pub struct Game {
+    terrain: Arc<Terrain>,
+    variant: Variant,
+    bases: NodeMask,
+    hqs: [NodeMask; 2],
+    /// Nodes adjacent to each colour's HQs: always reachable for placement (R5.5).
+    hq_neighbours: [NodeMask; 2],
+    /// Queued special effect of each node (R6.4), normal variant only.
+    queued: [Option<SpecialEffect>; MAX_NODES],
+    queued_nodes: NodeMask,
+    /// Nodes where a placed tile applies no troop effect (R9.7).
+    no_troop_effect: NodeMask,
+    /// Bases Hook may take without connection (R5.6, A4).
+    hook_free: NodeMask,
+    /// `allowed[t]`: nodes where troop t may be placed, value restrictions applied (R5.4).
+    allowed: [NodeMask; 8],
+}
+
+impl Game {
+    pub fn new(terrain: Arc<Terrain>, variant: Variant) -> Game {
+        let normal = variant == Variant::Normal;
+        let n = terrain.node_count();
+        let all: NodeMask = if n == 32 { u32::MAX } else { (1 << n) - 1 };
+        let mut queued = [None; MAX_NODES];
+        let mut queued_nodes = 0;
+        let mut allowed = [all; 8];
+        for (i, node) in terrain.nodes.iter().enumerate() {
+            match node.effect {
+                Some(e) if normal && e.is_queued() => {
+                    queued[i] = Some(e);
+                    queued_nodes |= 1 << i;
+                }
+                _ => {}
+            }
+            for (t, mask) in allowed.iter_mut().enumerate() {
+                // Kwak passes every restriction (R5.4, A2); the beginner game has none (A9).
+                if normal && t != Troop::Kwak.index() && terrain.allowed_troops[i] & (1 << t) == 0 {
+                    *mask &= !(1 << i);
+                }
+            }
+        }
+        let no_troop_effect = if normal {
+            terrain.nodes_with(SpecialEffect::NoTroopEffect)
+        } else {
+            0
+        };
+        Game {
+            bases: terrain.bases,
+            hqs: terrain.hqs,
+            hq_neighbours: [
+                terrain.neighbours_of(terrain.hqs[0]),
+                terrain.neighbours_of(terrain.hqs[1]),
+            ],
+            queued,
+            queued_nodes,
+            no_troop_effect,
+            hook_free: terrain.bases & !no_troop_effect,
+            allowed,
+            variant,
+            terrain,
+        }
+    }
+
+    /// A shipped terrain by name, e.g. `Game::builtin("castle_field", Variant::Normal)`.
+    pub fn builtin(name: &str, variant: Variant) -> Result<Game, TerrainError> {
+        Ok(Game::new(
+            Arc::new(crate::terrain::builtin(name)?.clone()),
+            variant,
+        ))
+    }
+
+    pub fn terrain(&self) -> &Terrain {
+        &self.terrain
+    }
+
+    pub fn terrain_arc(&self) -> &Arc<Terrain> {
+        &self.terrain
+    }
+
+    pub fn variant(&self) -> Variant {
+        self.variant
+    }
+
+    // ----- §5 Placement legality -------------------------------------------------------------
+
+    /// R5.5: nodes connected to `p`'s HQs — adjacent to an HQ or to a base reached from an HQ
+    /// through bases `p` occupies. A bitmask flood fill.
+    #[inline]
+    pub fn connected_nodes(&self, s: &State, p: Colour) -> NodeMask {
+        let own = s.board.occupied(p) & self.bases;
+        let start = self.hq_neighbours[p.index()];
+        let mut chain = start & own;
+        let mut frontier = chain;
+        while frontier != 0 {
+            let next = self.terrain.neighbours_of(frontier) & own & !chain;
+            chain |= next;
+            frontier = next;
+        }
+        start | self.terrain.neighbours_of(chain)
+    }
+
+    /// Enemy top tiles that troop `t` may cover (R5.2, R5.3).
+    #[inline]
+    fn coverable(&self, s: &State, enemy: Colour, t: Troop) -> NodeMask {
+        if t == Troop::Kwak {
+            return s.board.occupied(enemy);
+        }
+        let mut m = s.board.tops(enemy, Troop::Kwak);
+        for k in 1..t.index() {
+            m |= s.board.tops(enemy, Troop::from_index(k));
+        }
+        m
+    }
+
+    /// R5.1–R5.6: nodes where `p` may place a tile of type `t`, given `connected`.
+    #[inline]
+    fn slots(&self, s: &State, p: Colour, t: Troop, connected: NodeMask) -> NodeMask {
+        let enemy = p.opponent();
+        // R5.2: empty, own-topped, or enemy-topped and coverable; R5.1: never an own HQ.
+        let base_slots = self.bases & (!s.board.occupied(enemy) | self.coverable(s, enemy, t));
+        let mut m = (base_slots | self.hqs[enemy.index()]) & connected;
+        if t == Troop::Hook {
+            m |= base_slots & self.hook_free; // R5.6
+        }
+        m & self.allowed[t.index()] // R5.4
+    }
+
+    /// R4.2: DRAW is legal with a non-empty reserve and room on the rack.
+    #[inline]
+    fn can_draw(&self, s: &State, p: Colour) -> bool {
+        s.reserve_len(p) >= 1 && s.rack_len(p) < RACK_LIMIT
+    }
+
+    /// R4.3: whether `p` has any legal (unfrozen tile, slot) pair.
+    fn has_placement(&self, s: &State, p: Colour) -> bool {
+        let avail = s.placeable(p).presence_mask();
+        if avail == 0 {
+            return false;
+        }
+        let connected = self.connected_nodes(s, p);
+        bits(avail as u32).any(|t| self.slots(s, p, Troop::from_index(t), connected) != 0)
+    }
+
+    fn push_placements(&self, s: &State, p: Colour, out: &mut DecisionList) {
+        let connected = self.connected_nodes(s, p);
+        for t in bits(s.placeable(p).presence_mask() as u32) {
+            let troop = Troop::from_index(t);
+            for n in bits(self.slots(s, p, troop, connected)) {
+                out.push(Decision::Place {
+                    troop,
+                    node: n as u8,
+                });
+            }
+        }
+    }
+
+    fn is_legal_placement(&self, s: &State, troop: Troop, node: u8) -> bool {
+        let p = s.active;
+        (node as usize) < self.terrain.node_count()
+            && s.placeable(p).get(troop) > 0
+            && self.slots(s, p, troop, self.connected_nodes(s, p)) & (1 << node) != 0
+    }
+
+    // ----- Legal decisions ---------------------------------------------------------------------
+
+    /// All legal decisions, in a stable order: for the action, `draw` first, then placements by
+    /// troop (Kwak, Skully, … Roxy) and node (ascending id); for an optional effect, `decline`
+    /// first, then the options by node or troop; at a chance event, the possible outcomes by troop.
+    /// Empty when the game is over.
+    pub fn legal_decisions(&self, s: &State, out: &mut DecisionList) {
+        out.clear();
+        let p = s.active;
+        match s.phase {
+            Phase::Over => {}
+            Phase::Action => {
+                if self.can_draw(s, p) {
+                    out.push(Decision::Draw);
+                }
+                self.push_placements(s, p, out);
+            }
+            Phase::TroopEffect { troop, node } => {
+                out.push(Decision::Decline);
+                match troop {
+                    Troop::Skully | Troop::Star => out.push(Decision::Draw),
+                    Troop::Capn => self.push_placements(s, p, out),
+                    Troop::Jumbo => {
+                        for n in bits(self.jumbo_targets(s, node)) {
+                            out.push(Decision::Discard { node: n as u8 });
+                        }
+                    }
+                    Troop::Xb42 => out.push(Decision::Use),
+                    _ => {}
+                }
+            }
+            Phase::SpecialEffect { effect, node } => {
+                out.push(Decision::Decline);
+                match effect {
+                    SpecialEffect::ReturnOwnTroop => {
+                        for n in bits(self.return_targets(s, node)) {
+                            out.push(Decision::Return { node: n as u8 });
+                        }
+                    }
+                    SpecialEffect::DrawOne => out.push(Decision::Draw),
+                    SpecialEffect::MoveAdjacentEnemy => {
+                        for from in bits(self.move_sources(s, node)) {
+                            for to in bits(self.terrain.neighbours[from] & self.bases) {
+                                out.push(Decision::Move {
+                                    from: from as u8,
+                                    to: to as u8,
+                                });
+                            }
+                        }
+                    }
+                    SpecialEffect::RecoverFromDiscard => {
+                        for t in bits(s.discard(p).presence_mask() as u32) {
+                            out.push(Decision::Recover {
+                                troop: Troop::from_index(t),
+                            });
+                        }
+                    }
+                    SpecialEffect::FreezeOpponentRack => out.push(Decision::Use),
+                    SpecialEffect::ValueRestriction | SpecialEffect::NoTroopEffect => {}
+                }
+            }
+            Phase::Chance(_) => {
+                for (t, _) in self.chance_outcomes(s) {
+                    out.push(Decision::Chance(t));
+                }
+            }
+        }
+    }
+
+    /// Whether `d` is legal now (without building the whole list).
+    pub fn is_legal(&self, s: &State, d: Decision) -> bool {
+        let p = s.active;
+        let node_ok = |n: u8| (n as usize) < self.terrain.node_count();
+        match (s.phase, d) {
+            (Phase::Over, _) => false,
+            (Phase::Action, Decision::Draw) => self.can_draw(s, p),
+            (Phase::Action, Decision::Place { troop, node }) => {
+                self.is_legal_placement(s, troop, node)
+            }
+            (Phase::TroopEffect { .. } | Phase::SpecialEffect { .. }, Decision::Decline) => true,
+            (Phase::TroopEffect { troop, node }, d) => match (troop, d) {
+                (Troop::Skully | Troop::Star, Decision::Draw) => true,
+                (Troop::Capn, Decision::Place { troop, node }) => {
+                    self.is_legal_placement(s, troop, node)
+                }
+                (Troop::Jumbo, Decision::Discard { node: n }) => {
+                    node_ok(n) && self.jumbo_targets(s, node) & (1 << n) != 0
+                }
+                (Troop::Xb42, Decision::Use) => true,
+                _ => false,
+            },
+            (Phase::SpecialEffect { effect, node }, d) => match (effect, d) {
+                (SpecialEffect::ReturnOwnTroop, Decision::Return { node: n }) => {
+                    node_ok(n) && self.return_targets(s, node) & (1 << n) != 0
+                }
+                (SpecialEffect::DrawOne, Decision::Draw) => true,
+                (SpecialEffect::MoveAdjacentEnemy, Decision::Move { from, to }) => {
+                    node_ok(from)
+                        && node_ok(to)
+                        && self.move_sources(s, node) & (1 << from) != 0
+                        && self.terrain.neighbours[from as usize] & self.bases & (1 << to) != 0
+                }
+                (SpecialEffect::RecoverFromDiscard, Decision::Recover { troop }) => {
+                    s.discard(p).get(troop) > 0
+                }
+                (SpecialEffect::FreezeOpponentRack, Decision::Use) => true,
+                _ => false,
+            },
+            (Phase::Chance(_), Decision::Chance(t)) => {
+                self.chance_outcomes(s).iter().any(|&(o, _)| o == t)
+            }
+            _ => false,
+        }
+    }
+
+    /// The outcomes of the pending chance event with their weights (empty if none is pending).
+    pub fn chance_outcomes(&self, s: &State) -> ChanceOutcomes {
+        let p = s.active;
+        let pool = match s.phase {
+            Phase::Chance(Chance::Draw { .. }) => s.reserve(p),
+            Phase::Chance(Chance::RackDiscard) => s.rack(p.opponent()),
+            Phase::Chance(Chance::Freeze) => s.placeable(p.opponent()),
+            _ => TroopCounts::EMPTY,
+        };
+        Troop::ALL
+            .iter()
+            .filter(|&&t| pool.get(t) > 0)
+            .map(|&t| (t, pool.get(t)))
+            .collect()
+    }
+
+    // ----- Applying decisions ------------------------------------------------------------------
+
+    /// Applies `d` if it is legal; otherwise returns why not and leaves `s` unchanged.
+    pub fn apply(&self, s: &mut State, d: Decision) -> Result<(), IllegalDecision> {
+        if !self.is_legal(s, d) {
+            return Err(IllegalDecision {
+                decision: d.notation(&self.terrain),
+                phase: self.describe_phase(s),
+                reason: self.why_illegal(s, d),
+            });
+        }
+        self.apply_legal(s, d);
+        Ok(())
+    }
+
+    /// Applies a decision known to be legal (taken from [`Game::legal_decisions`]); the fast
+    /// path for search. Debug builds check legality.
+    #[inline]
+    pub fn apply_legal(&self, s: &mut State, d: Decision) {
+        debug_assert!(
+            self.is_legal(s, d),
+            "apply_legal with an illegal decision {d:?} in {:?}",
+            s.phase
+        );
+        let p = s.active;
+        match (s.phase, d) {
+            (_, Decision::Decline) => self.advance(s),
+            (Phase::Action, Decision::Draw) => {
+                s.phase = Phase::Chance(Chance::Draw {
+                    remaining: s.draw_count(p, 2),
+                });
+            }
+            (_, Decision::Place { troop, node }) => self.place(s, troop, node as usize),
+            (
+                Phase::TroopEffect {
+                    troop: Troop::Skully,
+                    ..
+                },
+                Decision::Draw,
+            ) => {
+                // R7.2: all or nothing.
+                s.phase = Phase::Chance(Chance::Draw {
+                    remaining: s.draw_count(p, 2),
+                });
+            }
+            (_, Decision::Draw) => s.phase = Phase::Chance(Chance::Draw { remaining: 1 }), // R7.7, R9.3
+            (Phase::TroopEffect { .. }, Decision::Use) => {
+                s.phase = Phase::Chance(Chance::RackDiscard)
+            } // R7.6
+            (_, Decision::Use) => s.phase = Phase::Chance(Chance::Freeze),                 // R9.8
+            (_, Decision::Discard { node }) => self.jumbo_discard(s, node as usize),
+            (_, Decision::Return { node }) => self.castle_return(s, node as usize),
+            (_, Decision::Move { from, to }) => self.volcanic_move(s, from as usize, to as usize),
+            (_, Decision::Recover { troop }) => self.cemetery_recover(s, troop),
+            (_, Decision::Chance(t)) => self.resolve_chance(s, t),
+        }
+    }
+
+    /// R6.1–R6.5: put the tile down, check regions or HQ capture, queue the special base, then
+    /// offer the troop effect.
+    fn place(&self, s: &mut State, troop: Troop, n: usize) {
+        let p = s.active;
+        let i = p.index();
+        s.rack[i].remove(troop);
+        s.rack_len[i] -= 1;
+        forget_public(&mut s.public_rack[i], troop);
+        s.board.push(n, Tile::new(p, troop)); // R6.1
+        if self.bases & (1 << n) == 0 {
+            // R6.3, R10.1: a tile on an enemy HQ wins at once.
+            return self.finish(s, p, WinType::Hq);
+        }
+        if self.region_check(s, n) {
+            return; // R6.2
+        }
+        if self.queued_nodes & (1 << n) != 0 {
+            s.queue.push(n as u8, (s.board.height(n) - 1) as u8); // R6.4
+        }
+        if self.no_troop_effect & (1 << n) == 0 && self.troop_effect_available(s, troop, n) {
+            s.phase = Phase::TroopEffect {
+                troop,
+                node: n as u8,
+            }; // R6.5
+        } else {
+            self.advance(s);
+        }
+    }
+
+    /// Whether the troop effect of §7 has anything to offer; effects with no possible outcome
+    /// are skipped rather than offered as a lone `decline`.
+    fn troop_effect_available(&self, s: &State, troop: Troop, n: usize) -> bool {
+        let p = s.active;
+        match troop {
+            Troop::Skully | Troop::Star => s.draw_count(p, 1) > 0, // R7.2, R7.7
+            Troop::Capn => self.has_placement(s, p),               // R7.3
+            Troop::Jumbo => self.jumbo_targets(s, n as u8) != 0,   // R7.4
+            Troop::Xb42 => s.rack_len(p.opponent()) > 0,           // R7.6
+            Troop::Kwak | Troop::Hook | Troop::Roxy => false,      // R7.1, R7.5, R7.8
+        }
+    }
+
+    /// R7.4: enemy top tiles on bases adjacent to Jumbo's base.
+    #[inline]
+    fn jumbo_targets(&self, s: &State, jumbo: u8) -> NodeMask {
+        self.terrain.neighbours[jumbo as usize] & s.board.occupied(s.active.opponent()) & self.bases
+    }
+
+    fn jumbo_discard(&self, s: &mut State, n: usize) {
+        let tile = s.board.pop(n);
+        s.discard[tile.colour().index()].add(tile.troop());
+        if !self.region_check(s, n) {
+            self.advance(s);
+        }
+    }
+
+    /// R6.6: resolve the queued special bases in placement order, then end the turn.
+    fn advance(&self, s: &mut State) {
+        while let Some(node) = s.queue.pop_next() {
+            let effect = self.queued[node as usize].expect("only queued-effect nodes are queued");
+            if self.special_effect_available(s, effect, node) {
+                s.phase = Phase::SpecialEffect { effect, node };
+                return;
+            }
+        }
+        self.end_turn(s);
+    }
+
+    fn special_effect_available(&self, s: &State, effect: SpecialEffect, node: u8) -> bool {
+        let p = s.active;
+        match effect {
+            SpecialEffect::ReturnOwnTroop => self.return_targets(s, node) != 0,
+            SpecialEffect::DrawOne => s.draw_count(p, 1) > 0,
+            SpecialEffect::MoveAdjacentEnemy => self.move_sources(s, node) != 0,
+            SpecialEffect::RecoverFromDiscard => {
+                s.rack_len(p) < RACK_LIMIT && s.discard(p).total() > 0
+            }
+            SpecialEffect::FreezeOpponentRack => {
+                let e = p.opponent();
+                s.rack_len(e) > s.frozen_len(e)
+            }
+            SpecialEffect::ValueRestriction | SpecialEffect::NoTroopEffect => false,
+        }
+    }
+
+    /// R9.1: own top tiles on bases other than the triggering one, if the rack has room.
+    #[inline]
+    fn return_targets(&self, s: &State, special: u8) -> NodeMask {
+        if s.rack_len(s.active) >= RACK_LIMIT {
+            return 0;
+        }
+        s.board.occupied(s.active) & self.bases & !(1 << special)
+    }
+
+    fn castle_return(&self, s: &mut State, n: usize) {
+        let level = (s.board.height(n) - 1) as u8;
+        let tile = s.board.pop(n);
+        let i = s.active.index();
+        s.rack[i].add(tile.troop());
+        s.rack_len[i] += 1;
+        s.public_rack[i].add(tile.troop()); // R11.1: the tile was face up
+        s.queue.cancel(n as u8, level); // R6.6: a returned tile's queued effect is dropped
+        if !self.region_check(s, n) {
+            self.advance(s);
+        }
+    }
+
+    /// R9.4: enemy top tiles adjacent to the Jungle base that have somewhere to go.
+    #[inline]
+    fn move_sources(&self, s: &State, special: u8) -> NodeMask {
+        let enemy_tops = self.terrain.neighbours[special as usize]
+            & s.board.occupied(s.active.opponent())
+            & self.bases;
+        bits(enemy_tops)
+            .filter(|&n| self.terrain.neighbours[n] & self.bases != 0)
+            .fold(0, |m, n| m | 1 << n)
+    }
+
+    fn volcanic_move(&self, s: &mut State, from: usize, to: usize) {
+        let tile = s.board.pop(from);
+        s.board.push(to, tile);
+        // R9.4, A7: destination first, then origin; the first to reach the objective wins.
+        if self.region_check(s, to) || self.region_check(s, from) {
+            return;
+        }
+        self.advance(s);
+    }
+
+    fn cemetery_recover(&self, s: &mut State, troop: Troop) {
+        let i = s.active.index();
+        s.discard[i].remove(troop);
+        s.rack[i].add(troop);
+        s.rack_len[i] += 1;
+        s.public_rack[i].add(troop); // R9.5: the identity stays public
+        self.advance(s);
+    }
+
+    fn resolve_chance(&self, s: &mut State, t: Troop) {
+        let p = s.active;
+        let (i, e) = (p.index(), p.opponent().index());
+        match s.phase {
+            Phase::Chance(Chance::Draw { remaining }) => {
+                s.reserve[i].remove(t);
+                s.reserve_len[i] -= 1;
+                s.rack[i].add(t);
+                s.rack_len[i] += 1;
+                if remaining > 1 {
+                    s.phase = Phase::Chance(Chance::Draw {
+                        remaining: remaining - 1,
+                    });
+                } else {
+                    self.advance(s);
+                }
+            }
+            Phase::Chance(Chance::RackDiscard) => {
+                s.rack[e].remove(t);
+                s.rack_len[e] -= 1;
+                forget_public(&mut s.public_rack[e], t);
+                s.discard[e].add(t);
+                self.advance(s);
+            }
+            Phase::Chance(Chance::Freeze) => {
+                s.frozen[e].add(t);
+                s.frozen_len[e] += 1;
+                self.advance(s);
+            }
+            _ => unreachable!("chance outcome outside a chance event"),
+        }
+    }
+
+    // ----- §8 Regions and medals ---------------------------------------------------------------
+
+    /// R8.2: after the top tile of base `n` changed, every region around `n` now controlled by
+    /// the owner of `n`'s top tile gives that player its medals; R8.5: the objective ends the
+    /// game. Only regions containing `n` are looked at. Returns whether the game ended.
+    #[inline]
+    fn region_check(&self, s: &mut State, n: usize) -> bool {
+        let Some(top) = s.board.top(n) else {
+            return false;
+        };
+        let owner = top.colour();
+        let occupied = s.board.occupied(owner);
+        let mut gained = 0u8;
+        for r in bits(self.terrain.node_regions[n] & !s.regions_taken) {
+            let region = &self.terrain.regions[r];
+            if region.bases & !occupied == 0 {
+                s.regions_taken |= 1 << r;
+                gained += region.medals;
+            }
+        }
+        if gained == 0 {
+            return false;
+        }
+        s.medals[owner.index()] += gained;
+        if s.medals[owner.index()] >= self.terrain.medals_to_win {
+            self.finish(s, owner, WinType::Medals);
+            return true;
+        }
+        false
+    }
+
+    // ----- §4, §10 Turns and the end of the game -----------------------------------------------
+
+    /// R4.5: the active player's frozen tiles thaw, the other player's turn begins.
+    fn end_turn(&self, s: &mut State) {
+        let i = s.active.index();
+        s.frozen[i] = TroopCounts::EMPTY;
+        s.frozen_len[i] = 0;
+        s.active = s.active.opponent();
+        s.turn = s.turn.saturating_add(1);
+        s.queue.clear();
+        s.phase = Phase::Action;
+        self.begin_turn(s);
+    }
+
+    /// R10.3: a player who can neither draw nor place at the start of their turn ends the game;
+    /// more medals wins, and a tie goes against the blocked player.
+    pub(crate) fn begin_turn(&self, s: &mut State) {
+        let p = s.active;
+        if self.can_draw(s, p) || self.has_placement(s, p) {
+            return;
+        }
+        let winner = if s.medals(p) > s.medals(p.opponent()) {
+            p
+        } else {
+            p.opponent()
+        };
+        self.finish(s, winner, WinType::Blocked);
+    }
+
+    fn finish(&self, s: &mut State, winner: Colour, win: WinType) {
+        s.outcome = Some(Outcome { winner, win });
+        s.phase = Phase::Over;
+    }
+
+    // ----- Descriptions ------------------------------------------------------------------------
+
+    /// The pending step in words, e.g. "blue chooses the action".
+    pub fn describe_phase(&self, s: &State) -> String {
+        let p = s.active;
+        let id = |n: u8| self.terrain.id_of(n as usize);
+        match s.phase {
+            Phase::Action => format!("{p} chooses the action (turn {})", s.turn),
+            Phase::TroopEffect { troop, node } => format!(
+                "{p} decides on the effect of {troop} placed on {}",
+                id(node)
+            ),
+            Phase::SpecialEffect { effect, node } => {
+                format!(
+                    "{p} decides on special base {} ({})",
+                    id(node),
+                    effect.describe()
+                )
+            }
+            Phase::Chance(Chance::Draw { remaining }) => format!("{p} draws ({remaining} to draw)"),
+            Phase::Chance(Chance::RackDiscard) => {
+                format!("XB-42 discards a random tile of {}'s rack", p.opponent())
+            }
+            Phase::Chance(Chance::Freeze) => format!(
+                "Battlefield freezes a random tile of {}'s rack",
+                p.opponent()
+            ),
+            Phase::Over => "the game is over".to_string(),
+        }
+    }
+
+    fn why_illegal(&self, s: &State, d: Decision) -> String {
+        let p = s.active;
+        match (s.phase, d) {
+            (Phase::Over, _) => "the game is over".into(),
+            (Phase::Chance(_), d) if !d.is_chance() => {
+                "a chance event is pending; only the referee decides it".into()
+            }
+            (_, Decision::Chance(_)) if !s.is_chance() => "no chance event is pending".into(),
+            (Phase::Chance(_), _) => {
+                "that outcome is impossible: no such tile where the event draws from".into()
+            }
+            (_, Decision::Place { troop, .. }) if s.placeable(p).get(troop) == 0 => {
+                format!("{p} has no unfrozen {troop} on the rack")
+            }
+            (_, Decision::Place { .. }) => {
+                "that node is not a legal slot for this tile (R5)".into()
+            }
+            (Phase::Action, Decision::Draw) => {
+                "DRAW needs a non-empty reserve and at most 7 tiles on the rack (R4.2)".into()
+            }
+            _ => "not one of the legal decisions now".into(),
+        }
+    }
+
+    // ----- Perft -------------------------------------------------------------------------------
+
+    /// Number of decision sequences of length `depth` from `s`, chance outcomes counted as
+    /// branches; ended games count as one leaf. A golden count for catching rule changes.
+    pub fn perft(&self, s: &State, depth: u32) -> u64 {
+        if depth == 0 || s.is_over() {
+            return 1;
+        }
+        let mut list = DecisionList::new();
+        self.legal_decisions(s, &mut list);
+        list.iter()
+            .map(|&d| {
+                let mut child = *s;
+                self.apply_legal(&mut child, d);
+                self.perft(&child, depth - 1)
+            })
+            .sum()
+    }
+}
+
+/// A tile of type `t` left a rack: the opponent can no longer be sure the publicly known copy is
+/// still there (R11.1).
+#[inline]
+fn forget_public(public: &mut TroopCounts, t: Troop) {
+    let c = &mut public.0[t.index()];
+    *c = c.saturating_sub(1);
+}

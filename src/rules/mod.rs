@@ -1,0 +1,17 @@
+//! State and rules: the compact state, legal decisions, applying them, setup and chance.
+
+pub mod board;
+pub mod deal;
+pub mod decision;
+pub mod game;
+pub mod playout;
+pub mod state;
+pub mod tile;
+
+pub use board::Board;
+pub use deal::{sample_chance, Deal, Referee};
+pub use decision::{Decision, DecisionList, MAX_DECISIONS};
+pub use game::{ChanceOutcomes, Game, IllegalDecision, Variant};
+pub use playout::{random_decision, random_playout};
+pub use state::{Chance, Outcome, Phase, State, WinType};
+pub use tile::{Colour, Tile, Troop, TroopCounts};

@@ -1,0 +1,268 @@
+//! The referee's full state of a game: fixed size, `Copy`, no heap.
+
+use super::board::Board;
+use super::tile::{Colour, Troop, TroopCounts, RACK_LIMIT};
+use crate::terrain::{SpecialEffect, MAX_NODES};
+use serde::{Deserialize, Serialize};
+
+/// How a game was won (R10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WinType {
+    /// A tile placed on an enemy HQ (R10.1).
+    Hq,
+    /// The medal objective reached (R10.2).
+    Medals,
+    /// The opponent could neither draw nor place at the start of their turn (R10.3).
+    Blocked,
+}
+
+/// The end of a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Outcome {
+    pub winner: Colour,
+    pub win: WinType,
+}
+
+/// A random event, resolved by the referee (or by a search's sampler), never by a player (R11.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Chance {
+    /// The active player draws `remaining` more tiles from their reserve, one chance event each.
+    Draw { remaining: u8 },
+    /// XB-42 (R7.6): a uniformly random tile of the opponent's rack goes to the discard.
+    RackDiscard,
+    /// Battlefield (R9.8): a uniformly random unfrozen tile of the opponent's rack is frozen.
+    Freeze,
+}
+
+/// What the game is waiting for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// The active player chooses DRAW or PLACE (R4.1).
+    Action,
+    /// The troop just placed on `node` offers its optional effect (R6.5, §7).
+    TroopEffect { troop: Troop, node: u8 },
+    /// The queued special base `node` offers its optional effect (R6.6, §9).
+    SpecialEffect { effect: SpecialEffect, node: u8 },
+    /// A random event must be resolved.
+    Chance(Chance),
+    /// The game has ended.
+    Over,
+}
+
+/// Special-base placements of this turn whose effect is still to come (R6.4, R6.6).
+///
+/// A turn has at most four placements (one action and one per Cap'n effect, with three Cap'ns
+/// per colour), so four entries always suffice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SpecialQueue {
+    /// (node, stack level of the placed tile); level `CANCELLED` once dropped (R6.6, R9.1).
+    entries: [(u8, u8); 4],
+    len: u8,
+    next: u8,
+}
+
+const CANCELLED: u8 = u8::MAX;
+
+impl SpecialQueue {
+    #[inline]
+    pub(crate) fn push(&mut self, node: u8, level: u8) {
+        debug_assert!(self.len < 4, "more than four placements in one turn");
+        self.entries[self.len as usize] = (node, level);
+        self.len += 1;
+    }
+
+    /// The next entry still to resolve, skipping cancelled ones.
+    #[inline]
+    pub(crate) fn pop_next(&mut self) -> Option<u8> {
+        while self.next < self.len {
+            let (node, level) = self.entries[self.next as usize];
+            self.next += 1;
+            if level != CANCELLED {
+                return Some(node);
+            }
+        }
+        None
+    }
+
+    /// Drops the pending entry of the tile at (node, level), if it is still to resolve: that tile
+    /// has been returned to its rack (R6.6, R9.1).
+    #[inline]
+    pub(crate) fn cancel(&mut self, node: u8, level: u8) {
+        for e in &mut self.entries[self.next as usize..self.len as usize] {
+            if *e == (node, level) {
+                e.1 = CANCELLED;
+            }
+        }
+    }
+
+    #[inline]
+    pub(crate) fn clear(&mut self) {
+        *self = SpecialQueue::default();
+    }
+
+    /// Pending node ids, in resolution order (for display and position files).
+    pub fn pending(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
+        self.entries[self.next as usize..self.len as usize]
+            .iter()
+            .copied()
+            .filter(|e| e.1 != CANCELLED)
+    }
+}
+
+/// The complete state of a game, as the referee knows it.
+///
+/// Players never see it: bots receive an [`crate::info::Observation`]. The order of the reserves
+/// is not part of the state: the referee's [`super::Deal`] holds it, and every draw is a chance
+/// event, so a search can sample draws from the reserve's contents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    pub(crate) board: Board,
+    pub(crate) rack: [TroopCounts; 2],
+    /// Rack tiles frozen by Battlefield (R9.8); a subset of `rack`.
+    pub(crate) frozen: [TroopCounts; 2],
+    /// Rack tiles whose identity is public: they entered the rack from the board or the discard
+    /// (R11.1). A lower bound: it shrinks whenever a tile of that type leaves the rack.
+    pub(crate) public_rack: [TroopCounts; 2],
+    pub(crate) reserve: [TroopCounts; 2],
+    pub(crate) removed: [TroopCounts; 2],
+    pub(crate) discard: [TroopCounts; 2],
+    /// Sizes kept apart from the contents so that an observation can hide contents, not sizes.
+    pub(crate) rack_len: [u8; 2],
+    pub(crate) reserve_len: [u8; 2],
+    pub(crate) frozen_len: [u8; 2],
+    pub(crate) medals: [u8; 2],
+    /// Regions whose medals have been taken (R8.4).
+    pub(crate) regions_taken: u32,
+    pub(crate) active: Colour,
+    pub(crate) first: Colour,
+    /// Turns begun so far, counting from 1.
+    pub(crate) turn: u16,
+    pub(crate) phase: Phase,
+    pub(crate) queue: SpecialQueue,
+    pub(crate) outcome: Option<Outcome>,
+}
+
+impl State {
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    pub fn active(&self) -> Colour {
+        self.active
+    }
+    pub fn first_player(&self) -> Colour {
+        self.first
+    }
+    pub fn turn(&self) -> u16 {
+        self.turn
+    }
+    pub fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+    pub fn is_over(&self) -> bool {
+        self.phase == Phase::Over
+    }
+    pub fn is_chance(&self) -> bool {
+        matches!(self.phase, Phase::Chance(_))
+    }
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+    pub fn rack(&self, c: Colour) -> TroopCounts {
+        self.rack[c.index()]
+    }
+    pub fn frozen(&self, c: Colour) -> TroopCounts {
+        self.frozen[c.index()]
+    }
+    pub fn public_rack(&self, c: Colour) -> TroopCounts {
+        self.public_rack[c.index()]
+    }
+    pub fn reserve(&self, c: Colour) -> TroopCounts {
+        self.reserve[c.index()]
+    }
+    pub fn removed(&self, c: Colour) -> TroopCounts {
+        self.removed[c.index()]
+    }
+    pub fn discard(&self, c: Colour) -> TroopCounts {
+        self.discard[c.index()]
+    }
+    pub fn rack_len(&self, c: Colour) -> u8 {
+        self.rack_len[c.index()]
+    }
+    pub fn reserve_len(&self, c: Colour) -> u8 {
+        self.reserve_len[c.index()]
+    }
+    pub fn frozen_len(&self, c: Colour) -> u8 {
+        self.frozen_len[c.index()]
+    }
+    pub fn medals(&self, c: Colour) -> u8 {
+        self.medals[c.index()]
+    }
+    pub fn regions_taken(&self) -> u32 {
+        self.regions_taken
+    }
+    pub fn pending_specials(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
+        self.queue.pending()
+    }
+
+    /// Rack tiles of `c` that may be placed now (not frozen).
+    #[inline]
+    pub(crate) fn placeable(&self, c: Colour) -> TroopCounts {
+        let (r, f) = (&self.rack[c.index()], &self.frozen[c.index()]);
+        let mut out = *r;
+        for i in 0..8 {
+            out.0[i] -= f.0[i];
+        }
+        out
+    }
+
+    /// Tiles a draw would bring now: min(2, reserve, room on the rack) (R4.2, R7.2).
+    #[inline]
+    pub(crate) fn draw_count(&self, c: Colour, want: u8) -> u8 {
+        let i = c.index();
+        want.min(self.reserve_len[i])
+            .min(RACK_LIMIT - self.rack_len[i])
+    }
+
+    /// Every tile of colour `c` by place: rack + reserve + removed + board + discard. Equal to
+    /// three of each type in every consistent state (tile conservation).
+    pub fn tile_census(&self, c: Colour) -> TroopCounts {
+        let i = c.index();
+        let mut total = self.rack[i]
+            .plus(&self.reserve[i])
+            .plus(&self.removed[i])
+            .plus(&self.discard[i]);
+        for n in 0..MAX_NODES {
+            for t in self.board.stack(n) {
+                if t.colour() == c {
+                    total.add(t.troop());
+                }
+            }
+        }
+        total
+    }
+
+    /// A fresh state before any tile is dealt: used by position files and tests.
+    pub(crate) fn empty(first: Colour) -> State {
+        State {
+            board: Board::default(),
+            rack: [TroopCounts::EMPTY; 2],
+            frozen: [TroopCounts::EMPTY; 2],
+            public_rack: [TroopCounts::EMPTY; 2],
+            reserve: [TroopCounts::EMPTY; 2],
+            removed: [TroopCounts::EMPTY; 2],
+            discard: [TroopCounts::EMPTY; 2],
+            rack_len: [0; 2],
+            reserve_len: [0; 2],
+            frozen_len: [0; 2],
+            medals: [0; 2],
+            regions_taken: 0,
+            active: first,
+            first,
+            turn: 1,
+            phase: Phase::Action,
+            queue: SpecialQueue::default(),
+            outcome: None,
+        }
+    }
+}
