@@ -1,1 +1,55 @@
-fn main() {}
+//! The `toybattle` command line.
+
+mod cli;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Self-play AI engine and balance-testing tool for the board game Toy Battle.
+#[derive(Parser)]
+#[command(name = "toybattle", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the terrains with their facts.
+    Terrains(cli::terrains::Args),
+    /// Draw a terrain's graph and regions as text.
+    Show(cli::show::Args),
+    /// List the legal decisions of a position file.
+    Legal(cli::legal::Args),
+    /// Play random games and report win types, lengths and first-player rate.
+    RandomGames(cli::random_games::Args),
+    /// Re-validate a game record decision by decision.
+    Replay(cli::replay::Args),
+    /// Let a bot analyse a position: chosen decision and top candidates.
+    Analyze(cli::analyze::Args),
+    /// Run a self-play tournament between bots across terrains.
+    Tournament(cli::tournament::Args),
+    /// Merge the outputs of tournament shards into one summary.
+    Merge(cli::tournament::MergeArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Terrains(a) => cli::terrains::run(a),
+        Command::Show(a) => cli::show::run(a),
+        Command::Legal(a) => cli::legal::run(a),
+        Command::RandomGames(a) => cli::random_games::run(a),
+        Command::Replay(a) => cli::replay::run(a),
+        Command::Analyze(a) => cli::analyze::run(a),
+        Command::Tournament(a) => cli::tournament::run(a),
+        Command::Merge(a) => cli::tournament::merge(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -7,7 +7,7 @@
 
 mod load;
 
-pub use load::{builtin, builtin_terrains, load_terrain_file, parse_terrains, TerrainError};
+pub use load::{builtin, builtin_terrains, find, load_terrain_file, parse_terrains, TerrainError};
 
 use crate::rules::tile::{Colour, Troop};
 
