@@ -2,8 +2,12 @@
 //! explicitly named [`CheatingBot`] kind, which sees the referee's state and exists only to
 //! measure what hidden information costs.
 
+pub mod external;
+pub mod greedy;
 pub mod play;
+pub mod preset;
 pub mod random;
+pub mod search;
 
 use crate::info::Observation;
 use crate::rules::{Decision, Game, State};

@@ -11,10 +11,11 @@ pub mod tournament;
 /// What a subcommand returns: a message for the user on failure.
 pub type CliResult = Result<(), String>;
 
+use serde::Serialize;
 use std::path::Path;
 use std::sync::Arc;
-use toybattle::rules::{Game, Variant};
-use toybattle::terrain::{self, Terrain};
+use toybattle::rules::{Game, Troop, Variant};
+use toybattle::terrain::{self, NodeKind, SpecialEffect, Terrain};
 
 /// The terrains a user can name: the eight shipped ones, or those of `--terrain-file`.
 pub fn available_terrains(terrain_file: Option<&Path>) -> Result<Vec<Arc<Terrain>>, String> {
@@ -62,4 +63,106 @@ pub fn load_game(
         1 => Ok(Game::new(list.remove(0), variant)),
         _ => Err(format!("expected one terrain, got '{terrain}'")),
     }
+}
+
+/// Reads a whole text file, naming the file in the error.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+}
+
+/// Writes text to standard output. A closed pipe (`toybattle terrains | head`) is not an
+/// error: the reader has all it wanted.
+pub fn emit(text: &str) -> CliResult {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write to standard output: {e}"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Prints a value as pretty JSON on standard output.
+pub fn print_json<T: Serialize>(value: &T) -> CliResult {
+    let text =
+        serde_json::to_string_pretty(value).map_err(|e| format!("cannot write JSON: {e}"))?;
+    emit(&(text + "\n"))
+}
+
+/// Node ids joined by ", ", e.g. "15, 16, 20".
+pub fn id_list(ids: &[u8]) -> String {
+    ids.iter().map(u8::to_string).collect::<Vec<_>>().join(", ")
+}
+
+/// Printed values of the troops allowed on a node, in value order with Kwak (X) last, as the
+/// rulebook prints them: "1, 2, X".
+pub fn allowed_labels(allowed: &[Troop]) -> Vec<&'static str> {
+    let mut troops = allowed.to_vec();
+    troops.sort_by_key(|t| (*t == Troop::Kwak, t.index()));
+    troops.iter().map(|t| t.value_label()).collect()
+}
+
+/// A node with a special effect or a value restriction.
+#[derive(Serialize)]
+pub struct SpecialNode {
+    pub node: u8,
+    /// "special", or "hq" for a restricted HQ (Tropical Pool).
+    pub kind: &'static str,
+    pub effect: &'static str,
+    pub description: String,
+    /// Printed values that may be placed here, when restricted.
+    pub allowed: Option<Vec<&'static str>>,
+}
+
+/// Every node of a terrain that carries an effect, in id order.
+pub fn special_nodes(terrain: &Terrain) -> Vec<SpecialNode> {
+    terrain
+        .nodes
+        .iter()
+        .filter_map(|n| {
+            let effect = n.effect?;
+            let allowed = n.allowed.as_deref().map(allowed_labels);
+            Some(SpecialNode {
+                node: n.id,
+                kind: if matches!(n.kind, NodeKind::Hq(_)) {
+                    "hq"
+                } else {
+                    "special"
+                },
+                effect: effect.key(),
+                description: effect_description(effect, allowed.as_deref()),
+                allowed,
+            })
+        })
+        .collect()
+}
+
+fn effect_description(effect: SpecialEffect, allowed: Option<&[&str]>) -> String {
+    match (effect, allowed) {
+        (SpecialEffect::ValueRestriction, Some(values)) => {
+            format!("only {} may be placed", values.join(", "))
+        }
+        _ => effect.describe().to_string(),
+    }
+}
+
+/// Special nodes grouped by identical description, in order of first appearance, as
+/// ("15, 16, 20, 21", "return one of your top tiles to your rack"); HQs are written "HQ 2".
+pub fn special_groups(terrain: &Terrain) -> Vec<(String, String)> {
+    let mut groups: Vec<(Vec<String>, String)> = Vec::new();
+    for s in special_nodes(terrain) {
+        let label = match s.kind {
+            "hq" => format!("HQ {}", s.node),
+            _ => s.node.to_string(),
+        };
+        match groups.iter_mut().find(|(_, d)| *d == s.description) {
+            Some((labels, _)) => labels.push(label),
+            None => groups.push((vec![label], s.description)),
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(labels, d)| (labels.join(", "), d))
+        .collect()
 }

@@ -1,10 +1,290 @@
-//! `toybattle random_games` (being written).
+//! `toybattle random-games`: random self-play per terrain, reporting how games end, how long
+//! they last, and how often the first player and blue win.
+//!
+//! Every game is two `RandomBot`s under the referee via `bot::play::play_game`, whether or not
+//! records are written, so the figures do not depend on `--records`. Game `i` of every terrain
+//! plays the deal of seed `deal_seed(seed, i)`: results are deterministic for a seed whatever
+//! the number of threads.
 
-use super::CliResult;
+use super::{emit, print_json, select_terrains, CliResult};
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use toybattle::bot::play::{play_game, PlayConfig};
+use toybattle::bot::random::RandomBot;
+use toybattle::bot::Player;
+use toybattle::record::GameRecord;
+use toybattle::rules::{Colour, Deal, Game, Variant};
+use toybattle::tournament::stats::{mean_and_ci95, wilson_interval, Z95};
 
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Terrain key or name, a comma-separated list, or `all`.
+    #[arg(long, value_name = "TERRAIN|all")]
+    terrain: String,
+    /// Games per terrain.
+    #[arg(short = 'n', long = "games", value_name = "N")]
+    games: u64,
+    /// Seed of the deals; the same seed gives the same games.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// `normal`, or `beginner` (special bases are plain bases).
+    #[arg(long, default_value_t = Variant::Normal)]
+    variant: Variant,
+    /// Self-play cap on turns (not a game rule); a game reaching it has no winner.
+    #[arg(long, default_value_t = PlayConfig::default().max_turns)]
+    max_turns: u16,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Write each game's record (JSON, replayable) into this directory.
+    #[arg(long, value_name = "DIR")]
+    records: Option<PathBuf>,
+    /// Read the terrains from this file (format `toybattle-terrains/1`) instead of the shipped ones.
+    #[arg(long, value_name = "FILE")]
+    terrain_file: Option<PathBuf>,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
 
-pub fn run(_args: Args) -> CliResult {
-    Err("this subcommand is not written yet".into())
+/// What one game contributes to the figures.
+struct GameResult {
+    end: End,
+    turns: u16,
+    winner: Option<Colour>,
+    first: Colour,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum End {
+    Hq,
+    Medals,
+    Blocked,
+    TurnCap,
+    Forfeit,
+}
+
+/// Figures of one terrain, as printed with `--json`.
+#[derive(Serialize)]
+struct TerrainReport {
+    terrain: String,
+    games: u64,
+    /// Games that ended by a rule (not stopped by the turn cap).
+    finished: u64,
+    /// Finished games by how they were won.
+    hq: u64,
+    medals: u64,
+    blocked: u64,
+    /// A bot answered with an illegal decision (never expected of a random bot).
+    forfeit: u64,
+    /// Games stopped by `--max-turns`, counted apart: no winner.
+    turn_cap: u64,
+    /// Mean length of finished games in turns, and its 95% half-width (`null` if unknown).
+    mean_turns: f64,
+    mean_turns_ci95: Option<f64>,
+    first_player_wins: u64,
+    /// Share of finished games won by the first player, with a Wilson 95% interval.
+    first_player_win_rate: f64,
+    first_player_ci95: (f64, f64),
+    blue_wins: u64,
+    blue_win_rate: f64,
+    blue_ci95: (f64, f64),
+}
+
+#[derive(Serialize)]
+struct Report {
+    variant: Variant,
+    seed: u64,
+    games_per_terrain: u64,
+    max_turns: u16,
+    terrains: Vec<TerrainReport>,
+}
+
+pub fn run(args: Args) -> CliResult {
+    if args.games == 0 {
+        return Err("-n must be at least 1 game per terrain".into());
+    }
+    let terrains = select_terrains(&args.terrain, args.terrain_file.as_deref())?;
+    if let Some(dir) = &args.records {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create records directory {}: {e}", dir.display()))?;
+    }
+    let games: Vec<Game> = terrains
+        .into_iter()
+        .map(|t| Game::new(t, args.variant))
+        .collect();
+    let progress = progress_bar(args.games * games.len() as u64, args.quiet);
+    let config = PlayConfig {
+        max_turns: args.max_turns,
+        ..PlayConfig::default()
+    };
+    let mut reports = Vec::with_capacity(games.len());
+    for game in &games {
+        let results: Vec<GameResult> = (0..args.games)
+            .into_par_iter()
+            .map(|i| {
+                let r = play_one(game, deal_seed(args.seed, i), i, &config, &args.records);
+                progress.inc(1);
+                r
+            })
+            .collect::<Result<_, String>>()?;
+        reports.push(summarise(&game.terrain().key, &results));
+    }
+    progress.finish_and_clear();
+    let report = Report {
+        variant: args.variant,
+        seed: args.seed,
+        games_per_terrain: args.games,
+        max_turns: args.max_turns,
+        terrains: reports,
+    };
+    if args.json {
+        print_json(&report)
+    } else {
+        emit(&table(&report))
+    }
+}
+
+/// The seed of game `i`: a SplitMix64 step, so neighbouring games get unrelated deals.
+fn deal_seed(seed: u64, i: u64) -> u64 {
+    let mut z = seed
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(i.wrapping_add(1).wrapping_mul(0xD1B5_4A32_D192_ED03));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn progress_bar(total: u64, quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let style = ProgressStyle::with_template("{bar:40} {pos}/{len} games, {eta} left")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    ProgressBar::new(total).with_style(style)
+}
+
+fn play_one(
+    game: &Game,
+    seed: u64,
+    index: u64,
+    config: &PlayConfig,
+    records: &Option<PathBuf>,
+) -> Result<GameResult, String> {
+    let deal = Deal::from_seed(seed);
+    let mut blue = Player::Fair(Box::new(RandomBot::new("random")));
+    let mut red = Player::Fair(Box::new(RandomBot::new("random")));
+    let record = play_game(game, &deal, &mut [&mut blue, &mut red], config).record;
+    if let Some(dir) = records {
+        write_record(dir, index, &record)?;
+    }
+    let end = match record.result.end.as_str() {
+        "hq" => End::Hq,
+        "medals" => End::Medals,
+        "blocked" => End::Blocked,
+        "turn_cap" => End::TurnCap,
+        _ => End::Forfeit,
+    };
+    Ok(GameResult {
+        end,
+        turns: record.result.turns,
+        winner: record.result.winner,
+        first: deal.first,
+    })
+}
+
+/// Writes `DIR/<terrain>-<index>.json`.
+fn write_record(dir: &Path, index: u64, record: &GameRecord) -> Result<(), String> {
+    let path = dir.join(format!("{}-{index:06}.json", record.terrain));
+    let text = serde_json::to_string_pretty(record)
+        .map_err(|e| format!("cannot write record {}: {e}", path.display()))?;
+    std::fs::write(&path, text + "\n")
+        .map_err(|e| format!("cannot write record {}: {e}", path.display()))
+}
+
+fn summarise(terrain: &str, results: &[GameResult]) -> TerrainReport {
+    let count = |end: End| results.iter().filter(|r| r.end == end).count() as u64;
+    let finished: Vec<&GameResult> = results.iter().filter(|r| r.end != End::TurnCap).collect();
+    let n = finished.len() as u64;
+    let lengths: Vec<f64> = finished.iter().map(|r| r.turns as f64).collect();
+    let (mean_turns, half_width) = mean_and_ci95(&lengths);
+    let first_player_wins = finished
+        .iter()
+        .filter(|r| r.winner == Some(r.first))
+        .count() as u64;
+    let blue_wins = finished
+        .iter()
+        .filter(|r| r.winner == Some(Colour::Blue))
+        .count() as u64;
+    let rate = |wins: u64| if n == 0 { 0.0 } else { wins as f64 / n as f64 };
+    TerrainReport {
+        terrain: terrain.to_string(),
+        games: results.len() as u64,
+        finished: n,
+        hq: count(End::Hq),
+        medals: count(End::Medals),
+        blocked: count(End::Blocked),
+        forfeit: count(End::Forfeit),
+        turn_cap: count(End::TurnCap),
+        mean_turns,
+        mean_turns_ci95: half_width.is_finite().then_some(half_width),
+        first_player_wins,
+        first_player_win_rate: rate(first_player_wins),
+        first_player_ci95: wilson_interval(first_player_wins as f64, n as f64, Z95),
+        blue_wins,
+        blue_win_rate: rate(blue_wins),
+        blue_ci95: wilson_interval(blue_wins as f64, n as f64, Z95),
+    }
+}
+
+fn table(report: &Report) -> String {
+    let mut out = format!(
+        "{} random games per terrain, {} variant, seed {}, turn cap {}\n\
+         hq/medals/blocked: % of finished games; cap: games stopped by the turn cap;\n\
+         turns: mean length of finished games; first, blue: % wins with 95% interval\n\n",
+        report.games_per_terrain, report.variant, report.seed, report.max_turns
+    );
+    out += &format!(
+        "{:<15} {:>6} {:>4} {:>4} {:>4} {:>4} {:>10} {:>12} {:>12}\n",
+        "terrain", "games", "hq", "med", "blk", "cap", "turns", "first", "blue"
+    );
+    for t in &report.terrains {
+        let pct = |k: u64| percent(k, t.finished);
+        let turns = match t.mean_turns_ci95 {
+            Some(h) => format!("{:.1}±{:.1}", t.mean_turns, h),
+            None => format!("{:.1}", t.mean_turns),
+        };
+        out += &format!(
+            "{:<15} {:>6} {:>4} {:>4} {:>4} {:>4} {:>10} {:>12} {:>12}\n",
+            t.terrain,
+            t.games,
+            pct(t.hq),
+            pct(t.medals),
+            pct(t.blocked),
+            t.turn_cap,
+            turns,
+            rate_text(t.first_player_win_rate, t.first_player_ci95),
+            rate_text(t.blue_win_rate, t.blue_ci95),
+        );
+        if t.forfeit > 0 {
+            out += &format!("  {} games ended by a forfeit\n", t.forfeit);
+        }
+    }
+    out
+}
+
+fn percent(k: u64, n: u64) -> String {
+    if n == 0 {
+        "-".into()
+    } else {
+        format!("{:.0}", 100.0 * k as f64 / n as f64)
+    }
+}
+
+/// "51.2 [48-54]": a rate and its interval, in percent.
+fn rate_text(rate: f64, (lo, hi): (f64, f64)) -> String {
+    format!("{:.1} [{:.0}-{:.0}]", 100.0 * rate, 100.0 * lo, 100.0 * hi)
 }

@@ -1,17 +1,149 @@
-//! `toybattle tournament` and `toybattle merge` (being written).
+//! `toybattle tournament` and `toybattle merge`: see docs/tournament.md.
 
-use super::CliResult;
+use super::{emit, select_terrains, CliResult};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use toybattle::rules::Variant;
+use toybattle::tournament::config::{fnv1a, RUN_FORMAT};
+use toybattle::tournament::stats::SprtParams;
+use toybattle::tournament::{merge_runs, run_tournament, MergeOptions, RunConfig, RunOptions, Shard};
+
+/// The bots of the default tournament: the fast shipped presets.
+const DEFAULT_BOTS: &str = "random,greedy,flat-mc,ismcts-fast";
 
 #[derive(clap::Args)]
-pub struct Args {}
-
-#[derive(clap::Args)]
-pub struct MergeArgs {}
-
-pub fn run(_args: Args) -> CliResult {
-    Err("this subcommand is not written yet".into())
+pub struct Args {
+    /// Round robin between these bots: shipped preset names, paths to .toml presets, or
+    /// ext:PATH for an external program [default: random,greedy,flat-mc,ismcts-fast].
+    #[arg(long, value_name = "LIST", conflicts_with = "gauntlet")]
+    bots: Option<String>,
+    /// Gauntlet: this bot plays each bot of --vs (and they do not play each other).
+    #[arg(long, value_name = "BOT", requires = "vs")]
+    gauntlet: Option<String>,
+    /// The gauntlet's opponents.
+    #[arg(long, value_name = "LIST", requires = "gauntlet")]
+    vs: Option<String>,
+    /// "all", or a comma-separated list of terrain keys or names.
+    #[arg(long, default_value = "all")]
+    terrains: String,
+    /// Read the terrains from this file (format `toybattle-terrains/1`) instead of the shipped ones.
+    #[arg(long, value_name = "FILE")]
+    terrain_file: Option<PathBuf>,
+    /// Games per pairing and terrain; must be even: every deal is played twice, seats swapped.
+    #[arg(long, default_value_t = 4)]
+    games: u32,
+    /// Games played at once [default: one per core].
+    #[arg(long, value_name = "K")]
+    concurrency: Option<usize>,
+    /// Run seed: every deal and every bot's random choices derive from it.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Run folder: settings, games, records and summaries; rerun to resume.
+    #[arg(long, value_name = "DIR", default_value = "tournament-out")]
+    out: PathBuf,
+    /// normal or beginner (special bases are plain bases).
+    #[arg(long, default_value = "normal")]
+    variant: Variant,
+    /// Self-play cap on turns (not a game rule, R10.5): a game reaching it is a draw.
+    #[arg(long, default_value_t = 300)]
+    max_turns: u16,
+    /// No progress bar and no notes.
+    #[arg(long)]
+    quiet: bool,
+    /// Sequential test between two bots: elo0,elo1[,alpha,beta]; stops when decided.
+    #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]")]
+    sprt: Option<SprtParams>,
+    /// Play only shard K of N (deals whose position mod N is K-1); merge with `toybattle merge`.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Longest wait for an external bot's answer; a bot that exceeds it forfeits the game.
+    #[arg(long, value_name = "MS", default_value_t = 10_000)]
+    ext_timeout_ms: u64,
 }
 
-pub fn merge(_args: MergeArgs) -> CliResult {
-    Err("this subcommand is not written yet".into())
+#[derive(clap::Args)]
+pub struct MergeArgs {
+    /// The shards' run folders.
+    #[arg(value_name = "DIR", required = true)]
+    inputs: Vec<PathBuf>,
+    /// The merged run folder (new or empty).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// Write the summary even if some games are in no input.
+    #[arg(long)]
+    allow_incomplete: bool,
+}
+
+fn list(spec: &str) -> Vec<String> {
+    spec.split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+pub fn run(args: Args) -> CliResult {
+    let terrains = select_terrains(&args.terrains, args.terrain_file.as_deref())?;
+    let terrain_file_hash = match &args.terrain_file {
+        Some(path) => {
+            let bytes = std::fs::read(path)
+                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            Some(format!("{:016x}", fnv1a(&bytes)))
+        }
+        None => None,
+    };
+    let (bots, gauntlet) = match (&args.gauntlet, &args.vs) {
+        (Some(x), Some(vs)) => (list(vs), Some(x.trim().to_string())),
+        _ => (list(args.bots.as_deref().unwrap_or(DEFAULT_BOTS)), None),
+    };
+    let config = RunConfig {
+        format: RUN_FORMAT.into(),
+        bots,
+        gauntlet,
+        terrains: terrains.iter().map(|t| t.key.clone()).collect(),
+        terrain_file_hash,
+        games: args.games,
+        seed: args.seed,
+        variant: args.variant,
+        max_turns: args.max_turns,
+        sprt: args.sprt,
+        ext_timeout_ms: args.ext_timeout_ms,
+        versions: BTreeMap::new(),
+        shard: args.shard,
+    };
+    let report = run_tournament(RunOptions {
+        config,
+        terrains,
+        out: args.out.clone(),
+        concurrency: args.concurrency,
+        quiet: args.quiet,
+    })
+    .map_err(|e| e.to_string())?;
+    emit(&report.markdown)?;
+    if !args.quiet {
+        eprintln!(
+            "{} games played now, {} resumed; results in {}",
+            report.played,
+            report.resumed,
+            args.out.display()
+        );
+    }
+    Ok(())
+}
+
+pub fn merge(args: MergeArgs) -> CliResult {
+    let report = merge_runs(&MergeOptions {
+        inputs: args.inputs,
+        out: args.out.clone(),
+        allow_incomplete: args.allow_incomplete,
+    })
+    .map_err(|e| e.to_string())?;
+    emit(&report.markdown)?;
+    if !report.missing.is_empty() {
+        eprintln!(
+            "warning: {} games are missing; the summary is marked incomplete",
+            report.missing.len()
+        );
+    }
+    eprintln!("merged into {}", args.out.display());
+    Ok(())
 }

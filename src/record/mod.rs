@@ -4,6 +4,7 @@
 //! every step (decision or chance outcome) in text notation. Replay re-applies the steps one by
 //! one through the rules and reports the first step that is not legal, by index.
 
+pub mod position;
 mod replay;
 
 pub use replay::{replay, ReplayError, ReplaySummary};

@@ -67,6 +67,8 @@ impl Board {
         let tile = Tile::from_bits(self.cells[pos]);
         let total = self.total as usize;
         self.cells.copy_within(pos + 1..total, pos);
+        // Clear the freed cell: equal boards must compare and hash equal (derived Eq/Hash).
+        self.cells[total - 1] = 0;
         for s in &mut self.start[n + 1..] {
             *s -= 1;
         }

@@ -148,14 +148,6 @@ impl Referee {
             _ => panic!("Referee::resolve called without a pending chance event"),
         }
     }
-
-    /// Keeps the draw position in step when a recorded chance outcome is replayed instead of
-    /// resolved here.
-    pub fn note_replayed(&mut self, s_before: &State) {
-        if let Phase::Chance(Chance::Draw { .. }) = s_before.phase() {
-            self.drawn[s_before.active().index()] += 1;
-        }
-    }
 }
 
 /// Samples a chance outcome with probability proportional to its weight.

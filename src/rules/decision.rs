@@ -102,7 +102,12 @@ struct Notation<'a> {
 
 impl fmt::Display for Notation<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let id = |n: u8| self.terrain.id_of(n as usize);
+        // A decision built in code may name a node index the terrain lacks (`Game::apply` must
+        // describe it, not panic): show the index instead of an id.
+        let id = |n: u8| match self.terrain.nodes.get(n as usize) {
+            Some(node) => node.id.to_string(),
+            None => format!("#{n}"),
+        };
         match self.d {
             Decision::Draw => write!(f, "draw"),
             Decision::Decline => write!(f, "decline"),

@@ -187,7 +187,7 @@ impl Game {
 
     /// R4.2: DRAW is legal with a non-empty reserve and room on the rack.
     #[inline]
-    fn can_draw(&self, s: &State, p: Colour) -> bool {
+    pub(crate) fn can_draw(&self, s: &State, p: Colour) -> bool {
         s.reserve_len(p) >= 1 && s.rack_len(p) < RACK_LIMIT
     }
 
@@ -201,11 +201,27 @@ impl Game {
         bits(avail as u32).any(|t| self.slots(s, p, Troop::from_index(t), connected) != 0)
     }
 
-    fn push_placements(&self, s: &State, p: Colour, out: &mut DecisionList) {
+    /// R4.3: the legal slots of each troop `p` may place now, indexed by troop (zero for troops
+    /// with no unfrozen tile on the rack): the placements of [`Game::legal_decisions`] as masks,
+    /// so that a random playout can count and pick one without building the list.
+    #[inline]
+    pub(crate) fn placement_slots(&self, s: &State, p: Colour) -> [NodeMask; 8] {
+        let mut out = [0; 8];
+        let avail = s.placeable(p).presence_mask();
+        if avail == 0 {
+            return out;
+        }
         let connected = self.connected_nodes(s, p);
-        for t in bits(s.placeable(p).presence_mask() as u32) {
+        for t in bits(avail as u32) {
+            out[t] = self.slots(s, p, Troop::from_index(t), connected);
+        }
+        out
+    }
+
+    fn push_placements(&self, s: &State, p: Colour, out: &mut DecisionList) {
+        for (t, &slots) in self.placement_slots(s, p).iter().enumerate() {
             let troop = Troop::from_index(t);
-            for n in bits(self.slots(s, p, troop, connected)) {
+            for n in bits(slots) {
                 out.push(Decision::Place {
                     troop,
                     node: n as u8,
@@ -338,18 +354,28 @@ impl Game {
 
     /// The outcomes of the pending chance event with their weights (empty if none is pending).
     pub fn chance_outcomes(&self, s: &State) -> ChanceOutcomes {
+        let pool = self.chance_pool(s);
+        let mut out = ChanceOutcomes::new();
+        for t in Troop::ALL {
+            if pool.get(t) > 0 {
+                out.push((t, pool.get(t)));
+            }
+        }
+        out
+    }
+
+    /// The tiles the pending chance event picks one from, each equally likely (empty if none
+    /// is pending): the reserve for a draw, the opponent's rack for XB-42 (R7.6), its unfrozen
+    /// tiles for Battlefield (R9.8).
+    #[inline]
+    pub(crate) fn chance_pool(&self, s: &State) -> TroopCounts {
         let p = s.active;
-        let pool = match s.phase {
+        match s.phase {
             Phase::Chance(Chance::Draw { .. }) => s.reserve(p),
             Phase::Chance(Chance::RackDiscard) => s.rack(p.opponent()),
             Phase::Chance(Chance::Freeze) => s.placeable(p.opponent()),
             _ => TroopCounts::EMPTY,
-        };
-        Troop::ALL
-            .iter()
-            .filter(|&&t| pool.get(t) > 0)
-            .map(|&t| (t, pool.get(t)))
-            .collect()
+        }
     }
 
     // ----- Applying decisions ------------------------------------------------------------------
@@ -441,7 +467,7 @@ impl Game {
 
     /// Whether the troop effect of §7 has anything to offer; effects with no possible outcome
     /// are skipped rather than offered as a lone `decline`.
-    fn troop_effect_available(&self, s: &State, troop: Troop, n: usize) -> bool {
+    pub(crate) fn troop_effect_available(&self, s: &State, troop: Troop, n: usize) -> bool {
         let p = s.active;
         match troop {
             Troop::Skully | Troop::Star => s.draw_count(p, 1) > 0, // R7.2, R7.7
@@ -478,7 +504,12 @@ impl Game {
         self.end_turn(s);
     }
 
-    fn special_effect_available(&self, s: &State, effect: SpecialEffect, node: u8) -> bool {
+    pub(crate) fn special_effect_available(
+        &self,
+        s: &State,
+        effect: SpecialEffect,
+        node: u8,
+    ) -> bool {
         let p = s.active;
         match effect {
             SpecialEffect::ReturnOwnTroop => self.return_targets(s, node) != 0,

@@ -1,24 +1,41 @@
 //! Random play: the uniform random policy and complete random playouts.
+//!
+//! A playout spends most of its time choosing the action, whose legal list holds up to a few
+//! hundred placements. [`random_decision`] therefore never builds that list: it takes the slot
+//! mask of every troop, counts the placements with popcount and picks the k-th one in the order
+//! of [`Game::legal_decisions`]. With the same random number, it returns exactly the decision
+//! the list would have given, so the policy stays uniform over the legal decisions.
 
-use super::deal::sample_chance;
 use super::decision::{Decision, DecisionList};
 use super::game::Game;
-use super::state::State;
+use super::state::{Phase, State};
+use super::tile::Troop;
+use crate::terrain::NodeMask;
 use rand::Rng;
 
 /// A uniformly random legal decision, or at a chance event an outcome drawn with its
 /// probability. `None` when the game is over.
 #[inline]
 pub fn random_decision<R: Rng>(game: &Game, s: &State, rng: &mut R) -> Option<Decision> {
-    if s.is_over() {
-        return None;
+    match s.phase() {
+        Phase::Over => None,
+        Phase::Chance(_) => {
+            // Every tile of the pool is equally likely: the k-th tile in troop order is exactly
+            // the outcome `sample_chance` picks from the weighted list with the same k.
+            let pool = game.chance_pool(s);
+            let k = rng.random_range(0..pool.total() as u32);
+            Some(Decision::Chance(pool.nth(k)))
+        }
+        _ => Some(match PlacementStep::of(game, s) {
+            Some(step) => step.nth(rng.random_range(0..step.len())),
+            None => {
+                // The other optional effects offer a handful of decisions: the list is cheap.
+                let mut list = DecisionList::new();
+                game.legal_decisions(s, &mut list);
+                list[rng.random_range(0..list.len())]
+            }
+        }),
     }
-    if s.is_chance() {
-        return Some(sample_chance(game, s, rng));
-    }
-    let mut list = DecisionList::new();
-    game.legal_decisions(s, &mut list);
-    Some(list[rng.random_range(0..list.len())])
 }
 
 /// Plays random decisions until the game ends or `max_turns` turns have begun. Returns whether
@@ -31,4 +48,137 @@ pub fn random_playout<R: Rng>(game: &Game, s: &mut State, rng: &mut R, max_turns
         }
     }
     false
+}
+
+/// The legal decisions of a step that places a tile, without the list: the action (R4.1: DRAW
+/// when legal, then every placement) or Cap'n's extra placement (R7.3: `decline`, then every
+/// placement). Placements come by troop, then by node, as in [`Game::legal_decisions`].
+struct PlacementStep {
+    first: Option<Decision>,
+    slots: [NodeMask; 8],
+}
+
+impl PlacementStep {
+    #[inline]
+    fn of(game: &Game, s: &State) -> Option<PlacementStep> {
+        let p = s.active();
+        let first = match s.phase() {
+            Phase::Action => game.can_draw(s, p).then_some(Decision::Draw),
+            Phase::TroopEffect {
+                troop: Troop::Capn, ..
+            } => Some(Decision::Decline),
+            _ => return None,
+        };
+        let slots = game.placement_slots(s, p);
+        Some(PlacementStep { first, slots })
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        let placements: u32 = self.slots.iter().map(|m| m.count_ones()).sum();
+        self.first.is_some() as usize + placements as usize
+    }
+
+    /// The k-th decision (k < `len()`).
+    #[inline]
+    fn nth(&self, k: usize) -> Decision {
+        let mut k = k as u32;
+        if let Some(d) = self.first {
+            if k == 0 {
+                return d;
+            }
+            k -= 1;
+        }
+        for (t, &slots) in self.slots.iter().enumerate() {
+            let count = slots.count_ones();
+            if k < count {
+                return Decision::Place {
+                    troop: Troop::from_index(t),
+                    node: nth_node(slots, k),
+                };
+            }
+            k -= count;
+        }
+        unreachable!("k is below the number of legal decisions")
+    }
+}
+
+/// The k-th lowest node of `m` (k < popcount of `m`).
+#[inline]
+fn nth_node(mut m: NodeMask, k: u32) -> u8 {
+    for _ in 0..k {
+        m &= m - 1;
+    }
+    m.trailing_zeros() as u8
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{sample_chance, Deal, Variant};
+    use crate::terrain::builtin_terrains;
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+    use std::sync::Arc;
+
+    /// The random policy as the specification states it: build the legal list, pick uniformly;
+    /// chance outcomes by their weights.
+    fn reference_decision(game: &Game, s: &State, rng: &mut Xoshiro256PlusPlus) -> Decision {
+        if s.is_chance() {
+            return sample_chance(game, s, rng);
+        }
+        let mut list = DecisionList::new();
+        game.legal_decisions(s, &mut list);
+        list[rng.random_range(0..list.len())]
+    }
+
+    /// Every state of a few random games of every terrain and variant.
+    fn visit_states(games_per_terrain: u64, mut visit: impl FnMut(&Game, &State)) {
+        for variant in [Variant::Normal, Variant::Beginner] {
+            for terrain in builtin_terrains() {
+                let game = Game::new(Arc::new(terrain.clone()), variant);
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+                for seed in 0..games_per_terrain {
+                    let mut s = game.initial_state(&Deal::from_seed(seed));
+                    while let Some(d) = random_decision(&game, &s, &mut rng) {
+                        visit(&game, &s);
+                        game.apply_legal(&mut s, d);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn placement_step_lists_exactly_the_legal_decisions_in_order() {
+        let mut list = DecisionList::new();
+        let mut checked = 0;
+        visit_states(20, |game, s| {
+            let Some(step) = PlacementStep::of(game, s) else {
+                return;
+            };
+            game.legal_decisions(s, &mut list);
+            assert_eq!(step.len(), list.len(), "count in {:?}", s.phase());
+            for (k, &d) in list.iter().enumerate() {
+                assert_eq!(step.nth(k), d, "decision {k} in {:?}", s.phase());
+            }
+            checked += 1;
+        });
+        assert!(checked > 1000, "only {checked} placement steps visited");
+    }
+
+    #[test]
+    fn random_decision_draws_what_the_legal_list_would_give() {
+        visit_states(20, |game, s| {
+            let seed = s.turn() as u64 * 31 + s.board().tile_count() as u64;
+            let mut fast = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut reference = Xoshiro256PlusPlus::seed_from_u64(seed);
+            assert_eq!(
+                random_decision(game, s, &mut fast),
+                Some(reference_decision(game, s, &mut reference)),
+                "in {:?}",
+                s.phase()
+            );
+        });
+    }
 }

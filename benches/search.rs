@@ -1,0 +1,70 @@
+//! Search speed: iterations per second of each search bot on a Castle Field mid-game position,
+//! and the root-parallel speed-up of ISMCTS on 1 and 2 threads.
+//!
+//! `cargo bench --bench search`; criterion's "thrpt" line is iterations per second.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use std::time::Duration;
+use toybattle::bot::search::{make_player, Algorithm, SearchConfig};
+use toybattle::bot::Budget;
+use toybattle::rules::{random_decision, Deal, Game, Referee, State, Variant};
+
+const ITERATIONS: u64 = 4000;
+
+/// The position after `decisions` random player decisions of the deal of seed 1.
+fn position(game: &Game, decisions: usize) -> State {
+    let deal = Deal::from_seed(1);
+    let mut s = game.initial_state(&deal);
+    let mut referee = Referee::new(deal);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let mut made = 0;
+    while !s.is_over() {
+        if s.is_chance() {
+            let d = referee.resolve(game, &s);
+            game.apply_legal(&mut s, d);
+        } else if made == decisions {
+            break;
+        } else if let Some(d) = random_decision(game, &s, &mut rng) {
+            game.apply_legal(&mut s, d);
+            made += 1;
+        }
+    }
+    s
+}
+
+fn bench_search(c: &mut Criterion) {
+    let game = Game::builtin("castle_field", Variant::Normal).expect("shipped terrain");
+    let s = position(&game, 8);
+    assert!(!s.is_over(), "the bench position must be a live game");
+    let mut group = c.benchmark_group("castle_field");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(6))
+        .throughput(Throughput::Elements(ITERATIONS));
+    let runs = [
+        (Algorithm::Ismcts, 1),
+        (Algorithm::Ismcts, 2),
+        (Algorithm::Pimc, 1),
+        (Algorithm::Pimc, 2),
+        (Algorithm::FlatMc, 1),
+        (Algorithm::CheatUct, 1),
+    ];
+    for (algorithm, threads) in runs {
+        let config = SearchConfig {
+            threads,
+            ..SearchConfig::default()
+        };
+        let mut player = make_player(algorithm.key(), algorithm, &config);
+        let id = BenchmarkId::new(algorithm.key(), format!("{threads}-thread"));
+        group.bench_function(id, |b| {
+            b.iter(|| player.decide(&game, &s, Budget::iterations(ITERATIONS), 7))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_search);
+criterion_main!(benches);

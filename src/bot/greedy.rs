@@ -1,0 +1,408 @@
+//! `greedy`: a rule-based player with a one-turn lookahead, fair (it sees its observation only)
+//! and deterministic given the seed.
+//!
+//! The bot samples one state consistent with its observation ([`Observation::determinize`]) and
+//! plays every candidate decision on it to the end of its own turn, taking the later decisions
+//! of that turn by these same rules and sampling the chance events (draws, XB-42, Battlefield).
+//! The resulting position, with the opponent to move, is scored; the best score wins and ties
+//! are broken by the seed. The hidden tiles sampled by the determinization only decide chance
+//! outcomes: the score itself reads public information and the bot's own rack.
+//!
+//! The score encodes the rules in priority order, through weights an order of magnitude apart:
+//! 1. take an available HQ capture (a win, ranked above a medal win);
+//! 2. take a placement that wins on medals;
+//! 3. complete a region, the most valuable first (100 per medal gained);
+//! 4. deny the opponent's threats for their next turn: a loss threat (the opponent connected to
+//!    our HQ, or a Cap'n away from it, or one base from the medal objective) costs 100 000, so
+//!    blocking or covering it outranks everything but a win; a region the opponent lacks one
+//!    base of costs 60 per medal, scaled by the chance the opponent holds a tile able to take
+//!    that base;
+//! 5. otherwise a simple evaluation: bases occupied, progress in regions nobody contests, the
+//!    race to the enemy HQ (placements still needed by each side), our own one-base-away
+//!    regions, the rack (more tiles with diminishing value) and the exposure of our top tiles
+//!    to being covered.
+//!
+//! Choices inside a turn:
+//! - Skully, Star, City of Clouds: draw while the rack holds at most 5 tiles, so that room is
+//!   kept for a later DRAW action;
+//! - Jumbo: always discard, the enemy tile whose removal scores best (the most valuable one);
+//! - XB-42 and Battlefield: always used;
+//! - Cap'n extra placement, Castle Field return and Volcanic Jungle move: scored like any
+//!   decision and taken only when they score strictly better than declining (a move that pulls
+//!   an enemy tile out of a region the enemy is completing removes a region threat);
+//! - Cursed Cemetery: recover the strongest tile (highest printed value; Kwak, which has no
+//!   strength (R1.3), last).
+//!
+//! The weights are hand-set round numbers, not tuned. A decision costs well under a
+//! millisecond: every candidate is one simulated turn plus, for a Cap'n, one evaluation per
+//! extra placement.
+
+use super::{Bot, Choice, Request};
+use crate::info::Observation;
+use crate::rules::{
+    sample_chance, Colour, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts, Variant,
+    WinType, MAX_DECISIONS,
+};
+use crate::terrain::{bits, NodeMask, SpecialEffect, MAX_NODES};
+use arrayvec::ArrayVec;
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// A won game; an HQ capture is preferred to a medal win (rule 1 before rule 2).
+const WIN: i32 = 1_000_000;
+const HQ_WIN_BONUS: i32 = 1_000;
+/// A position where the opponent probably wins on their next turn.
+const LOSS_THREAT: f64 = 100_000.0;
+/// A Cap'n one placement from our HQ is a loss threat only if the opponent holds a Cap'n and
+/// another tile; counted at a quarter.
+const CAPN_THREAT_SHARE: f64 = 0.25;
+const MEDAL: i32 = 100;
+const REGION_THREAT_PER_MEDAL: f64 = 60.0;
+/// Our own regions one base from complete: the opponent moves first and may block them.
+const ONE_AWAY_PER_MEDAL: i32 = 15;
+/// We are connected to the enemy HQ: the opponent must block it.
+const HQ_ATTACK: i32 = 300;
+const PRESENCE: i32 = 10;
+const PROGRESS_PER_MEDAL: i32 = 40;
+/// Per placement of difference in the race to the enemy HQ.
+const STEP: i32 = 15;
+const MAX_STEPS: i32 = 8;
+/// Worth of a rack by its size: the first tiles matter most.
+const RACK_WORTH: [i32; 9] = [0, 60, 100, 130, 150, 160, 165, 168, 170];
+/// Worth of one of our exposed top tiles, plus this per medal of the open regions around it.
+const EXPOSED_STAKE_PER_MEDAL: f64 = 10.0;
+/// Largest rack on which an optional draw is accepted.
+const SMALL_RACK: u8 = 5;
+
+/// The greedy player; see the module documentation for its rules.
+pub struct GreedyBot {
+    name: String,
+}
+
+impl GreedyBot {
+    pub fn new(name: impl Into<String>) -> GreedyBot {
+        GreedyBot { name: name.into() }
+    }
+}
+
+impl Bot for GreedyBot {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn decide(&mut self, request: &Request) -> Choice {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(request.seed);
+        let state = request.observation.determinize(&mut rng);
+        let judge = Judge::new(request.game, request.observation);
+        Choice::plain(judge.pick(&state, 0, &mut rng))
+    }
+}
+
+/// The rules and the evaluation for one decision of one player.
+struct Judge<'a> {
+    game: &'a Game,
+    me: Colour,
+    /// Tiles the opponent may hold: their unseen tiles and their publicly known rack tiles.
+    opponent_pool: TroopCounts,
+    /// Bases where Hook may ignore the connection rule (R5.6, A4).
+    hook_free: NodeMask,
+}
+
+impl<'a> Judge<'a> {
+    fn new(game: &'a Game, observation: &Observation) -> Judge<'a> {
+        let me = observation.observer();
+        let terrain = game.terrain();
+        let no_effect = match game.variant() {
+            Variant::Normal => terrain.nodes_with(SpecialEffect::NoTroopEffect),
+            Variant::Beginner => 0,
+        };
+        Judge {
+            game,
+            me,
+            opponent_pool: observation
+                .unseen(me.opponent())
+                .plus(&observation.opponent_public_rack()),
+            hook_free: terrain.bases & !no_effect,
+        }
+    }
+
+    /// The decision of these rules in `s`, where `me` decides. `depth` 0 is the real decision,
+    /// whose candidates are played to the end of the turn; deeper ones are scored at once.
+    fn pick(&self, s: &State, depth: u8, rng: &mut Xoshiro256PlusPlus) -> Decision {
+        let mut list = DecisionList::new();
+        self.game.legal_decisions(s, &mut list);
+        if list.len() == 1 {
+            return list[0];
+        }
+        match s.phase() {
+            Phase::TroopEffect {
+                troop: Troop::Skully | Troop::Star,
+                ..
+            }
+            | Phase::SpecialEffect {
+                effect: SpecialEffect::DrawOne,
+                ..
+            } => {
+                if s.rack_len(self.me) <= SMALL_RACK {
+                    Decision::Draw
+                } else {
+                    Decision::Decline
+                }
+            }
+            Phase::TroopEffect {
+                troop: Troop::Xb42, ..
+            }
+            | Phase::SpecialEffect {
+                effect: SpecialEffect::FreezeOpponentRack,
+                ..
+            } => Decision::Use,
+            // Legal recoveries come by troop in canonical order: the last is the strongest.
+            Phase::SpecialEffect {
+                effect: SpecialEffect::RecoverFromDiscard,
+                ..
+            } => list[list.len() - 1],
+            Phase::TroopEffect {
+                troop: Troop::Jumbo,
+                ..
+            } => {
+                list.retain(|d| *d != Decision::Decline);
+                self.best(s, &list, depth, rng)
+            }
+            _ => self.best(s, &list, depth, rng),
+        }
+    }
+
+    /// The best scored decision of `list`; `decline` only when nothing scores strictly better,
+    /// other ties broken by the seed.
+    fn best(
+        &self,
+        s: &State,
+        list: &DecisionList,
+        depth: u8,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> Decision {
+        let scores: ArrayVec<i32, MAX_DECISIONS> =
+            list.iter().map(|&d| self.score(s, d, depth, rng)).collect();
+        let top = scores.iter().copied().max().unwrap_or(i32::MIN);
+        let decline_ties = list
+            .iter()
+            .zip(&scores)
+            .any(|(&d, &v)| d == Decision::Decline && v == top);
+        if decline_ties {
+            return Decision::Decline;
+        }
+        let ties = scores.iter().filter(|&&v| v == top).count();
+        let k = rng.random_range(0..ties);
+        list.iter()
+            .zip(&scores)
+            .filter(|&(_, &v)| v == top)
+            .nth(k)
+            .map(|(&d, _)| d)
+            .unwrap_or(list[0])
+    }
+
+    /// The score after `d`: at depth 0, after the rest of the turn played by these rules.
+    fn score(&self, s: &State, d: Decision, depth: u8, rng: &mut Xoshiro256PlusPlus) -> i32 {
+        let mut next = *s;
+        self.game.apply_legal(&mut next, d);
+        while !next.is_over() && next.active() == self.me {
+            if next.is_chance() {
+                let outcome = sample_chance(self.game, &next, rng);
+                self.game.apply_legal(&mut next, outcome);
+            } else if depth == 0 {
+                let later = self.pick(&next, depth + 1, rng);
+                self.game.apply_legal(&mut next, later);
+            } else {
+                break;
+            }
+        }
+        self.evaluate(&next)
+    }
+
+    /// The position's worth for `me`, normally with the opponent to move.
+    fn evaluate(&self, s: &State) -> i32 {
+        let (me, them) = (self.me, self.me.opponent());
+        if let Some(o) = s.outcome() {
+            return match (o.winner == me, o.win) {
+                (true, WinType::Hq) => WIN + HQ_WIN_BONUS,
+                (true, _) => WIN,
+                (false, _) => -WIN,
+            };
+        }
+        let bases = self.game.terrain().bases;
+        let board = s.board();
+        let presence = (board.occupied(me) & bases).count_ones() as i32
+            - (board.occupied(them) & bases).count_ones() as i32;
+        let connected = [
+            self.game.connected_nodes(s, Colour::Blue),
+            self.game.connected_nodes(s, Colour::Red),
+        ];
+        MEDAL * (s.medals(me) as i32 - s.medals(them) as i32) + RACK_WORTH[s.rack_len(me) as usize]
+            - RACK_WORTH[s.rack_len(them) as usize]
+            + PRESENCE * presence
+            + self.regions(s, &connected)
+            + self.race(&connected)
+            - self.threats(s, &connected)
+            - self.exposure(s, connected[them.index()])
+    }
+
+    /// Progress in uncontested regions, and our own regions one base from complete.
+    fn regions(&self, s: &State, connected: &[NodeMask; 2]) -> i32 {
+        let (me, them) = (self.me, self.me.opponent());
+        let terrain = self.game.terrain();
+        let (mine_top, theirs_top) = (s.board().occupied(me), s.board().occupied(them));
+        let mut gain_at = [0i32; MAX_NODES];
+        let mut v = 0;
+        for (r, region) in terrain.regions.iter().enumerate() {
+            if s.regions_taken() & (1 << r) != 0 {
+                continue;
+            }
+            let n = region.bases.count_ones() as i32;
+            let m = region.medals as i32;
+            let mine = (region.bases & mine_top).count_ones() as i32;
+            let theirs = (region.bases & theirs_top).count_ones() as i32;
+            if theirs == 0 {
+                v += PROGRESS_PER_MEDAL * m * mine * mine / (n * n);
+            }
+            if mine == 0 {
+                v -= PROGRESS_PER_MEDAL * m * theirs * theirs / (n * n);
+            }
+            if mine == n - 1 {
+                gain_at[(region.bases & !mine_top).trailing_zeros() as usize] += m;
+            }
+        }
+        let to_win = terrain.medals_to_win as i32;
+        let best = bits(connected[me.index()])
+            .map(|b| match gain_at[b] {
+                0 => 0,
+                g if s.medals(me) as i32 + g >= to_win => HQ_ATTACK,
+                g => ONE_AWAY_PER_MEDAL * g,
+            })
+            .max()
+            .unwrap_or(0);
+        v + best
+    }
+
+    /// The race to the enemy HQ: placements each side still needs to be connected to it.
+    fn race(&self, connected: &[NodeMask; 2]) -> i32 {
+        let (me, them) = (self.me, self.me.opponent());
+        let mine = self.steps_to_hq(connected[me.index()], them);
+        let theirs = self.steps_to_hq(connected[them.index()], me);
+        let attack = if mine == 0 { HQ_ATTACK } else { 0 };
+        STEP * (theirs - mine) + attack
+    }
+
+    /// Placements a player whose placeable nodes are `reach` needs before an HQ of `target`
+    /// is among them (each placement on a base opens its neighbours); capped at `MAX_STEPS`.
+    fn steps_to_hq(&self, mut reach: NodeMask, target: Colour) -> i32 {
+        let terrain = self.game.terrain();
+        let hqs = terrain.hqs[target.index()];
+        let mut steps = 0;
+        while reach & hqs == 0 && steps < MAX_STEPS {
+            let grown = reach | terrain.neighbours_of(reach & terrain.bases);
+            if grown == reach {
+                return MAX_STEPS;
+            }
+            reach = grown;
+            steps += 1;
+        }
+        steps
+    }
+
+    /// What the opponent threatens on their next turn: the worst of an HQ capture (directly or
+    /// through a Cap'n), and taking the last missing base of regions.
+    fn threats(&self, s: &State, connected: &[NodeMask; 2]) -> i32 {
+        let (me, them) = (self.me, self.me.opponent());
+        let terrain = self.game.terrain();
+        let reach = connected[them.index()];
+        let my_hqs = terrain.hqs[me.index()];
+        let mut worst = 0.0f64;
+        for hq in bits(my_hqs & reach) {
+            worst = worst.max(LOSS_THREAT * self.holds_fit(s, self.fit(s, hq)));
+        }
+        if self.opponent_pool.get(Troop::Capn) > 0 {
+            let capn = 1u8 << Troop::Capn.index();
+            let steps = terrain.neighbours_of(my_hqs) & terrain.bases & reach;
+            if bits(steps).any(|b| self.fit(s, b) & capn != 0) {
+                worst = worst.max(LOSS_THREAT * CAPN_THREAT_SHARE);
+            }
+        }
+        let theirs_top = s.board().occupied(them);
+        let mut gain_at = [0i32; MAX_NODES];
+        for (r, region) in terrain.regions.iter().enumerate() {
+            let missing = region.bases & !theirs_top;
+            if s.regions_taken() & (1 << r) == 0 && missing.count_ones() == 1 {
+                gain_at[missing.trailing_zeros() as usize] += region.medals as i32;
+            }
+        }
+        let to_win = terrain.medals_to_win as i32;
+        for (b, &gain) in gain_at.iter().enumerate().filter(|(_, &g)| g > 0) {
+            let mut fit = self.fit(s, b);
+            if reach & (1 << b) == 0 {
+                // Unconnected: only a Hook may go there.
+                fit &= if self.hook_free & (1 << b) != 0 {
+                    1 << Troop::Hook.index()
+                } else {
+                    0
+                };
+            }
+            let weight = if s.medals(them) as i32 + gain >= to_win {
+                LOSS_THREAT
+            } else {
+                REGION_THREAT_PER_MEDAL * gain as f64
+            };
+            worst = worst.max(weight * self.holds_fit(s, fit));
+        }
+        worst as i32
+    }
+
+    /// Our top tiles the opponent can reach and cover, weighted by what they hold.
+    fn exposure(&self, s: &State, reach: NodeMask) -> i32 {
+        let terrain = self.game.terrain();
+        let mut total = 0.0;
+        for b in bits(s.board().occupied(self.me) & terrain.bases & reach) {
+            let open_medals: u32 = bits(terrain.node_regions[b] & !s.regions_taken())
+                .map(|r| terrain.regions[r].medals as u32)
+                .sum();
+            let stake = PRESENCE as f64 + EXPOSED_STAKE_PER_MEDAL * open_medals as f64;
+            total += stake * self.holds_fit(s, self.fit(s, b));
+        }
+        total as i32
+    }
+
+    /// Troop types (bit per troop) the opponent could place on node `n` if connected: allowed
+    /// there (R5.4) and, over one of our tiles, able to cover it (R5.2, R5.3).
+    fn fit(&self, s: &State, n: usize) -> u8 {
+        let terrain = self.game.terrain();
+        let allowed = match self.game.variant() {
+            Variant::Normal => terrain.allowed_troops[n] | 1 << Troop::Kwak.index(),
+            Variant::Beginner => u8::MAX,
+        };
+        let coverable = match s.board().top(n) {
+            Some(top) if top.colour() == self.me => Troop::ALL
+                .iter()
+                .filter(|t| t.covers(top.troop()))
+                .fold(0u8, |m, t| m | 1 << t.index()),
+            _ => u8::MAX,
+        };
+        allowed & coverable
+    }
+
+    /// Chance that the opponent's rack holds a tile of one of the `types`, as if their rack were
+    /// drawn at random from the tiles they may hold.
+    fn holds_fit(&self, s: &State, types: u8) -> f64 {
+        let pool = self.opponent_pool.total() as u32;
+        let fitting: u32 = bits(types as u32)
+            .map(|t| self.opponent_pool.0[t] as u32)
+            .sum();
+        let rack = (s.rack_len(self.me.opponent()) as u32).min(pool);
+        let mut none = 1.0;
+        for i in 0..rack {
+            if fitting + i >= pool {
+                return 1.0; // every tile left to deal fits
+            }
+            none *= (pool - fitting - i) as f64 / (pool - i) as f64;
+        }
+        1.0 - none
+    }
+}

@@ -1,0 +1,234 @@
+//! Bot presets: a TOML file naming an algorithm, a budget and search parameters.
+//!
+//! ```toml
+//! description = "Information-set MCTS, 1 second per decision, 2 threads"
+//! algorithm = "ismcts"      # random | greedy | flat-mc | pimc | ismcts | cheat-uct
+//! [budget]                  # search algorithms only
+//! time_ms = 1000            # and/or iterations = 20000 (whichever ends first)
+//! [search]                  # SearchConfig fields, search algorithms only
+//! threads = 2
+//! exploration = 0.7
+//! ```
+//!
+//! The presets of `bots/` are compiled into the binary, so it works from any directory. A spec
+//! is a shipped preset's name (its file name without `.toml`) or a path to a preset file.
+
+use super::greedy::GreedyBot;
+use super::random::RandomBot;
+use super::search::{make_player, Algorithm, SearchConfig};
+use super::{Budget, Player};
+use serde::Deserialize;
+use std::path::Path;
+use std::time::Duration;
+
+/// The presets of `bots/`, by name.
+const SHIPPED: [(&str, &str); 8] = [
+    ("random", include_str!("../../bots/random.toml")),
+    ("greedy", include_str!("../../bots/greedy.toml")),
+    ("flat-mc", include_str!("../../bots/flat-mc.toml")),
+    ("pimc", include_str!("../../bots/pimc.toml")),
+    ("ismcts-fast", include_str!("../../bots/ismcts-fast.toml")),
+    ("ismcts-1s", include_str!("../../bots/ismcts-1s.toml")),
+    ("ismcts-5s", include_str!("../../bots/ismcts-5s.toml")),
+    ("cheat-uct", include_str!("../../bots/cheat-uct.toml")),
+];
+
+/// Algorithm names a preset may give, in the order of the documentation.
+const ALGORITHMS: [&str; 6] = ["random", "greedy", "flat-mc", "pimc", "ismcts", "cheat-uct"];
+
+/// What a preset plays with, parsed and validated.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BotConfig {
+    Random,
+    Greedy,
+    Search {
+        algorithm: Algorithm,
+        config: SearchConfig,
+    },
+}
+
+/// A parsed, validated bot preset.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Preset {
+    /// The shipped name, or the file name without `.toml`.
+    pub name: String,
+    pub description: String,
+    /// The algorithm's name as written in presets, e.g. "ismcts".
+    pub algorithm: String,
+    /// Budget per decision; the default (none) for random and greedy, which do not search.
+    pub budget: Budget,
+    pub config: BotConfig,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PresetFile {
+    description: String,
+    algorithm: String,
+    budget: Option<BudgetFile>,
+    search: Option<SearchConfig>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BudgetFile {
+    time_ms: Option<u64>,
+    iterations: Option<u64>,
+}
+
+/// Every shipped preset, in the order of `bots/`'s documentation (weakest first).
+pub fn shipped_presets() -> Vec<Preset> {
+    SHIPPED
+        .iter()
+        .map(|(name, text)| {
+            parse(name, text, &format!("bots/{name}.toml (shipped)"))
+                .expect("shipped presets are checked by the tests")
+        })
+        .collect()
+}
+
+/// Names of the shipped presets.
+pub fn shipped_names() -> Vec<&'static str> {
+    SHIPPED.iter().map(|(name, _)| *name).collect()
+}
+
+/// The preset of a spec: a shipped preset's name, or a path to a `.toml` preset file.
+pub fn resolve(spec: &str) -> Result<Preset, String> {
+    if let Some((name, text)) = SHIPPED.iter().find(|(name, _)| *name == spec) {
+        return parse(name, text, &format!("bots/{name}.toml (shipped)"));
+    }
+    let path = Path::new(spec);
+    let is_file_spec = path.extension().is_some_and(|e| e == "toml") || path.exists();
+    if !is_file_spec {
+        return Err(format!(
+            "unknown bot preset '{spec}': expected one of {} or a path to a .toml preset file",
+            shipped_names().join(", ")
+        ));
+    }
+    let text =
+        std::fs::read_to_string(path).map_err(|e| format!("cannot read preset {spec}: {e}"))?;
+    let name = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| spec.to_string());
+    parse(&name, &text, spec)
+}
+
+/// Parses and validates preset text; `origin` names the file in messages.
+fn parse(name: &str, text: &str, origin: &str) -> Result<Preset, String> {
+    let file: PresetFile = toml::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
+    let config = match file.algorithm.as_str() {
+        "random" => BotConfig::Random,
+        "greedy" => BotConfig::Greedy,
+        other => {
+            let algorithm = match other {
+                "flat-mc" => Algorithm::FlatMc,
+                "pimc" => Algorithm::Pimc,
+                "ismcts" => Algorithm::Ismcts,
+                "cheat-uct" => Algorithm::CheatUct,
+                _ => {
+                    return Err(format!(
+                        "{origin}: algorithm = \"{other}\" is not known: expected one of {}",
+                        ALGORITHMS.join(", ")
+                    ))
+                }
+            };
+            let config = file.search.clone().unwrap_or_default();
+            config
+                .validate()
+                .map_err(|e| format!("{origin}: [search] {e}"))?;
+            BotConfig::Search { algorithm, config }
+        }
+    };
+    let budget = match &config {
+        BotConfig::Random | BotConfig::Greedy => {
+            if file.budget.is_some() || file.search.is_some() {
+                return Err(format!(
+                    "{origin}: algorithm \"{}\" does not search, so it takes no [budget] or \
+                     [search] section",
+                    file.algorithm
+                ));
+            }
+            Budget::default()
+        }
+        BotConfig::Search { .. } => search_budget(file.budget.as_ref(), origin)?,
+    };
+    Ok(Preset {
+        name: name.to_string(),
+        description: file.description,
+        algorithm: file.algorithm,
+        budget,
+        config,
+    })
+}
+
+/// A search preset's budget: at least one of `time_ms` and `iterations`, each positive.
+fn search_budget(budget: Option<&BudgetFile>, origin: &str) -> Result<Budget, String> {
+    let missing = || {
+        format!(
+            "{origin}: a search algorithm needs a [budget] with time_ms (milliseconds per \
+             decision) or iterations (per decision), or both"
+        )
+    };
+    let b = budget.ok_or_else(missing)?;
+    if b.time_ms.is_none() && b.iterations.is_none() {
+        return Err(missing());
+    }
+    if b.time_ms == Some(0) || b.iterations == Some(0) {
+        return Err(format!(
+            "{origin}: [budget] time_ms and iterations must be at least 1"
+        ));
+    }
+    Ok(Budget {
+        iterations: b.iterations,
+        time: b.time_ms.map(Duration::from_millis),
+    })
+}
+
+impl Preset {
+    /// A fresh seat playing this preset, named after it.
+    pub fn player(&self) -> Player {
+        match &self.config {
+            BotConfig::Random => Player::Fair(Box::new(RandomBot::new(&self.name))),
+            BotConfig::Greedy => Player::Fair(Box::new(GreedyBot::new(&self.name))),
+            BotConfig::Search { algorithm, config } => make_player(&self.name, *algorithm, config),
+        }
+    }
+
+    /// Whether the preset's bot sees the referee's true state.
+    pub fn is_cheating(&self) -> bool {
+        matches!(
+            self.config,
+            BotConfig::Search {
+                algorithm: Algorithm::CheatUct,
+                ..
+            }
+        )
+    }
+
+    /// A short hash (12 hex digits) of what the preset plays with: algorithm, budget and every
+    /// search parameter with defaults filled in. Comments, layout, name and description do not
+    /// change it; any change of play does. Stable across builds (FNV-1a, not std's hasher).
+    pub fn version(&self) -> String {
+        let search = match &self.config {
+            BotConfig::Search { config, .. } => {
+                toml::to_string(config).expect("a search config serializes to TOML")
+            }
+            BotConfig::Random | BotConfig::Greedy => String::new(),
+        };
+        let canonical = format!(
+            "algorithm={}\niterations={:?}\ntime_ms={:?}\n{search}",
+            self.algorithm,
+            self.budget.iterations,
+            self.budget.time.map(|t| t.as_millis()),
+        );
+        format!("{:012x}", fnv1a(canonical.as_bytes()) >> 16)
+    }
+}
+
+/// 64-bit FNV-1a: a tiny hash whose output never changes between builds or platforms.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}

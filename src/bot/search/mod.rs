@@ -1,0 +1,500 @@
+//! Search bots: flat Monte Carlo, perfect-information Monte Carlo (PIMC), single-observer
+//! information-set MCTS (ISMCTS, Cowling, Powley & Whitehouse 2012), and a cheating UCT that
+//! sees the referee's true state.
+//!
+//! Rewards are 1 for a win, 0 for a loss and 0.5 when a playout reaches the turn cap, always for
+//! the player who made the decision being scored; values in the [`Analysis`] are therefore the
+//! estimated win probability of the deciding player.
+//!
+//! Every tree (one per root-parallel thread, one per PIMC determinization) gets its own random
+//! stream derived from the request's seed and its index, and results are merged in index order,
+//! so the same seed, iteration budget, observation and configuration give the same decision
+//! whatever the thread scheduling.
+
+mod flat_mc;
+mod playout;
+mod tree;
+
+#[cfg(test)]
+mod tests;
+
+use super::{Analysis, Bot, Budget, Candidate, CheatRequest, CheatingBot, Choice, Player, Request};
+use crate::info::Observation;
+use crate::rules::{Decision, DecisionList, Game, State};
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::time::Instant;
+
+/// Iterations per decision when the request's budget sets neither iterations nor time.
+pub const DEFAULT_ITERATIONS: u64 = 10_000;
+
+/// The search algorithm of a bot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Algorithm {
+    /// Flat Monte Carlo: UCB1 over the root decisions, a fresh determinization per playout.
+    FlatMc,
+    /// Perfect-information Monte Carlo: a UCT tree on each of several determinizations.
+    Pimc,
+    /// Single-observer information-set MCTS.
+    Ismcts,
+    /// UCT on the referee's true state: a cheating reference bot.
+    CheatUct,
+}
+
+impl Algorithm {
+    /// The name used in presets and tables, e.g. "ismcts".
+    pub fn key(self) -> &'static str {
+        match self {
+            Algorithm::FlatMc => "flat-mc",
+            Algorithm::Pimc => "pimc",
+            Algorithm::Ismcts => "ismcts",
+            Algorithm::CheatUct => "cheat-uct",
+        }
+    }
+}
+
+/// How playouts choose decisions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlayoutPolicy {
+    /// Uniformly random legal decisions.
+    Random,
+    /// Random with weights: always take an enemy HQ, strongly prefer placements that take a
+    /// region, then covering enemy tiles (see `playout.rs`).
+    Heuristic,
+}
+
+/// Settings of a search bot, as written in bot presets.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// UCB exploration constant (rewards are in 0..1).
+    pub exploration: f64,
+    /// PIMC: determinizations (trees) per decision; the iterations are split among them.
+    pub determinizations: u32,
+    /// Root-parallel trees run on rayon; 1 = sequential. An iteration budget is split among
+    /// them, a time budget applies to each.
+    pub threads: usize,
+    pub playout: PlayoutPolicy,
+    /// Playouts (and tree descents) stop as a 0.5 reward once this many turns have begun after
+    /// the decision's turn.
+    pub max_playout_turns: u16,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            exploration: 0.7,
+            determinizations: 8,
+            threads: 1,
+            playout: PlayoutPolicy::Heuristic,
+            max_playout_turns: 200,
+        }
+    }
+}
+
+/// Largest accepted `exploration`: beyond it UCB is a uniform sweep.
+pub const MAX_EXPLORATION: f64 = 100.0;
+/// Largest accepted `determinizations`.
+pub const MAX_DETERMINIZATIONS: u32 = 4096;
+/// Largest accepted `threads`.
+pub const MAX_THREADS: usize = 256;
+
+impl SearchConfig {
+    /// Checks every field against its valid range; the message names the field and the range.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.exploration.is_finite() && (0.0..=MAX_EXPLORATION).contains(&self.exploration)) {
+            return Err(format!(
+                "exploration = {} is out of range: expected a number from 0 to {MAX_EXPLORATION}",
+                self.exploration
+            ));
+        }
+        if !(1..=MAX_DETERMINIZATIONS).contains(&self.determinizations) {
+            return Err(format!(
+                "determinizations = {} is out of range: expected 1 to {MAX_DETERMINIZATIONS}",
+                self.determinizations
+            ));
+        }
+        if !(1..=MAX_THREADS).contains(&self.threads) {
+            return Err(format!(
+                "threads = {} is out of range: expected 1 to {MAX_THREADS}",
+                self.threads
+            ));
+        }
+        if self.max_playout_turns == 0 {
+            return Err(format!(
+                "max_playout_turns = 0 is out of range: expected 1 to {}",
+                u16::MAX
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The search bot of `algorithm` as a table seat. `CheatUct` gives `Player::Cheating`, the others
+/// `Player::Fair`. `config` should have passed [`SearchConfig::validate`]; out-of-range values
+/// are clamped into range. A decision with a single legal option is returned without search, and
+/// so is a decision that wins at once (analysis: no iterations, that decision with value 1).
+pub fn make_player(name: &str, algorithm: Algorithm, config: &SearchConfig) -> Player {
+    let bot = SearchBot {
+        name: name.to_string(),
+        algorithm,
+        config: clamped(config),
+    };
+    match algorithm {
+        Algorithm::CheatUct => Player::Cheating(Box::new(bot)),
+        _ => Player::Fair(Box::new(bot)),
+    }
+}
+
+fn clamped(c: &SearchConfig) -> SearchConfig {
+    let exploration = if c.exploration.is_finite() {
+        c.exploration.clamp(0.0, MAX_EXPLORATION)
+    } else {
+        SearchConfig::default().exploration
+    };
+    SearchConfig {
+        exploration,
+        determinizations: c.determinizations.clamp(1, MAX_DETERMINIZATIONS),
+        threads: c.threads.clamp(1, MAX_THREADS),
+        playout: c.playout,
+        max_playout_turns: c.max_playout_turns.max(1),
+    }
+}
+
+struct SearchBot {
+    name: String,
+    algorithm: Algorithm,
+    config: SearchConfig,
+}
+
+impl Bot for SearchBot {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn decide(&mut self, request: &Request) -> Choice {
+        let root = Root::Observation(request.observation);
+        search(
+            request.game,
+            root,
+            self.algorithm,
+            &self.config,
+            request.budget,
+            request.seed,
+        )
+    }
+}
+
+impl CheatingBot for SearchBot {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn decide(&mut self, request: &CheatRequest) -> Choice {
+        search(
+            request.game,
+            Root::State(request.state),
+            self.algorithm,
+            &self.config,
+            request.budget,
+            request.seed,
+        )
+    }
+}
+
+/// Where the states of a search come from.
+#[derive(Clone, Copy)]
+pub(crate) enum Root<'a> {
+    /// A fresh determinization of the observation per sample.
+    Observation(&'a Observation),
+    /// Always this state (cheating, or one PIMC determinization).
+    State(&'a State),
+}
+
+impl Root<'_> {
+    fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> State {
+        match self {
+            Root::Observation(o) => o.determinize(rng),
+            Root::State(s) => **s,
+        }
+    }
+
+    fn legal_decisions(&self, game: &Game, out: &mut DecisionList) {
+        match self {
+            Root::Observation(o) => o.legal_decisions(game, out),
+            Root::State(s) => game.legal_decisions(s, out),
+        }
+    }
+}
+
+/// Settings shared by every tree of one search.
+#[derive(Clone, Copy)]
+pub(crate) struct Settings<'a> {
+    pub game: &'a Game,
+    pub exploration: f64,
+    pub playout: PlayoutPolicy,
+    /// Playouts stop once `s.turn()` exceeds this.
+    pub last_turn: u16,
+}
+
+/// When a tree stops: after `iterations`, or at `deadline`, whichever comes first (at least one
+/// iteration always runs).
+#[derive(Clone, Copy)]
+pub(crate) struct Stop {
+    pub iterations: u64,
+    pub deadline: Option<Instant>,
+}
+
+impl Stop {
+    /// Whether to stop before iteration `done` (0-based). The clock is read every 16 iterations.
+    #[inline]
+    pub fn reached(&self, done: u64) -> bool {
+        if done >= self.iterations {
+            return true;
+        }
+        match self.deadline {
+            Some(d) if done > 0 && done % 16 == 0 => Instant::now() >= d,
+            _ => false,
+        }
+    }
+}
+
+/// Visits and summed reward of each root decision, aligned with the root's legal list.
+#[derive(Clone, Debug)]
+pub(crate) struct RootStats {
+    pub iterations: u64,
+    pub visits: Vec<u64>,
+    pub reward: Vec<f64>,
+}
+
+impl RootStats {
+    pub fn new(len: usize) -> RootStats {
+        RootStats {
+            iterations: 0,
+            visits: vec![0; len],
+            reward: vec![0.0; len],
+        }
+    }
+
+    fn merge(&mut self, other: &RootStats) {
+        self.iterations += other.iterations;
+        for i in 0..self.visits.len() {
+            self.visits[i] += other.visits[i];
+            self.reward[i] += other.reward[i];
+        }
+    }
+}
+
+/// A well-mixed seed for tree `index` of a search seeded with `seed` (splitmix64).
+fn derive_seed(seed: u64, index: u64) -> u64 {
+    let mut z = seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03);
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn rng_for(seed: u64, index: u64) -> Xoshiro256PlusPlus {
+    Xoshiro256PlusPlus::seed_from_u64(derive_seed(seed, index))
+}
+
+/// Share `k` of `total` split into `parts` nearly equal parts.
+fn share(total: u64, parts: u64, k: u64) -> u64 {
+    total / parts + u64::from(k < total % parts)
+}
+
+/// Runs one search and returns the most visited root decision with the analysis.
+pub(crate) fn search(
+    game: &Game,
+    root: Root,
+    algorithm: Algorithm,
+    config: &SearchConfig,
+    budget: Budget,
+    seed: u64,
+) -> Choice {
+    let mut legal = DecisionList::new();
+    root.legal_decisions(game, &mut legal);
+    debug_assert!(!legal.is_empty(), "search asked with no decision to make");
+    if legal.len() <= 1 {
+        // Forced (or, against the Bot contract, nothing to decide): no search needed.
+        return Choice::plain(legal.first().copied().unwrap_or(Decision::Decline));
+    }
+    if let Some(win) = winning_decision(game, root, &legal, seed) {
+        return win;
+    }
+    let start = Instant::now();
+    let total = budget.iterations.unwrap_or(match budget.time {
+        Some(_) => u64::MAX,
+        None => DEFAULT_ITERATIONS,
+    });
+    let deadline = budget.time.map(|t| start + t);
+    let turn = match root {
+        Root::Observation(o) => o.turn(),
+        Root::State(s) => s.turn(),
+    };
+    let settings = Settings {
+        game,
+        exploration: config.exploration,
+        playout: config.playout,
+        last_turn: turn.saturating_add(config.max_playout_turns),
+    };
+    let stats = match algorithm {
+        Algorithm::Pimc => pimc(&settings, root, &legal, config, total, deadline, seed),
+        _ => root_parallel(
+            &settings, root, &legal, algorithm, config, total, deadline, seed,
+        ),
+    };
+    choice(&legal, &stats)
+}
+
+/// A decision that wins the game at once for the decider (an HQ capture, or medals reaching the
+/// objective), taken without search: playouts score every line of a won position 1, so the
+/// search alone would not prefer the immediate win. Whether a decision wins at once depends only
+/// on public information, so any determinization tells.
+fn winning_decision(game: &Game, root: Root, legal: &[Decision], seed: u64) -> Option<Choice> {
+    let s = root.sample(&mut rng_for(seed, u64::MAX));
+    let me = s.active();
+    let win = legal.iter().copied().find(|&d| {
+        let mut after = s;
+        game.apply_legal(&mut after, d);
+        after.outcome().is_some_and(|o| o.winner == me)
+    })?;
+    Some(Choice {
+        decision: win,
+        analysis: Some(Analysis {
+            iterations: 0,
+            candidates: vec![Candidate {
+                decision: win,
+                visits: 0,
+                value: 1.0,
+            }],
+        }),
+    })
+}
+
+/// `config.threads` independent trees (or flat searches), their root statistics summed.
+#[allow(clippy::too_many_arguments)]
+fn root_parallel(
+    settings: &Settings,
+    root: Root,
+    legal: &[Decision],
+    algorithm: Algorithm,
+    config: &SearchConfig,
+    total: u64,
+    deadline: Option<Instant>,
+    seed: u64,
+) -> RootStats {
+    let threads = config.threads as u64;
+    let worker = |t: u64| {
+        let stop = Stop {
+            iterations: share(total, threads, t).max(u64::from(t == 0)),
+            deadline,
+        };
+        let mut rng = rng_for(seed, t);
+        match algorithm {
+            Algorithm::FlatMc => flat_mc::run(settings, root, legal, stop, &mut rng),
+            _ => tree::run(settings, root, legal, stop, &mut rng),
+        }
+    };
+    let results: Vec<RootStats> = if threads == 1 {
+        vec![worker(0)]
+    } else {
+        (0..threads).into_par_iter().map(worker).collect()
+    };
+    merged(legal.len(), &results)
+}
+
+/// One UCT tree per determinization, determinizations shared out among `config.threads`
+/// workers; statistics summed in determinization order.
+fn pimc(
+    settings: &Settings,
+    root: Root,
+    legal: &[Decision],
+    config: &SearchConfig,
+    total: u64,
+    deadline: Option<Instant>,
+    seed: u64,
+) -> RootStats {
+    let dets = u64::from(config.determinizations);
+    let threads = (config.threads as u64).min(dets);
+    let start = Instant::now();
+    let one = |k: u64, slice: Option<Instant>| {
+        let mut rng = rng_for(seed, k);
+        let state = root.sample(&mut rng);
+        let stop = Stop {
+            iterations: share(total, dets, k).max(u64::from(k == 0)),
+            deadline: slice,
+        };
+        if stop.iterations == 0 {
+            return RootStats::new(legal.len());
+        }
+        tree::run(settings, Root::State(&state), legal, stop, &mut rng)
+    };
+    // Worker t runs determinizations t, t + threads, …; with a time budget each gets an equal
+    // slice of the worker's time.
+    let worker = |t: u64| {
+        let mine: Vec<u64> = (t..dets).step_by(threads as usize).collect();
+        let n = mine.len() as u32;
+        mine.iter()
+            .enumerate()
+            .map(|(j, &k)| {
+                let slice = deadline.map(|d| start + d.saturating_duration_since(start) * (j as u32 + 1) / n);
+                (k, one(k, slice))
+            })
+            .collect::<Vec<_>>()
+    };
+    let mut per_det: Vec<(u64, RootStats)> = if threads == 1 {
+        worker(0)
+    } else {
+        (0..threads).into_par_iter().flat_map(worker).collect()
+    };
+    per_det.sort_by_key(|(k, _)| *k);
+    let stats: Vec<RootStats> = per_det.into_iter().map(|(_, s)| s).collect();
+    merged(legal.len(), &stats)
+}
+
+fn merged(len: usize, parts: &[RootStats]) -> RootStats {
+    let mut out = RootStats::new(len);
+    for p in parts {
+        out.merge(p);
+    }
+    out
+}
+
+/// The most visited root decision (ties: higher value, then earlier in the legal order) and the
+/// visited candidates, best first.
+fn choice(legal: &[Decision], stats: &RootStats) -> Choice {
+    let mut candidates: Vec<(usize, Candidate)> = (0..legal.len())
+        .filter(|&i| stats.visits[i] > 0)
+        .map(|i| {
+            let value = stats.reward[i] / stats.visits[i] as f64;
+            (
+                i,
+                Candidate {
+                    decision: legal[i],
+                    visits: stats.visits[i],
+                    value,
+                },
+            )
+        })
+        .collect();
+    candidates.sort_by(|(i, a), (j, b)| {
+        b.visits
+            .cmp(&a.visits)
+            .then(b.value.total_cmp(&a.value))
+            .then(i.cmp(j))
+    });
+    let candidates: Vec<Candidate> = candidates.into_iter().map(|(_, c)| c).collect();
+    let decision = candidates.first().map_or(legal[0], |c| c.decision);
+    Choice {
+        decision,
+        analysis: Some(Analysis {
+            iterations: stats.iterations,
+            candidates,
+        }),
+    }
+}

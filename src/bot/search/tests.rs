@@ -1,0 +1,340 @@
+use super::*;
+use crate::bot::play::{play_game, PlayConfig};
+use crate::rules::{random_decision, Colour, Deal, Referee, Variant, WinType};
+use crate::terrain::builtin_terrains;
+use crate::tournament::stats::{wilson_interval, Z95};
+
+const ALL: [Algorithm; 4] = [
+    Algorithm::FlatMc,
+    Algorithm::Pimc,
+    Algorithm::Ismcts,
+    Algorithm::CheatUct,
+];
+
+fn small() -> SearchConfig {
+    SearchConfig {
+        determinizations: 4,
+        ..SearchConfig::default()
+    }
+}
+
+fn game_of(key: &str) -> Game {
+    Game::builtin(key, Variant::Normal).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The referee's states at every player decision of a game of uniformly random decisions on the
+/// deal of `seed`.
+fn random_game_positions(game: &Game, seed: u64) -> Vec<State> {
+    let deal = Deal::from_seed(seed);
+    let mut s = game.initial_state(&deal);
+    let mut referee = Referee::new(deal);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while !s.is_over() && s.turn() < 300 {
+        let d = if s.is_chance() {
+            referee.resolve(game, &s)
+        } else {
+            out.push(s);
+            match random_decision(game, &s, &mut rng) {
+                Some(d) => d,
+                None => break,
+            }
+        };
+        game.apply_legal(&mut s, d);
+    }
+    out
+}
+
+fn decide(game: &Game, s: &State, algorithm: Algorithm, config: &SearchConfig, n: u64) -> Choice {
+    let mut player = make_player("test", algorithm, config);
+    player.decide(game, s, Budget::iterations(n), 42)
+}
+
+fn legal_of(game: &Game, s: &State) -> DecisionList {
+    let mut list = DecisionList::new();
+    game.legal_decisions(s, &mut list);
+    list
+}
+
+/// Whether `d` wins the game at once for the player making it.
+fn wins_now(game: &Game, s: &State, d: Decision) -> Option<WinType> {
+    let mut after = *s;
+    game.apply_legal(&mut after, d);
+    after
+        .outcome()
+        .filter(|o| o.winner == s.active())
+        .map(|o| o.win)
+}
+
+/// Checks a choice: legal, consistent with its analysis, no chance outcome among candidates.
+fn check_choice(game: &Game, s: &State, choice: &Choice, iterations: u64) {
+    assert!(game.is_legal(s, choice.decision), "{:?}", choice.decision);
+    if legal_of(game, s).len() == 1 {
+        return; // forced: no search
+    }
+    let analysis = choice
+        .analysis
+        .as_ref()
+        .expect("a search reports its analysis");
+    if wins_now(game, s, choice.decision).is_some() {
+        return; // a win at once is taken without search
+    }
+    assert_eq!(analysis.iterations, iterations);
+    assert_eq!(analysis.candidates[0].decision, choice.decision);
+    let visits: u64 = analysis.candidates.iter().map(|c| c.visits).sum();
+    assert!(visits <= iterations && visits > 0);
+    for pair in analysis.candidates.windows(2) {
+        assert!(pair[0].visits >= pair[1].visits);
+    }
+    for c in &analysis.candidates {
+        assert!(!c.decision.is_chance(), "chance outcome among candidates");
+        assert!(game.is_legal(s, c.decision));
+        assert!((0.0..=1.0).contains(&c.value));
+    }
+}
+
+#[test]
+fn every_algorithm_decides_legally_on_every_terrain() {
+    for terrain in builtin_terrains() {
+        let game = game_of(&terrain.key);
+        let positions = random_game_positions(&game, 7);
+        for &k in &[0, positions.len() / 3, positions.len() * 2 / 3] {
+            let s = positions[k];
+            for algorithm in ALL {
+                let choice = decide(&game, &s, algorithm, &small(), 120);
+                check_choice(&game, &s, &choice, 120);
+            }
+        }
+    }
+}
+
+#[test]
+fn same_seed_same_decision_with_one_and_two_threads() {
+    let game = game_of("castle_field");
+    let positions = random_game_positions(&game, 3);
+    let s = positions[positions.len() / 2];
+    for threads in [1, 2] {
+        let config = SearchConfig { threads, ..small() };
+        for algorithm in ALL {
+            let a = decide(&game, &s, algorithm, &config, 300);
+            let b = decide(&game, &s, algorithm, &config, 300);
+            assert_eq!(a, b, "{algorithm:?} with {threads} threads");
+            check_choice(&game, &s, &a, 300);
+        }
+    }
+}
+
+#[test]
+fn same_observation_same_decision() {
+    let game = game_of("city_of_clouds");
+    let positions = random_game_positions(&game, 11);
+    let s1 = positions[positions.len() / 2];
+    let me = s1.active();
+    let observation = Observation::new(&s1, me);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+    let s2 = (0..100)
+        .map(|_| observation.determinize(&mut rng))
+        .find(|s2| *s2 != s1)
+        .expect("hidden tiles allow another true state");
+    assert_eq!(Observation::new(&s2, me), observation);
+    for algorithm in [Algorithm::FlatMc, Algorithm::Pimc, Algorithm::Ismcts] {
+        let a = decide(&game, &s1, algorithm, &small(), 200);
+        let b = decide(&game, &s2, algorithm, &small(), 200);
+        assert_eq!(a, b, "{algorithm:?}");
+    }
+}
+
+/// The first position of random games on `terrain` where `pick` holds.
+fn find_position(terrain: &str, pick: impl Fn(&Game, &State) -> bool) -> (Game, State) {
+    let game = game_of(terrain);
+    for seed in 0..500 {
+        if let Some(s) = random_game_positions(&game, seed)
+            .into_iter()
+            .find(|s| pick(&game, s))
+        {
+            return (game, s);
+        }
+    }
+    panic!("no such position in 500 random games on {terrain}");
+}
+
+fn has_win(game: &Game, s: &State, win: WinType) -> bool {
+    legal_of(game, s)
+        .iter()
+        .any(|&d| wins_now(game, s, d) == Some(win))
+}
+
+#[test]
+fn an_available_hq_capture_is_taken() {
+    let (game, s) = find_position("castle_field", |g, s| has_win(g, s, WinType::Hq));
+    for algorithm in ALL {
+        let choice = decide(&game, &s, algorithm, &small(), 1000);
+        assert!(
+            wins_now(&game, &s, choice.decision).is_some(),
+            "{algorithm:?} chose {:?}",
+            choice.decision
+        );
+    }
+}
+
+#[test]
+fn a_region_that_wins_on_medals_is_taken() {
+    let (game, s) = find_position("tropical_pool", |g, s| {
+        has_win(g, s, WinType::Medals)
+            && !has_win(g, s, WinType::Hq)
+            && !has_win(g, s, WinType::Blocked)
+    });
+    for algorithm in ALL {
+        let choice = decide(&game, &s, algorithm, &small(), 1000);
+        assert_eq!(
+            wins_now(&game, &s, choice.decision),
+            Some(WinType::Medals),
+            "{algorithm:?} chose {:?}",
+            choice.decision
+        );
+    }
+}
+
+#[test]
+fn a_time_budget_stops_the_search() {
+    let game = game_of("castle_field");
+    let s = random_game_positions(&game, 1)[4];
+    for algorithm in ALL {
+        let config = SearchConfig {
+            threads: 2,
+            ..small()
+        };
+        let mut player = make_player("timed", algorithm, &config);
+        let start = Instant::now();
+        let choice = player.decide(
+            &game,
+            &s,
+            Budget::time(std::time::Duration::from_millis(20)),
+            1,
+        );
+        assert!(start.elapsed().as_millis() < 1000);
+        let iterations = choice.analysis.as_ref().map_or(0, |a| a.iterations);
+        check_choice(&game, &s, &choice, iterations);
+    }
+}
+
+#[test]
+fn cheat_uct_is_the_only_cheating_player() {
+    for algorithm in ALL {
+        let player = make_player(algorithm.key(), algorithm, &SearchConfig::default());
+        assert_eq!(player.is_cheating(), algorithm == Algorithm::CheatUct);
+        assert_eq!(player.name(), algorithm.key());
+    }
+}
+
+#[test]
+fn validate_names_the_bad_field_and_its_range() {
+    assert_eq!(SearchConfig::default().validate(), Ok(()));
+    let cases = [
+        (
+            SearchConfig {
+                exploration: f64::NAN,
+                ..SearchConfig::default()
+            },
+            "exploration",
+        ),
+        (
+            SearchConfig {
+                exploration: -1.0,
+                ..SearchConfig::default()
+            },
+            "exploration",
+        ),
+        (
+            SearchConfig {
+                determinizations: 0,
+                ..SearchConfig::default()
+            },
+            "determinizations",
+        ),
+        (
+            SearchConfig {
+                threads: 0,
+                ..SearchConfig::default()
+            },
+            "threads",
+        ),
+        (
+            SearchConfig {
+                max_playout_turns: 0,
+                ..SearchConfig::default()
+            },
+            "max_playout_turns",
+        ),
+    ];
+    for (config, field) in cases {
+        let err = config.validate().expect_err(field);
+        assert!(err.starts_with(field) && err.contains("expected"), "{err}");
+    }
+}
+
+#[test]
+fn config_reads_from_toml_with_defaults_and_refuses_unknown_fields() {
+    let c: SearchConfig =
+        toml::from_str("playout = \"random\"\nthreads = 2").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(c.playout, PlayoutPolicy::Random);
+    assert_eq!(c.threads, 2);
+    assert_eq!(c.exploration, SearchConfig::default().exploration);
+    assert!(toml::from_str::<SearchConfig>("explore = 1.0").is_err());
+    let a: Algorithm = serde_json::from_str("\"cheat-uct\"").unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(a, Algorithm::CheatUct);
+}
+
+/// Head-to-head experiment behind results/search-speed.md (slow; run in release):
+/// `cargo test --release --lib bot::search::tests::heuristic_playout_match -- --ignored --nocapture`
+///
+/// ISMCTS with heuristic playouts against ISMCTS with random playouts, same iteration budget,
+/// every deal played twice with the seats swapped.
+#[test]
+#[ignore]
+fn heuristic_playout_match() {
+    let pairs: u64 = std::env::var("PAIRS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(60);
+    let iterations: u64 = std::env::var("ITERATIONS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(500);
+    for terrain in ["castle_field", "city_of_clouds"] {
+        let game = game_of(terrain);
+        let config = PlayConfig {
+            max_turns: 300,
+            budgets: [Budget::iterations(iterations); 2],
+        };
+        let heuristic = SearchConfig::default();
+        let random = SearchConfig {
+            playout: PlayoutPolicy::Random,
+            ..heuristic.clone()
+        };
+        let (mut score, mut games) = (0.0, 0.0);
+        for seed in 0..pairs {
+            let deal = Deal::from_seed(seed);
+            for heuristic_seat in [Colour::Blue, Colour::Red] {
+                let mut h = make_player("heuristic", Algorithm::Ismcts, &heuristic);
+                let mut r = make_player("random", Algorithm::Ismcts, &random);
+                let mut players = match heuristic_seat {
+                    Colour::Blue => [&mut h, &mut r],
+                    Colour::Red => [&mut r, &mut h],
+                };
+                let played = play_game(&game, &deal, &mut players, &config);
+                score += match played.record.result.winner {
+                    Some(w) if w == heuristic_seat => 1.0,
+                    Some(_) => 0.0,
+                    None => 0.5,
+                };
+                games += 1.0;
+            }
+        }
+        let (lo, hi) = wilson_interval(score, games, Z95);
+        println!(
+            "{terrain}: heuristic playouts score {score}/{games} = {:.3} (95% Wilson {lo:.3}–{hi:.3}) at {iterations} iterations",
+            score / games
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! The search tree shared by ISMCTS, PIMC (one tree per determinization) and cheating UCT.
+//!
+//! Nodes are reached by decision sequences: every decision of either player is a tree level,
+//! including consecutive decisions of one player inside a turn. Chance events (draws, XB-42 and
+//! Battlefield targets) are sampled with `sample_chance` and only advance the state; they are
+//! never tree levels. A node's legal decisions can therefore change between visits (another
+//! determinization, another draw), so selection uses availability counts as in SO-ISMCTS:
+//! a child's availability grows each time it was legal when its parent was visited, and UCB uses
+//! it in place of the parent's visits. Each child stores rewards from the point of view of the
+//! player who chose it, so opponent decisions are selected by UCB for the opponent. With a
+//! fixed state and no chance event availability equals the parent's visits: plain UCT.
+//!
+//! Nodes live in one arena `Vec` with index links (first child, next sibling).
+
+use super::playout::{play_out, reward};
+use super::{Root, RootStats, Settings, Stop};
+use crate::rules::{sample_chance, Colour, Decision, DecisionList, Game, State};
+use rand::Rng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+const NONE: u32 = u32::MAX;
+
+struct Node {
+    /// The decision leading here from the parent.
+    decision: Decision,
+    /// Who made `decision`: `reward` is from their point of view.
+    player: Colour,
+    first_child: u32,
+    next_sibling: u32,
+    visits: u32,
+    available: u32,
+    reward: f64,
+}
+
+/// Runs `stop` iterations (or until its deadline) of a tree search from `root`, whose legal
+/// decisions are `legal`, and returns the root children's statistics.
+pub(super) fn run(
+    settings: &Settings,
+    root: Root,
+    legal: &[Decision],
+    stop: Stop,
+    rng: &mut Xoshiro256PlusPlus,
+) -> RootStats {
+    let mut tree = Tree::new();
+    let mut iterations = 0;
+    while !stop.reached(iterations) {
+        let s = root.sample(rng);
+        tree.iterate(settings, s, rng);
+        iterations += 1;
+    }
+    tree.root_stats(legal, iterations)
+}
+
+struct Tree {
+    nodes: Vec<Node>,
+    /// Nodes visited by the current iteration, root excluded.
+    path: Vec<u32>,
+    index: ChildIndex,
+}
+
+impl Tree {
+    fn new() -> Tree {
+        let root = Node {
+            decision: Decision::Decline,
+            player: Colour::Blue,
+            first_child: NONE,
+            next_sibling: NONE,
+            visits: 0,
+            available: 0,
+            reward: 0.0,
+        };
+        Tree {
+            nodes: vec![root],
+            path: Vec::with_capacity(64),
+            index: ChildIndex::new(),
+        }
+    }
+
+    /// One iteration on the sampled state `s`: select down the tree, expand one node, play out,
+    /// back up the rewards.
+    fn iterate(&mut self, settings: &Settings, mut s: State, rng: &mut Xoshiro256PlusPlus) {
+        let game = settings.game;
+        self.path.clear();
+        let mut node = 0;
+        loop {
+            while s.is_chance() {
+                let d = sample_chance(game, &s, rng);
+                game.apply_legal(&mut s, d);
+            }
+            if s.is_over() || s.turn() > settings.last_turn {
+                break;
+            }
+            let (child, expanded) = self.select(settings.exploration, game, &s, node, rng);
+            game.apply_legal(&mut s, self.nodes[child as usize].decision);
+            self.path.push(child);
+            node = child;
+            if expanded {
+                play_out(settings, &mut s, rng);
+                break;
+            }
+        }
+        self.nodes[0].visits += 1;
+        for &n in &self.path {
+            let node = &mut self.nodes[n as usize];
+            node.visits += 1;
+            node.reward += reward(&s, node.player);
+        }
+    }
+
+    /// The child of `node` to follow in state `s`: a random untried legal decision (expanded
+    /// now, second value true), else the legal child with the best UCB score. Every legal child
+    /// already in the tree has its availability counted.
+    fn select(
+        &mut self,
+        exploration: f64,
+        game: &Game,
+        s: &State,
+        node: u32,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> (u32, bool) {
+        let mut legal = DecisionList::new();
+        game.legal_decisions(s, &mut legal);
+        let generation = self.index.fill(&self.nodes, node);
+        let mut untried = 0u32;
+        let mut pick = None;
+        let mut best = NONE;
+        let mut best_score = f64::NEG_INFINITY;
+        for &d in &legal {
+            let k = key(d);
+            if self.index.stamp[k] != generation {
+                untried += 1;
+                if rng.random_range(0..untried) == 0 {
+                    pick = Some(d);
+                }
+                continue;
+            }
+            let c = self.index.child[k];
+            let child = &mut self.nodes[c as usize];
+            child.available += 1;
+            let v = child.visits as f64;
+            let score = child.reward / v + exploration * ((child.available as f64).ln() / v).sqrt();
+            if score > best_score {
+                best_score = score;
+                best = c;
+            }
+        }
+        match pick {
+            Some(d) => (self.add_child(node, d, s.active()), true),
+            None => (best, false),
+        }
+    }
+
+    fn add_child(&mut self, parent: u32, decision: Decision, player: Colour) -> u32 {
+        let id = self.nodes.len() as u32;
+        let p = &mut self.nodes[parent as usize];
+        let next_sibling = p.first_child;
+        p.first_child = id;
+        self.nodes.push(Node {
+            decision,
+            player,
+            first_child: NONE,
+            next_sibling,
+            visits: 0,
+            available: 1,
+            reward: 0.0,
+        });
+        id
+    }
+
+    fn root_stats(&self, legal: &[Decision], iterations: u64) -> RootStats {
+        let mut stats = RootStats::new(legal.len());
+        stats.iterations = iterations;
+        let mut c = self.nodes[0].first_child;
+        while c != NONE {
+            let child = &self.nodes[c as usize];
+            if let Some(i) = legal.iter().position(|&d| d == child.decision) {
+                stats.visits[i] = u64::from(child.visits);
+                stats.reward[i] = child.reward;
+            }
+            c = child.next_sibling;
+        }
+        stats
+    }
+}
+
+/// Number of distinct decision keys (see [`key`]).
+const KEYS: usize = 2048;
+
+/// A dense key per decision, below [`KEYS`]: nodes are below 32 and troops below 8.
+#[inline]
+fn key(d: Decision) -> usize {
+    match d {
+        Decision::Draw => 0,
+        Decision::Decline => 1,
+        Decision::Use => 2,
+        Decision::Recover { troop } => 8 + troop.index(),
+        Decision::Chance(t) => 16 + t.index(),
+        Decision::Discard { node } => 32 + node as usize,
+        Decision::Return { node } => 64 + node as usize,
+        Decision::Place { troop, node } => 256 + troop.index() * 32 + node as usize,
+        Decision::Move { from, to } => 1024 + from as usize * 32 + to as usize,
+    }
+}
+
+/// Finds a node's child for a decision in constant time: the children are written into a table
+/// by decision key, stamped with a generation so that the table never needs clearing.
+struct ChildIndex {
+    stamp: Vec<u32>,
+    child: Vec<u32>,
+    generation: u32,
+}
+
+impl ChildIndex {
+    fn new() -> ChildIndex {
+        ChildIndex {
+            stamp: vec![0; KEYS],
+            child: vec![NONE; KEYS],
+            generation: 0,
+        }
+    }
+
+    /// Indexes the children of `node`; returns the generation that marks them.
+    fn fill(&mut self, nodes: &[Node], node: u32) -> u32 {
+        self.generation = self.generation.wrapping_add(1);
+        if self.generation == 0 {
+            // After 2^32 fills old stamps could match again: start over.
+            self.stamp.fill(0);
+            self.generation = 1;
+        }
+        let mut c = nodes[node as usize].first_child;
+        while c != NONE {
+            let k = key(nodes[c as usize].decision);
+            self.stamp[k] = self.generation;
+            self.child[k] = c;
+            c = nodes[c as usize].next_sibling;
+        }
+        self.generation
+    }
+}

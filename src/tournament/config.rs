@@ -1,0 +1,231 @@
+//! The settings of a tournament run, as stored in `run.json`, and what makes two runs the same.
+
+use super::stats::SprtParams;
+use super::TournamentError;
+use crate::rules::Variant;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+/// The format tag of `run.json`.
+pub const RUN_FORMAT: &str = "toybattle-tournament/1";
+
+/// Which slice of a run one machine plays: shard `index` (1-based) of `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// Whether the pair with global position `position` belongs to this shard.
+    pub fn holds(&self, position: usize) -> bool {
+        position % self.count as usize == (self.index - 1) as usize
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+impl FromStr for Shard {
+    type Err = String;
+    /// "K/N" with 1 ≤ K ≤ N.
+    fn from_str(s: &str) -> Result<Shard, String> {
+        let bad = || format!("invalid shard '{s}': expected K/N with 1 <= K <= N, e.g. 1/4");
+        let (k, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count): (u32, u32) = (
+            k.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// Everything that decides which games a run plays and how: two runs with equal settings play
+/// the same games on the same deals. Concurrency, output folder and progress display are not
+/// settings: they do not change any result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    pub format: String,
+    /// Bot specs of a round robin; for a gauntlet, its opponents.
+    pub bots: Vec<String>,
+    /// The bot of a gauntlet, who meets each of `bots`; `None` for a round robin.
+    pub gauntlet: Option<String>,
+    /// Terrain keys, in play order.
+    pub terrains: Vec<String>,
+    /// Content hash of `--terrain-file`, when terrains come from one.
+    pub terrain_file_hash: Option<String>,
+    /// Games per pairing and terrain; even (every deal is played twice).
+    pub games: u32,
+    pub seed: u64,
+    pub variant: Variant,
+    /// Self-play turn cap (R10.5: not a game rule).
+    pub max_turns: u16,
+    pub sprt: Option<SprtParams>,
+    /// Longest wait for an external bot's answer.
+    pub ext_timeout_ms: u64,
+    /// Version of every bot spec (preset version or program hash): results of a changed bot
+    /// must not be mixed with the old ones.
+    pub versions: BTreeMap<String, String>,
+    /// The slice this run plays, `None` for the whole run.
+    pub shard: Option<Shard>,
+}
+
+impl RunConfig {
+    /// Pairs (deals) per pairing and terrain.
+    pub fn pairs(&self) -> u32 {
+        self.games / 2
+    }
+
+    /// The same settings for the whole run (no shard): what shards of one run share.
+    pub fn unsharded(&self) -> RunConfig {
+        RunConfig {
+            shard: None,
+            ..self.clone()
+        }
+    }
+
+    /// The run id: a hash of the unsharded settings, written into every game line.
+    pub fn run_id(&self) -> String {
+        let json = serde_json::to_string(&self.unsharded()).expect("settings serialise");
+        format!("{:016x}", fnv1a(json.as_bytes()))
+    }
+
+    /// Checks the combinations the flags cannot express.
+    pub fn validate(&self) -> Result<(), TournamentError> {
+        let usage = |m: String| Err(TournamentError::Usage(m));
+        if self.games == 0 || self.games % 2 == 1 {
+            return usage(format!(
+                "--games is {}, it must be even and positive: every deal is played twice with \
+                 the seats swapped (try {})",
+                self.games,
+                (self.games + 1).max(2) / 2 * 2
+            ));
+        }
+        let mut names: Vec<&String> = self.bots.iter().chain(&self.gauntlet).collect();
+        if names.len() < 2 {
+            return usage("a tournament needs at least two bots".into());
+        }
+        names.sort();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return usage(format!("bot '{}' is listed twice", w[0]));
+        }
+        if self.terrains.is_empty() {
+            return usage("no terrain selected".into());
+        }
+        if self.sprt.is_some() && names.len() != 2 {
+            return usage(format!(
+                "--sprt compares exactly two bots, {} are listed",
+                names.len()
+            ));
+        }
+        if self.sprt.is_some() && self.shard.is_some() {
+            return usage(
+                "--sprt cannot be combined with --shard: the test stops on results as they \
+                 arrive, and a shard sees only its own slice"
+                    .into(),
+            );
+        }
+        Ok(())
+    }
+
+    /// The settings that differ from `other`, each as "name: this vs other".
+    pub fn differences(&self, other: &RunConfig) -> Vec<String> {
+        let (a, b) = (to_map(self), to_map(other));
+        a.keys()
+            .chain(b.keys().filter(|k| !a.contains_key(*k)))
+            .filter(|k| a.get(*k) != b.get(*k))
+            .map(|k| {
+                let show = |m: &serde_json::Map<String, serde_json::Value>| {
+                    m.get(k).map_or("(absent)".to_string(), |v| v.to_string())
+                };
+                format!("{k}: {} vs {}", show(&a), show(&b))
+            })
+            .collect()
+    }
+}
+
+fn to_map(c: &RunConfig) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(c) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// FNV-1a, 64 bits: a stable hash for ids and seeds (the standard library's hasher may change
+/// between Rust releases, which would change every deal of a run).
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn sample() -> RunConfig {
+        RunConfig {
+            format: RUN_FORMAT.into(),
+            bots: vec!["random".into(), "greedy".into()],
+            gauntlet: None,
+            terrains: vec!["castle_field".into()],
+            terrain_file_hash: None,
+            games: 4,
+            seed: 1,
+            variant: Variant::Normal,
+            max_turns: 300,
+            sprt: None,
+            ext_timeout_ms: 10_000,
+            versions: BTreeMap::new(),
+            shard: None,
+        }
+    }
+
+    #[test]
+    fn shards_parse_and_partition_positions() {
+        assert_eq!("2/3".parse::<Shard>().unwrap(), Shard { index: 2, count: 3 });
+        for bad in ["0/3", "4/3", "x/3", "3", "1/0"] {
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
+        }
+        let shards: Vec<Shard> = (1..=3).map(|k| Shard { index: k, count: 3 }).collect();
+        for p in 0..20 {
+            assert_eq!(shards.iter().filter(|s| s.holds(p)).count(), 1);
+        }
+    }
+
+    #[test]
+    fn odd_games_are_refused_with_the_reason() {
+        let c = RunConfig { games: 3, ..sample() };
+        let e = c.validate().unwrap_err().to_string();
+        assert!(e.contains("even") && e.contains("try 4"), "{e}");
+    }
+
+    #[test]
+    fn run_id_ignores_the_shard_only() {
+        let c = sample();
+        let s = RunConfig {
+            shard: Some(Shard { index: 1, count: 2 }),
+            ..sample()
+        };
+        assert_eq!(c.run_id(), s.run_id());
+        assert_ne!(c.run_id(), RunConfig { seed: 2, ..sample() }.run_id());
+    }
+
+    #[test]
+    fn differences_name_the_settings() {
+        let d = sample().differences(&RunConfig {
+            games: 6,
+            seed: 9,
+            ..sample()
+        });
+        assert_eq!(d, vec!["games: 4 vs 6".to_string(), "seed: 1 vs 9".to_string()]);
+    }
+}

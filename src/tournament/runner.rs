@@ -1,0 +1,310 @@
+//! Running a tournament: resume from the run folder, play the missing games in parallel, stop
+//! early on an SPRT decision, write the summaries.
+
+use super::bots::BotEntry;
+use super::config::RunConfig;
+use super::schedule::{pairings, schedule, PairJob, Pairing};
+use super::stats::SprtDecision;
+use super::store::{
+    cut_torn_line, open_run_dir, read_games, record_path, write_atomic, write_json_atomic,
+    write_record, GameLine, GamesWriter, TornLine, GAMES_FILE,
+};
+use super::summary::{live_score, pentanomial, SprtSummary, Summary};
+use super::TournamentError;
+use crate::bot::play::{play_game, PlayConfig};
+use crate::rules::{Colour, Deal, Game};
+use crate::terrain::Terrain;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// How to run: the settings plus what does not change results.
+pub struct RunOptions {
+    /// The settings; `versions` is filled in from the resolved bots.
+    pub config: RunConfig,
+    /// The terrains named by `config.terrains`, in the same order.
+    pub terrains: Vec<Arc<Terrain>>,
+    pub out: PathBuf,
+    /// Games played at once; `None` for one per core.
+    pub concurrency: Option<usize>,
+    /// No progress bar and no notes on standard error.
+    pub quiet: bool,
+}
+
+/// What a run did.
+#[derive(Debug)]
+pub struct RunReport {
+    pub summary: Summary,
+    /// `summary.md`, to print.
+    pub markdown: String,
+    /// Games found in `games.jsonl` at start, and games played now.
+    pub resumed: usize,
+    pub played: usize,
+    /// A torn last line found (and cut off) at start.
+    pub torn: Option<TornLine>,
+}
+
+/// Everything the workers share.
+struct Shared<'a> {
+    config: &'a RunConfig,
+    run_id: String,
+    out: &'a Path,
+    pairings: Vec<Pairing>,
+    games: Vec<Game>,
+    bots: BTreeMap<String, BotEntry>,
+    writer: GamesWriter,
+    done: Mutex<Vec<GameLine>>,
+    stop: AtomicBool,
+    error: Mutex<Option<TournamentError>>,
+    progress: ProgressBar,
+}
+
+/// Runs (or resumes) the tournament of `options` and writes its summaries.
+pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError> {
+    let mut config = options.config;
+    config.validate()?;
+    let bots = resolve_bots(&mut config)?;
+    if options.terrains.iter().map(|t| &t.key).ne(config.terrains.iter()) {
+        return Err(TournamentError::Usage(
+            "the terrains given do not match the settings' terrain list".into(),
+        ));
+    }
+    let out = options.out.as_path();
+    std::fs::create_dir_all(out).map_err(|e| TournamentError::io(out, e))?;
+    open_run_dir(out, &config)?;
+    let games_path = out.join(GAMES_FILE);
+    let existing = read_games(&games_path, &config.run_id())?;
+    if let Some(t) = &existing.torn {
+        eprintln!(
+            "note: {} line {} is incomplete ({} bytes; the run was interrupted while writing it): \
+             it is not counted, the file is cut back to line {}, and that game is played again",
+            games_path.display(),
+            t.line,
+            t.bytes,
+            t.line - 1
+        );
+    }
+    cut_torn_line(&games_path, &existing)?;
+    let jobs: Vec<PairJob> = schedule(&config)
+        .into_iter()
+        .filter(|j| config.shard.is_none_or(|s| s.holds(j.position)))
+        .collect();
+    let expected = jobs.len() as u64 * 2;
+    let resumed = existing.games.len();
+    let done_keys: HashSet<(usize, u8)> = existing.games.iter().map(GameLine::key).collect();
+    let pending: Vec<PairJob> = jobs
+        .into_iter()
+        .filter(|j| !(done_keys.contains(&(j.position, 0)) && done_keys.contains(&(j.position, 1))))
+        .collect();
+    if resumed > 0 && !options.quiet {
+        eprintln!("resuming {}: {resumed} of {expected} games already played", out.display());
+    }
+    let shared = Shared {
+        run_id: config.run_id(),
+        config: &config,
+        out,
+        pairings: pairings(&config),
+        games: options
+            .terrains
+            .iter()
+            .map(|t| Game::new(Arc::clone(t), config.variant))
+            .collect(),
+        bots,
+        writer: GamesWriter::open(&games_path)?,
+        done: Mutex::new(existing.games),
+        stop: AtomicBool::new(false),
+        error: Mutex::new(None),
+        progress: progress_bar(expected, resumed as u64, options.quiet),
+    };
+    shared.stop.store(sprt_decided(&shared), Ordering::SeqCst);
+    play_all(&shared, &pending, options.concurrency)?;
+    shared.progress.finish_and_clear();
+    if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
+        return Err(e);
+    }
+    let games = shared.done.into_inner().unwrap_or_default();
+    let played = games.len() - resumed;
+    let (summary, markdown) = write_summaries(out, &config, &games, expected)?;
+    Ok(RunReport {
+        summary,
+        markdown,
+        resumed,
+        played,
+        torn: existing.torn,
+    })
+}
+
+/// Resolves every bot spec and records its version in the settings.
+fn resolve_bots(config: &mut RunConfig) -> Result<BTreeMap<String, BotEntry>, TournamentError> {
+    let timeout = Duration::from_millis(config.ext_timeout_ms);
+    let mut bots = BTreeMap::new();
+    for spec in config.bots.iter().chain(&config.gauntlet) {
+        let entry = BotEntry::resolve(spec, timeout).map_err(TournamentError::Usage)?;
+        config.versions.insert(spec.clone(), entry.version.clone());
+        bots.insert(spec.clone(), entry);
+    }
+    Ok(bots)
+}
+
+/// Writes `summary.json`, `summary.csv` and `summary.md` for `games`.
+pub fn write_summaries(
+    out: &Path,
+    config: &RunConfig,
+    games: &[GameLine],
+    expected: u64,
+) -> Result<(Summary, String), TournamentError> {
+    let summary = Summary::compute(config, games, expected);
+    let markdown = summary.to_markdown(games);
+    write_json_atomic(&out.join("summary.json"), &summary)?;
+    write_atomic(&out.join("summary.csv"), summary.to_csv().as_bytes())?;
+    write_atomic(&out.join("summary.md"), markdown.as_bytes())?;
+    Ok((summary, markdown))
+}
+
+fn progress_bar(len: u64, done: u64, quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len).with_position(done);
+    let style = ProgressStyle::with_template(
+        "{elapsed_precise} [{bar:30}] {pos}/{len} games {per_sec} ETA {eta} | {wide_msg}",
+    )
+    .map(|s| s.progress_chars("=> "));
+    if let Ok(style) = style {
+        bar.set_style(style);
+    }
+    bar.reset_eta();
+    bar
+}
+
+/// Plays the pending deals on a pool of `concurrency` threads; workers take deals in schedule
+/// order from a shared counter, so results arrive roughly in order.
+fn play_all(
+    shared: &Shared,
+    pending: &[PairJob],
+    concurrency: Option<usize>,
+) -> Result<(), TournamentError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(concurrency.unwrap_or(0))
+        .build()
+        .map_err(|e| TournamentError::Usage(format!("cannot start the thread pool: {e}")))?;
+    let next = AtomicUsize::new(0);
+    pool.scope(|scope| {
+        for _ in 0..pool.current_num_threads() {
+            scope.spawn(|_| {
+                while !shared.stop.load(Ordering::SeqCst) {
+                    let Some(job) = pending.get(next.fetch_add(1, Ordering::SeqCst)) else {
+                        break;
+                    };
+                    if let Err(e) = play_pair(shared, job) {
+                        shared.stop.store(true, Ordering::SeqCst);
+                        if let Ok(mut slot) = shared.error.lock() {
+                            slot.get_or_insert(e);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    Ok(())
+}
+
+/// Plays the missing games of one deal, recording each as soon as it ends.
+fn play_pair(shared: &Shared, job: &PairJob) -> Result<(), TournamentError> {
+    let deal = Deal::from_seed(job.deal_seed);
+    for g in 0..2u8 {
+        let already = {
+            let done = shared.done.lock().map_err(|_| poisoned())?;
+            done.iter().any(|l| l.key() == (job.position, g))
+        };
+        if already {
+            continue;
+        }
+        let line = play_one(shared, job, &deal, g)?;
+        shared.writer.append(&line)?;
+        let message = {
+            let mut done = shared.done.lock().map_err(|_| poisoned())?;
+            done.push(line);
+            live_score(shared.config, &done)
+        };
+        shared.progress.inc(1);
+        let sprt = sprt_now(shared);
+        if let Some(s) = &sprt {
+            if s.decision != SprtDecision::Continue {
+                shared.stop.store(true, Ordering::SeqCst);
+            }
+        }
+        let sprt_note = sprt.map_or(String::new(), |s| format!(" | LLR {:.2} [{:.2}, {:.2}]", s.llr, s.lower, s.upper));
+        shared.progress.set_message(message + &sprt_note);
+    }
+    Ok(())
+}
+
+fn poisoned() -> TournamentError {
+    TournamentError::Usage("a game thread panicked; results so far are saved".into())
+}
+
+fn sprt_now(shared: &Shared) -> Option<SprtSummary> {
+    let params = shared.config.sprt?;
+    let done = shared.done.lock().ok()?;
+    let all: Vec<&GameLine> = done.iter().collect();
+    Some(SprtSummary::of(params, &pentanomial(&all)))
+}
+
+fn sprt_decided(shared: &Shared) -> bool {
+    sprt_now(shared).is_some_and(|s| s.decision != SprtDecision::Continue)
+}
+
+/// Plays game `g` of a deal and writes its record.
+fn play_one(shared: &Shared, job: &PairJob, deal: &Deal, g: u8) -> Result<GameLine, TournamentError> {
+    let pairing = &shared.pairings[job.pairing];
+    let game = &shared.games[job.terrain];
+    let bot = |c: Colour| &shared.bots[pairing.seat(g, c)];
+    let (mut blue, mut red) = (bot(Colour::Blue).seat(), bot(Colour::Red).seat());
+    let config = PlayConfig {
+        max_turns: shared.config.max_turns,
+        budgets: [blue.budget, red.budget],
+    };
+    let played = play_game(game, deal, &mut [&mut blue.player, &mut red.player], &config);
+    let result = &played.record.result;
+    let failure = |c: Colour| {
+        let cell = if c == Colour::Blue { &blue.failure } else { &red.failure };
+        cell.as_ref().and_then(|f| f.lock().ok().and_then(|f| f.clone()))
+    };
+    let forfeit_reason = match (result.end.as_str(), result.winner) {
+        ("forfeit", Some(w)) => Some(failure(w.opponent()).unwrap_or_else(|| "illegal decision".into())),
+        _ => None,
+    };
+    let terrain = &game.terrain().key;
+    let rel = record_path(terrain, &pairing.a, &pairing.b, job.pair, g);
+    write_record(shared.out, &rel, &played.record)?;
+    let first = deal.first;
+    Ok(GameLine {
+        run: shared.run_id.clone(),
+        position: job.position,
+        a: pairing.a.clone(),
+        b: pairing.b.clone(),
+        terrain: terrain.clone(),
+        variant: shared.config.variant,
+        deal_seed: job.deal_seed,
+        pair: job.pair,
+        game: g,
+        blue: pairing.seat(g, Colour::Blue).to_string(),
+        red: pairing.seat(g, Colour::Red).to_string(),
+        first,
+        first_bot: pairing.seat(g, first).to_string(),
+        winner: result.winner.map(|w| pairing.seat(g, w).to_string()),
+        winner_colour: result.winner,
+        end: result.end.clone(),
+        forfeit_reason,
+        turns: result.turns,
+        medals: result.medals,
+        decisions: played.decisions,
+        think_ms: played.think_time.map(|t| t.as_secs_f64() * 1000.0),
+        versions: Colour::BOTH.map(|c| bot(c).version.clone()),
+        record: rel,
+    })
+}

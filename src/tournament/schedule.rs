@@ -1,0 +1,177 @@
+//! Which games a run plays: pairings, the global ordered list of deals, seats and deal seeds.
+//!
+//! Every deal is played twice with the seats swapped: in game 0 bot `a` plays blue and bot `b`
+//! red; in game 1 `b` plays blue and `a` red, on the very same deal (same removed tiles, same
+//! reserve orders, same first-player colour). So over a pair each bot holds each colour's tiles
+//! once and, since the deal's first player colour stays, each bot moves first exactly once:
+//! luck of the deal, colour and first-player advantage all cancel within the pair.
+
+use super::config::{fnv1a, RunConfig};
+use crate::rules::Colour;
+
+/// Two bots that meet: `a` is the one whose score, win rate and Elo are reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pairing {
+    pub a: String,
+    pub b: String,
+}
+
+impl Pairing {
+    /// "a vs b", as in tables.
+    pub fn label(&self) -> String {
+        format!("{} vs {}", self.a, self.b)
+    }
+
+    /// The bot on `colour` in game `game` (0 or 1) of a pair.
+    pub fn seat(&self, game: u8, colour: Colour) -> &str {
+        match (game, colour) {
+            (0, Colour::Blue) | (1, Colour::Red) => &self.a,
+            _ => &self.b,
+        }
+    }
+}
+
+/// The pairings of a run: every two bots of a round robin in listed order, or the gauntlet bot
+/// against each opponent.
+pub fn pairings(config: &RunConfig) -> Vec<Pairing> {
+    match &config.gauntlet {
+        Some(x) => config
+            .bots
+            .iter()
+            .map(|b| Pairing {
+                a: x.clone(),
+                b: b.clone(),
+            })
+            .collect(),
+        None => {
+            let bots = &config.bots;
+            (0..bots.len())
+                .flat_map(|i| {
+                    (i + 1..bots.len()).map(move |j| Pairing {
+                        a: bots[i].clone(),
+                        b: bots[j].clone(),
+                    })
+                })
+                .collect()
+        }
+    }
+}
+
+/// One deal of the run, to be played twice.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairJob {
+    /// Position in the global ordered list of the run (shards split on it).
+    pub position: usize,
+    pub pairing: usize,
+    pub terrain: usize,
+    /// Index of the deal within its pairing and terrain.
+    pub pair: u32,
+    pub deal_seed: u64,
+}
+
+/// The global ordered list of deals: pair index first, then pairing, then terrain, so that a
+/// run stopped early (SPRT, interruption) has played every pairing and terrain about equally.
+pub fn schedule(config: &RunConfig) -> Vec<PairJob> {
+    let pairings = pairings(config);
+    let mut jobs = Vec::new();
+    for pair in 0..config.pairs() {
+        for (pi, p) in pairings.iter().enumerate() {
+            for (ti, terrain) in config.terrains.iter().enumerate() {
+                jobs.push(PairJob {
+                    position: jobs.len(),
+                    pairing: pi,
+                    terrain: ti,
+                    pair,
+                    deal_seed: deal_seed(config.seed, p, terrain, pair),
+                });
+            }
+        }
+    }
+    jobs
+}
+
+/// The deal seed of (run seed, pairing, terrain, pair index): stable across releases (no
+/// standard-library hashing), independent of the order bots or terrains are listed in.
+pub fn deal_seed(seed: u64, pairing: &Pairing, terrain: &str, pair: u32) -> u64 {
+    let names = format!("{}\u{0}{}", pairing.a, pairing.b);
+    let mut h = mix(seed);
+    h = mix(h ^ fnv1a(names.as_bytes()));
+    h = mix(h ^ fnv1a(terrain.as_bytes()));
+    mix(h ^ pair as u64)
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::config::{Shard, RUN_FORMAT};
+
+    fn config(bots: &[&str], gauntlet: Option<&str>) -> RunConfig {
+        RunConfig {
+            format: RUN_FORMAT.into(),
+            bots: bots.iter().map(|s| s.to_string()).collect(),
+            gauntlet: gauntlet.map(str::to_string),
+            terrains: vec!["castle_field".into(), "tropical_pool".into()],
+            terrain_file_hash: None,
+            games: 6,
+            seed: 7,
+            variant: Default::default(),
+            max_turns: 300,
+            sprt: None,
+            ext_timeout_ms: 1000,
+            versions: Default::default(),
+            shard: None,
+        }
+    }
+
+    #[test]
+    fn round_robin_and_gauntlet_pairings() {
+        let rr = pairings(&config(&["a", "b", "c"], None));
+        let labels: Vec<String> = rr.iter().map(Pairing::label).collect();
+        assert_eq!(labels, ["a vs b", "a vs c", "b vs c"]);
+        let g = pairings(&config(&["b", "c"], Some("x")));
+        let labels: Vec<String> = g.iter().map(Pairing::label).collect();
+        assert_eq!(labels, ["x vs b", "x vs c"]);
+    }
+
+    #[test]
+    fn seats_swap_within_a_pair() {
+        let p = Pairing {
+            a: "a".into(),
+            b: "b".into(),
+        };
+        assert_eq!((p.seat(0, Colour::Blue), p.seat(0, Colour::Red)), ("a", "b"));
+        assert_eq!((p.seat(1, Colour::Blue), p.seat(1, Colour::Red)), ("b", "a"));
+    }
+
+    #[test]
+    fn schedule_covers_every_deal_once_with_distinct_seeds() {
+        let c = config(&["a", "b", "c"], None);
+        let jobs = schedule(&c);
+        assert_eq!(jobs.len(), 3 * 2 * 3);
+        let mut seeds: Vec<u64> = jobs.iter().map(|j| j.deal_seed).collect();
+        seeds.sort();
+        seeds.dedup();
+        assert_eq!(seeds.len(), jobs.len());
+        assert!(jobs.iter().enumerate().all(|(i, j)| j.position == i));
+        assert_eq!(schedule(&c), jobs, "deterministic");
+    }
+
+    #[test]
+    fn shards_split_the_schedule_disjointly() {
+        let jobs = schedule(&config(&["a", "b"], None));
+        let shards = [Shard { index: 1, count: 2 }, Shard { index: 2, count: 2 }];
+        let sizes: Vec<usize> = shards
+            .iter()
+            .map(|s| jobs.iter().filter(|j| s.holds(j.position)).count())
+            .collect();
+        assert_eq!(sizes.iter().sum::<usize>(), jobs.len());
+        assert!(sizes.iter().all(|&n| n > 0));
+    }
+}

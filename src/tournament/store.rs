@@ -1,0 +1,378 @@
+//! The run folder on disk: `run.json`, the append-only `games.jsonl`, and the records.
+//!
+//! Crash safety: a finished game is first written as its record file (to a temporary name,
+//! then renamed), then announced by one line of `games.jsonl`, written with a single `write`
+//! and flushed to disk (`fsync`) before the next game is counted. A `kill -9` can therefore
+//! leave at most a torn last line, which [`read_games`] detects, reports with its line number
+//! and cuts off (the game is simply played again), and at most a record file without its line,
+//! which the replayed game overwrites.
+
+use super::config::{RunConfig, RUN_FORMAT};
+use super::TournamentError;
+use crate::record::GameRecord;
+use crate::rules::{Colour, Variant};
+use serde::{Deserialize, Serialize};
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+pub const RUN_FILE: &str = "run.json";
+pub const GAMES_FILE: &str = "games.jsonl";
+pub const RECORDS_DIR: &str = "records";
+
+/// One finished game, as one line of `games.jsonl`. Per-colour arrays are (blue, red).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameLine {
+    /// Run id: hash of the unsharded settings.
+    pub run: String,
+    /// Position of the deal in the run's global ordered list.
+    pub position: usize,
+    /// The pairing's bots; `a` is the one reported on.
+    pub a: String,
+    pub b: String,
+    pub terrain: String,
+    pub variant: Variant,
+    pub deal_seed: u64,
+    /// Deal index within pairing and terrain.
+    pub pair: u32,
+    /// 0: `a` plays blue; 1: `b` plays blue.
+    pub game: u8,
+    pub blue: String,
+    pub red: String,
+    /// First player colour (fixed by the deal) and the bot on it.
+    pub first: Colour,
+    pub first_bot: String,
+    /// The winning bot; `None` when the turn cap stopped the game.
+    pub winner: Option<String>,
+    pub winner_colour: Option<Colour>,
+    /// "hq", "medals", "blocked", "turn_cap" or "forfeit".
+    pub end: String,
+    /// Why the loser forfeited, when known (external bot failures).
+    pub forfeit_reason: Option<String>,
+    pub turns: u16,
+    pub medals: [u8; 2],
+    pub decisions: [u32; 2],
+    /// Total thinking time in milliseconds.
+    pub think_ms: [f64; 2],
+    /// Bot versions.
+    pub versions: [String; 2],
+    /// The record file, relative to the run folder.
+    pub record: String,
+}
+
+/// Identifies a game within a run.
+pub type GameKey = (usize, u8);
+
+impl GameLine {
+    pub fn key(&self) -> GameKey {
+        (self.position, self.game)
+    }
+
+    /// The score of bot `a`: 1 win, 0.5 turn cap, 0 loss.
+    pub fn score_a(&self) -> f64 {
+        match &self.winner {
+            None => 0.5,
+            Some(w) if *w == self.a => 1.0,
+            Some(_) => 0.0,
+        }
+    }
+}
+
+/// A torn last line that was cut off.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TornLine {
+    pub line: usize,
+    pub bytes: usize,
+}
+
+/// The games of a `games.jsonl`, with its torn last line if any.
+#[derive(Debug, Default)]
+pub struct GamesFile {
+    pub games: Vec<GameLine>,
+    pub torn: Option<TornLine>,
+    /// Length in bytes of the valid part (everything before a torn line).
+    pub valid_len: u64,
+}
+
+/// Reads `games.jsonl`. A last line that is incomplete (no final newline) or unreadable is
+/// reported in `torn`; an unreadable line before the last, a line of another run or a game
+/// counted twice is an error naming the line. A missing file has no games.
+pub fn read_games(path: &Path, run_id: &str) -> Result<GamesFile, TournamentError> {
+    let text = match fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(GamesFile::default()),
+        Err(e) => return Err(TournamentError::io(path, e)),
+    };
+    let mut out = GamesFile::default();
+    let mut seen = std::collections::HashMap::new();
+    let mut offset = 0usize;
+    let chunks: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
+    for (i, chunk) in chunks.iter().enumerate() {
+        let line_no = i + 1;
+        let complete = chunk.ends_with(b"\n");
+        let parsed = std::str::from_utf8(chunk)
+            .map_err(|e| e.to_string())
+            .and_then(|s| serde_json::from_str::<GameLine>(s.trim_end()).map_err(|e| e.to_string()))
+            .and_then(|g| match complete {
+                true => Ok(g),
+                false => Err("the line has no end".to_string()),
+            });
+        let corrupt = |reason: String| TournamentError::Corrupt {
+            path: path.display().to_string(),
+            line: line_no,
+            reason,
+        };
+        match parsed {
+            Ok(g) => {
+                if g.run != run_id {
+                    return Err(corrupt(format!(
+                        "game of run {}, but this folder's run is {run_id}",
+                        g.run
+                    )));
+                }
+                if let Some(first) = seen.insert(g.key(), line_no) {
+                    return Err(corrupt(format!(
+                        "game {} of deal {} is already on line {first}",
+                        g.game, g.position
+                    )));
+                }
+                out.games.push(g);
+            }
+            Err(_) if i + 1 == chunks.len() => {
+                out.torn = Some(TornLine {
+                    line: line_no,
+                    bytes: chunk.len(),
+                });
+                break;
+            }
+            Err(reason) => {
+                return Err(corrupt(format!(
+                    "not a game line ({reason}); the file was edited or damaged"
+                )))
+            }
+        }
+        offset += chunk.len();
+    }
+    out.valid_len = offset as u64;
+    Ok(out)
+}
+
+/// Cuts a torn last line off `games.jsonl` so that appends start on a fresh line.
+pub fn cut_torn_line(path: &Path, file: &GamesFile) -> Result<(), TournamentError> {
+    if file.torn.is_some() {
+        let f = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| TournamentError::io(path, e))?;
+        f.set_len(file.valid_len)
+            .and_then(|()| f.sync_all())
+            .map_err(|e| TournamentError::io(path, e))?;
+    }
+    Ok(())
+}
+
+/// Appends game lines, one `write` and one `fsync` per game.
+pub struct GamesWriter {
+    path: PathBuf,
+    file: Mutex<File>,
+}
+
+impl GamesWriter {
+    pub fn open(path: &Path) -> Result<GamesWriter, TournamentError> {
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| TournamentError::io(path, e))?;
+        Ok(GamesWriter {
+            path: path.to_path_buf(),
+            file: Mutex::new(file),
+        })
+    }
+
+    pub fn append(&self, game: &GameLine) -> Result<(), TournamentError> {
+        let mut line = serde_json::to_string(game).map_err(|e| TournamentError::io(&self.path, e))?;
+        line.push('\n');
+        let mut f = self
+            .file
+            .lock()
+            .map_err(|_| TournamentError::io(&self.path, "a writer thread panicked"))?;
+        f.write_all(line.as_bytes())
+            .and_then(|()| f.sync_data())
+            .map_err(|e| TournamentError::io(&self.path, e))
+    }
+}
+
+/// Writes `value` as pretty JSON to `path` through a temporary file and a rename, so that a
+/// reader never sees half a file.
+pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), TournamentError> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| TournamentError::io(path, e))?;
+    write_atomic(path, text.as_bytes())
+}
+
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TournamentError> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(|e| TournamentError::io(parent, e))?;
+    }
+    let tmp = path.with_extension("tmp");
+    fs::write(&tmp, bytes)
+        .and_then(|()| fs::rename(&tmp, path))
+        .map_err(|e| TournamentError::io(path, e))
+}
+
+/// The record path of a game, relative to the run folder:
+/// `records/<terrain>/<a>-vs-<b>-<pair>-<game>.json` (names made file-safe).
+pub fn record_path(terrain: &str, a: &str, b: &str, pair: u32, game: u8) -> String {
+    format!(
+        "{RECORDS_DIR}/{}/{}-vs-{}-{pair:04}-{game}.json",
+        file_safe(terrain),
+        file_safe(a),
+        file_safe(b)
+    )
+}
+
+fn file_safe(name: &str) -> String {
+    let name = Path::new(name.trim_start_matches("ext:"))
+        .file_stem()
+        .map_or(name.to_string(), |s| s.to_string_lossy().into_owned());
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect()
+}
+
+pub fn write_record(dir: &Path, rel: &str, record: &GameRecord) -> Result<(), TournamentError> {
+    write_json_atomic(&dir.join(rel), record)
+}
+
+/// Reads `run.json`, or `None` when the folder has none.
+pub fn read_run(dir: &Path) -> Result<Option<RunConfig>, TournamentError> {
+    let path = dir.join(RUN_FILE);
+    let text = match fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(TournamentError::io(&path, e)),
+    };
+    let config: RunConfig = serde_json::from_str(&text).map_err(|e| {
+        TournamentError::io(&path, format!("not the settings of a tournament run: {e}"))
+    })?;
+    if config.format != RUN_FORMAT {
+        return Err(TournamentError::io(
+            &path,
+            format!("format '{}', expected '{RUN_FORMAT}'", config.format),
+        ));
+    }
+    Ok(Some(config))
+}
+
+/// Prepares the run folder: a new or empty folder gets `run.json`; a folder of the same run is
+/// resumed; anything else is refused with the differing settings named.
+pub fn open_run_dir(dir: &Path, config: &RunConfig) -> Result<(), TournamentError> {
+    match read_run(dir)? {
+        Some(stored) if stored == *config => Ok(()),
+        Some(stored) => Err(TournamentError::Settings {
+            dir: dir.display().to_string(),
+            differences: config
+                .differences(&stored)
+                .into_iter()
+                .map(|d| d.replacen(" vs ", " now, ", 1) + " in run.json")
+                .collect(),
+        }),
+        None => {
+            let non_empty = fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(false);
+            if non_empty {
+                return Err(TournamentError::Usage(format!(
+                    "{} is not empty and holds no {RUN_FILE}: refusing to mix a tournament \
+                     with other files; choose an empty or new --out folder",
+                    dir.display()
+                )));
+            }
+            write_json_atomic(&dir.join(RUN_FILE), config)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    pub(crate) fn line(position: usize, game: u8) -> GameLine {
+        GameLine {
+            run: "r".into(),
+            position,
+            a: "a".into(),
+            b: "b".into(),
+            terrain: "castle_field".into(),
+            variant: Variant::Normal,
+            deal_seed: 1,
+            pair: 0,
+            game,
+            blue: "a".into(),
+            red: "b".into(),
+            first: Colour::Blue,
+            first_bot: "a".into(),
+            winner: Some("a".into()),
+            winner_colour: Some(Colour::Blue),
+            end: "hq".into(),
+            forfeit_reason: None,
+            turns: 20,
+            medals: [0, 0],
+            decisions: [10, 10],
+            think_ms: [1.0, 1.0],
+            versions: ["1".into(), "1".into()],
+            record: "records/x.json".into(),
+        }
+    }
+
+    fn file_with(dir: &Path, text: &str) -> PathBuf {
+        let p = dir.join(GAMES_FILE);
+        fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn json(g: &GameLine) -> String {
+        serde_json::to_string(g).unwrap() + "\n"
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("toybattle-store-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&d);
+        fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn torn_last_line_is_reported_and_cut() {
+        let d = temp_dir("torn");
+        let whole = json(&line(0, 0)) + &json(&line(0, 1));
+        let p = file_with(&d, &format!("{whole}{}", &json(&line(1, 0))[..30]));
+        let f = read_games(&p, "r").unwrap();
+        assert_eq!(f.games.len(), 2);
+        assert_eq!(f.torn, Some(TornLine { line: 3, bytes: 30 }));
+        cut_torn_line(&p, &f).unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), whole);
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn corrupt_middle_line_and_duplicates_are_errors_naming_the_line() {
+        let d = temp_dir("corrupt");
+        let p = file_with(&d, &format!("{}garbage\n{}", json(&line(0, 0)), json(&line(0, 1))));
+        let e = read_games(&p, "r").unwrap_err().to_string();
+        assert!(e.contains("line 2"), "{e}");
+        let p = file_with(&d, &format!("{}{}", json(&line(0, 0)), json(&line(0, 0))));
+        let e = read_games(&p, "r").unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("line 1"), "{e}");
+        let e = read_games(&p, "other").unwrap_err().to_string();
+        assert!(e.contains("line 1") && e.contains("run r"), "{e}");
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn record_paths_are_file_safe() {
+        assert_eq!(
+            record_path("castle_field", "ext:/tmp/my bot.py", "ismcts-1s", 3, 1),
+            "records/castle_field/my_bot-vs-ismcts-1s-0003-1.json"
+        );
+    }
+}

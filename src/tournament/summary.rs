@@ -1,0 +1,524 @@
+//! The summary of a run, computed from its game lines alone, so that a merge of shards gives
+//! exactly the summary of a single-machine run: per pairing (overall and per terrain), per
+//! terrain over all pairings, overall, per bot, and the SPRT.
+//!
+//! Conventions: a game stopped by the turn cap is a draw (half a point to each bot); win rates
+//! count wins only, with Wilson 95% intervals; the score of the pairing's bot `a` counts draws
+//! half; Elo comes from the pentanomial counts of complete pairs (both games of a deal played).
+//! Thinking times vary between runs, so they appear in `summary.md` only, never in
+//! `summary.json`.
+
+use super::config::RunConfig;
+use super::schedule::pairings;
+use super::stats::{
+    mean_and_ci95, sprt_bounds, sprt_decide, wilson_interval, EloEstimate, Pentanomial,
+    SprtDecision, SprtParams, Z95,
+};
+use super::store::GameLine;
+use crate::rules::Colour;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+pub const SUMMARY_FORMAT: &str = "toybattle-summary/1";
+
+/// The end types, in table order.
+pub const END_TYPES: [&str; 5] = ["hq", "medals", "blocked", "turn_cap", "forfeit"];
+
+/// A proportion with its Wilson 95% interval; `rate` is `None` without games.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Rate {
+    pub count: f64,
+    pub games: u64,
+    pub rate: Option<f64>,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl Rate {
+    pub fn new(count: f64, games: u64) -> Rate {
+        let (lo, hi) = wilson_interval(count, games as f64, Z95);
+        Rate {
+            count,
+            games,
+            rate: (games > 0).then(|| count / games as f64),
+            lo,
+            hi,
+        }
+    }
+
+    fn show(&self) -> String {
+        match self.rate {
+            Some(r) => format!("{:.1}% [{:.1}, {:.1}]", 100.0 * r, 100.0 * self.lo, 100.0 * self.hi),
+            None => "-".into(),
+        }
+    }
+}
+
+/// Seat balance and shape of a set of games.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SideStats {
+    pub games: u64,
+    pub first_player_wins: Rate,
+    pub blue_wins: Rate,
+    pub red_wins: Rate,
+    /// Games per end type (every type of [`END_TYPES`] present, zeros included).
+    pub ends: BTreeMap<String, u64>,
+    pub mean_turns: Option<f64>,
+    /// 95% half-width of the mean length; `None` with fewer than two games.
+    pub turns_ci95: Option<f64>,
+}
+
+impl SideStats {
+    pub fn of(games: &[&GameLine]) -> SideStats {
+        let n = games.len() as u64;
+        let count = |f: &dyn Fn(&GameLine) -> bool| games.iter().filter(|g| f(g)).count() as f64;
+        let mut ends: BTreeMap<String, u64> = END_TYPES.iter().map(|e| (e.to_string(), 0)).collect();
+        for g in games {
+            *ends.entry(g.end.clone()).or_default() += 1;
+        }
+        let turns: Vec<f64> = games.iter().map(|g| g.turns as f64).collect();
+        let (mean, ci) = mean_and_ci95(&turns);
+        SideStats {
+            games: n,
+            first_player_wins: Rate::new(count(&|g| g.winner_colour == Some(g.first)), n),
+            blue_wins: Rate::new(count(&|g| g.winner_colour == Some(Colour::Blue)), n),
+            red_wins: Rate::new(count(&|g| g.winner_colour == Some(Colour::Red)), n),
+            ends,
+            mean_turns: (n > 0).then_some(mean),
+            turns_ci95: ci.is_finite().then_some(ci),
+        }
+    }
+}
+
+/// Results of one pairing over a set of games, from the side of bot `a`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatchStats {
+    pub games: u64,
+    pub wins_a: u64,
+    pub wins_b: u64,
+    pub draws: u64,
+    /// Score of `a` (wins + draws / 2) per game.
+    pub score_a: Rate,
+    /// Complete pairs by score of `a` (LL, LD, WL/DD, WD, WW).
+    pub pentanomial: Pentanomial,
+    /// Elo of `a` over `b` from the pentanomial.
+    pub elo: EloEstimate,
+    pub sides: SideStats,
+}
+
+impl MatchStats {
+    pub fn of(games: &[&GameLine]) -> MatchStats {
+        let n = games.len() as u64;
+        let wins_a = games.iter().filter(|g| g.score_a() == 1.0).count() as u64;
+        let draws = games.iter().filter(|g| g.winner.is_none()).count() as u64;
+        let pentanomial = pentanomial(games);
+        MatchStats {
+            games: n,
+            wins_a,
+            wins_b: n - wins_a - draws,
+            draws,
+            score_a: Rate::new(wins_a as f64 + 0.5 * draws as f64, n),
+            elo: pentanomial.elo_estimate(),
+            pentanomial,
+            sides: SideStats::of(games),
+        }
+    }
+}
+
+/// Pentanomial counts of the complete pairs (both games of a deal) among `games`.
+pub fn pentanomial(games: &[&GameLine]) -> Pentanomial {
+    let mut by_deal: BTreeMap<usize, [Option<f64>; 2]> = BTreeMap::new();
+    for g in games {
+        if let Some(slot) = by_deal.entry(g.position).or_default().get_mut(g.game as usize) {
+            *slot = Some(g.score_a());
+        }
+    }
+    let mut p = Pentanomial::default();
+    for pair in by_deal.values() {
+        if let [Some(first), Some(second)] = pair {
+            p.add_pair(*first, *second);
+        }
+    }
+    p
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TerrainMatch {
+    pub terrain: String,
+    pub stats: MatchStats,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PairingSummary {
+    pub a: String,
+    pub b: String,
+    pub overall: MatchStats,
+    pub terrains: Vec<TerrainMatch>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TerrainSummary {
+    pub terrain: String,
+    pub stats: SideStats,
+}
+
+/// A bot's results against everyone.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BotStanding {
+    pub bot: String,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub forfeits: u64,
+    pub score: Rate,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SprtSummary {
+    pub params: SprtParams,
+    pub pairs: u64,
+    pub llr: f64,
+    pub lower: f64,
+    pub upper: f64,
+    pub decision: SprtDecision,
+}
+
+impl SprtSummary {
+    pub fn of(params: SprtParams, p: &Pentanomial) -> SprtSummary {
+        let (llr, decision) = sprt_decide(p, &params);
+        let (lower, upper) = sprt_bounds(params.alpha, params.beta);
+        SprtSummary {
+            params,
+            pairs: p.pairs(),
+            llr,
+            lower,
+            upper,
+            decision,
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        let verdict = match self.decision {
+            SprtDecision::H0 => format!("H0 accepted (Elo <= {})", self.params.elo0),
+            SprtDecision::H1 => format!("H1 accepted (Elo >= {})", self.params.elo1),
+            SprtDecision::Continue => "no decision yet".into(),
+        };
+        format!(
+            "SPRT {}: LLR {:.3} in [{:.3}, {:.3}] after {} pairs: {verdict}",
+            self.params, self.llr, self.lower, self.upper, self.pairs
+        )
+    }
+}
+
+/// Everything `summary.json` holds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    pub format: String,
+    pub run: String,
+    pub config: RunConfig,
+    /// Games this run (or shard) is to play, and games played.
+    pub expected_games: u64,
+    pub games: u64,
+    pub complete: bool,
+    pub bots: Vec<BotStanding>,
+    pub pairings: Vec<PairingSummary>,
+    pub terrains: Vec<TerrainSummary>,
+    pub overall: SideStats,
+    pub sprt: Option<SprtSummary>,
+}
+
+impl Summary {
+    /// The summary of `games` (in any order) played under `config`.
+    pub fn compute(config: &RunConfig, games: &[GameLine], expected_games: u64) -> Summary {
+        let mut sorted: Vec<&GameLine> = games.iter().collect();
+        sorted.sort_by_key(|g| g.key());
+        let pairings = pairings(config);
+        let pairing_summaries: Vec<PairingSummary> = pairings
+            .iter()
+            .map(|p| {
+                let of_pairing: Vec<&GameLine> = sorted
+                    .iter()
+                    .copied()
+                    .filter(|g| g.a == p.a && g.b == p.b)
+                    .collect();
+                PairingSummary {
+                    a: p.a.clone(),
+                    b: p.b.clone(),
+                    overall: MatchStats::of(&of_pairing),
+                    terrains: config
+                        .terrains
+                        .iter()
+                        .map(|t| TerrainMatch {
+                            terrain: t.clone(),
+                            stats: MatchStats::of(&filter_terrain(&of_pairing, t)),
+                        })
+                        .collect(),
+                }
+            })
+            .collect();
+        let sprt = config.sprt.map(|params| {
+            SprtSummary::of(params, &pairing_summaries[0].overall.pentanomial)
+        });
+        Summary {
+            format: SUMMARY_FORMAT.into(),
+            run: config.run_id(),
+            config: config.clone(),
+            expected_games,
+            games: sorted.len() as u64,
+            complete: sorted.len() as u64 == expected_games,
+            bots: standings(config, &sorted),
+            pairings: pairing_summaries,
+            terrains: config
+                .terrains
+                .iter()
+                .map(|t| TerrainSummary {
+                    terrain: t.clone(),
+                    stats: SideStats::of(&filter_terrain(&sorted, t)),
+                })
+                .collect(),
+            overall: SideStats::of(&sorted),
+            sprt,
+        }
+    }
+}
+
+fn filter_terrain<'a>(games: &[&'a GameLine], terrain: &str) -> Vec<&'a GameLine> {
+    games.iter().copied().filter(|g| g.terrain == terrain).collect()
+}
+
+fn standings(config: &RunConfig, games: &[&GameLine]) -> Vec<BotStanding> {
+    let names = config.gauntlet.iter().chain(&config.bots);
+    names
+        .map(|bot| {
+            let mine: Vec<&&GameLine> = games.iter().filter(|g| g.a == *bot || g.b == *bot).collect();
+            let wins = mine.iter().filter(|g| g.winner.as_ref() == Some(bot)).count() as u64;
+            let draws = mine.iter().filter(|g| g.winner.is_none()).count() as u64;
+            let forfeits = mine
+                .iter()
+                .filter(|g| g.end == "forfeit" && g.winner.as_ref() != Some(bot))
+                .count() as u64;
+            BotStanding {
+                bot: bot.clone(),
+                games: mine.len() as u64,
+                wins,
+                draws,
+                forfeits,
+                score: Rate::new(wins as f64 + 0.5 * draws as f64, mine.len() as u64),
+            }
+        })
+        .collect()
+}
+
+// ----- Rendering ---------------------------------------------------------------------------------
+
+fn elo_cell(s: &MatchStats) -> String {
+    if s.pentanomial.pairs() == 0 {
+        return "-".into();
+    }
+    format!("{:+.0} [{:+.0}, {:+.0}]", s.elo.elo, s.elo.lo, s.elo.hi)
+}
+
+fn penta_cell(p: &Pentanomial) -> String {
+    p.counts.map(|c| c.to_string()).join("/")
+}
+
+fn turns_cell(s: &SideStats) -> String {
+    match (s.mean_turns, s.turns_ci95) {
+        (Some(m), Some(ci)) => format!("{m:.1} ± {ci:.1}"),
+        (Some(m), None) => format!("{m:.1}"),
+        _ => "-".into(),
+    }
+}
+
+fn ends_cells(s: &SideStats) -> String {
+    END_TYPES
+        .iter()
+        .map(|e| s.ends.get(*e).copied().unwrap_or(0).to_string())
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// Mean thinking time per decision of each bot, from the game lines.
+fn thinking_times(games: &[GameLine]) -> BTreeMap<String, (u64, f64)> {
+    let mut out: BTreeMap<String, (u64, f64)> = BTreeMap::new();
+    for g in games {
+        for c in Colour::BOTH {
+            let bot = if c == Colour::Blue { &g.blue } else { &g.red };
+            let e = out.entry(bot.clone()).or_default();
+            e.0 += g.decisions[c.index()] as u64;
+            e.1 += g.think_ms[c.index()];
+        }
+    }
+    out
+}
+
+impl Summary {
+    /// `summary.md`: the tables for people. `games` adds the thinking-time table.
+    pub fn to_markdown(&self, games: &[GameLine]) -> String {
+        let mut md = String::new();
+        let c = &self.config;
+        let _ = writeln!(md, "# Tournament summary\n");
+        let _ = writeln!(
+            md,
+            "Run `{}`: {} of {} games played{}. Variant {}, {} games per pairing and terrain \
+             (each deal twice, seats swapped), seed {}, turn cap {}.\n",
+            self.run,
+            self.games,
+            self.expected_games,
+            if self.complete { "" } else { " (incomplete)" },
+            c.variant,
+            c.games,
+            c.seed,
+            c.max_turns
+        );
+        if let Some(s) = &self.sprt {
+            let _ = writeln!(md, "**{}**\n", s.describe());
+        }
+        md.push_str(&self.standings_table());
+        md.push_str(&self.pairings_table());
+        md.push_str(&self.terrains_table());
+        md.push_str(&thinking_table(games));
+        md
+    }
+
+    fn standings_table(&self) -> String {
+        let mut md = String::from(
+            "## Bots\n\n| bot | games | wins | draws | lost by forfeit | score [95% CI] |\n|---|---:|---:|---:|---:|---|\n",
+        );
+        let mut bots: Vec<&BotStanding> = self.bots.iter().collect();
+        bots.sort_by(|x, y| y.score.rate.partial_cmp(&x.score.rate).unwrap_or(std::cmp::Ordering::Equal));
+        for b in bots {
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {} |",
+                b.bot, b.games, b.wins, b.draws, b.forfeits, b.score.show()
+            );
+        }
+        md + "\n"
+    }
+
+    fn pairings_table(&self) -> String {
+        let mut md = String::from(
+            "## Pairings\n\nScore, wins and Elo are those of the first bot named. Pairs: complete deals by the first bot's score, LL/LD/WL+DD/WD/WW.\n\n\
+             | pairing | terrain | games | wins | losses | draws | score [95% CI] | Elo [95% CI] | pairs | first player wins |\n\
+             |---|---|---:|---:|---:|---:|---|---|---|---|\n",
+        );
+        for p in &self.pairings {
+            let rows = std::iter::once(("**all**", &p.overall))
+                .chain(p.terrains.iter().map(|t| (t.terrain.as_str(), &t.stats)));
+            for (terrain, s) in rows {
+                let _ = writeln!(
+                    md,
+                    "| {} vs {} | {terrain} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                    p.a,
+                    p.b,
+                    s.games,
+                    s.wins_a,
+                    s.wins_b,
+                    s.draws,
+                    s.score_a.show(),
+                    elo_cell(s),
+                    penta_cell(&s.pentanomial),
+                    s.sides.first_player_wins.show()
+                );
+            }
+        }
+        md + "\n"
+    }
+
+    fn terrains_table(&self) -> String {
+        let mut md = String::from(
+            "## Terrains (all pairings)\n\n\
+             | terrain | games | first player wins | blue wins | red wins | hq | medals | blocked | turn_cap | forfeit | mean turns ± 95% |\n\
+             |---|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
+        );
+        let rows = self
+            .terrains
+            .iter()
+            .map(|t| (t.terrain.as_str(), &t.stats))
+            .chain(std::iter::once(("**all**", &self.overall)));
+        for (terrain, s) in rows {
+            let _ = writeln!(
+                md,
+                "| {terrain} | {} | {} | {} | {} | {} | {} |",
+                s.games,
+                s.first_player_wins.show(),
+                s.blue_wins.show(),
+                s.red_wins.show(),
+                ends_cells(s),
+                turns_cell(s)
+            );
+        }
+        md + "\n"
+    }
+
+    /// `summary.csv`: one row per pairing and terrain (terrain "all" for the pairing overall),
+    /// then one row per terrain over all pairings (pairing "all"), then the overall row.
+    pub fn to_csv(&self) -> String {
+        let mut csv = String::from(
+            "pairing,a,b,terrain,games,wins_a,wins_b,draws,score_a,score_a_lo,score_a_hi,elo,elo_lo,elo_hi,\
+             pairs,pairs_ll,pairs_ld,pairs_wl_dd,pairs_wd,pairs_ww,first_player_win_rate,first_lo,first_hi,\
+             blue_win_rate,blue_lo,blue_hi,red_win_rate,red_lo,red_hi,hq,medals,blocked,turn_cap,forfeit,mean_turns\n",
+        );
+        let opt = |v: Option<f64>| v.map_or(String::new(), |x| format!("{x:.6}"));
+        let side = |s: &SideStats| {
+            let r = |r: &Rate| format!("{},{:.6},{:.6}", opt(r.rate), r.lo, r.hi);
+            let ends = END_TYPES.map(|e| s.ends.get(e).copied().unwrap_or(0).to_string());
+            format!(
+                "{},{},{},{},{}",
+                r(&s.first_player_wins),
+                r(&s.blue_wins),
+                r(&s.red_wins),
+                ends.join(","),
+                opt(s.mean_turns)
+            )
+        };
+        for p in &self.pairings {
+            let rows = std::iter::once(("all", &p.overall))
+                .chain(p.terrains.iter().map(|t| (t.terrain.as_str(), &t.stats)));
+            for (terrain, s) in rows {
+                let counts = s.pentanomial.counts.map(|c| c.to_string()).join(",");
+                let _ = writeln!(
+                    csv,
+                    "{} vs {},{},{},{terrain},{},{},{},{},{},{:.6},{:.6},{:.3},{:.3},{:.3},{},{counts},{}",
+                    p.a, p.b, p.a, p.b, s.games, s.wins_a, s.wins_b, s.draws,
+                    opt(s.score_a.rate), s.score_a.lo, s.score_a.hi,
+                    s.elo.elo, s.elo.lo, s.elo.hi, s.pentanomial.pairs(), side(&s.sides)
+                );
+            }
+        }
+        let rows = self
+            .terrains
+            .iter()
+            .map(|t| (t.terrain.as_str(), &t.stats))
+            .chain(std::iter::once(("all", &self.overall)));
+        for (terrain, s) in rows {
+            let _ = writeln!(csv, "all,,,{terrain},{},,,,,,,,,,,,,,,,{}", s.games, side(s));
+        }
+        csv
+    }
+}
+
+fn thinking_table(games: &[GameLine]) -> String {
+    let mut md = String::from(
+        "## Thinking time\n\nMeasured on this machine; not part of summary.json (it differs between runs).\n\n\
+         | bot | decisions | mean ms per decision |\n|---|---:|---:|\n",
+    );
+    for (bot, (n, ms)) in thinking_times(games) {
+        let mean = if n > 0 { ms / n as f64 } else { 0.0 };
+        let _ = writeln!(md, "| {bot} | {n} | {mean:.3} |");
+    }
+    md
+}
+
+/// Live score for the progress bar: each bot's score so far, best first.
+pub fn live_score(config: &RunConfig, games: &[GameLine]) -> String {
+    let list: Vec<&GameLine> = games.iter().collect();
+    let mut s = standings(config, &list);
+    s.sort_by(|x, y| y.score.rate.partial_cmp(&x.score.rate).unwrap_or(std::cmp::Ordering::Equal));
+    s.iter()
+        .filter_map(|b| b.score.rate.map(|r| format!("{} {:.0}%", b.bot, 100.0 * r)))
+        .collect::<Vec<_>>()
+        .join("  ")
+}

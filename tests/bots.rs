@@ -1,0 +1,269 @@
+//! Bots and presets: every shipped preset answers legally, greedy takes wins, presets are
+//! validated with clear messages, and greedy and random finish games on every terrain.
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use toybattle::bot::play::{play_game, PlayConfig};
+use toybattle::bot::preset::{resolve, shipped_presets, BotConfig, Preset};
+use toybattle::bot::{Budget, Player};
+use toybattle::record::replay;
+use toybattle::rules::{
+    random_decision, Deal, Decision, DecisionList, Game, State, Variant, WinType,
+};
+use toybattle::terrain::builtin_terrains;
+
+fn games() -> Vec<Game> {
+    builtin_terrains()
+        .iter()
+        .map(|t| Game::builtin(&t.key, Variant::Normal).expect("shipped terrain"))
+        .collect()
+}
+
+/// A tiny budget for search presets, none for the others.
+fn test_budget(preset: &Preset) -> Budget {
+    match preset.config {
+        BotConfig::Search { .. } => Budget::iterations(100),
+        BotConfig::Random | BotConfig::Greedy => Budget::default(),
+    }
+}
+
+/// States where a player decides, reached by random play from the deal of `seed`.
+fn random_decision_states(game: &Game, seed: u64, max: usize) -> Vec<State> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut s = game.initial_state(&Deal::from_seed(seed));
+    let mut out = Vec::new();
+    while let Some(d) = random_decision(game, &s, &mut rng) {
+        if !s.is_chance() {
+            out.push(s);
+        }
+        game.apply_legal(&mut s, d);
+    }
+    out.truncate(max);
+    out
+}
+
+#[test]
+fn every_shipped_preset_decides_legally_on_every_terrain() {
+    let presets = shipped_presets();
+    assert_eq!(presets.len(), 8);
+    for game in games() {
+        let states = random_decision_states(&game, 7, 60);
+        // The opening, a middle position and a late one.
+        for s in [
+            states[0],
+            states[states.len() / 2],
+            states[states.len() - 1],
+        ] {
+            for preset in &presets {
+                let mut player = preset.player();
+                let choice = player.decide(&game, &s, test_budget(preset), 11);
+                assert!(
+                    game.is_legal(&s, choice.decision),
+                    "{} chose illegal {:?} on {}",
+                    preset.name,
+                    choice.decision,
+                    game.terrain().key
+                );
+            }
+        }
+    }
+}
+
+/// The first decision state (over many random games) with a legal decision that wins by `win`.
+fn find_winning_chance(game: &Game, win: WinType) -> Option<State> {
+    for seed in 0..200 {
+        for s in random_decision_states(game, seed, usize::MAX) {
+            if winning_decisions(game, &s, win) > 0 {
+                return Some(s);
+            }
+        }
+    }
+    None
+}
+
+/// How many legal decisions of `s` win at once by `win`.
+fn winning_decisions(game: &Game, s: &State, win: WinType) -> usize {
+    let mut list = DecisionList::new();
+    game.legal_decisions(s, &mut list);
+    list.iter()
+        .filter(|&&d| wins_by(game, s, d) == Some(win))
+        .count()
+}
+
+fn wins_by(game: &Game, s: &State, d: Decision) -> Option<WinType> {
+    let mut next = *s;
+    game.apply_legal(&mut next, d);
+    next.outcome()
+        .filter(|o| o.winner == s.active())
+        .map(|o| o.win)
+}
+
+#[test]
+fn greedy_takes_an_available_hq_capture() {
+    let greedy = resolve("greedy").unwrap();
+    for game in games() {
+        let s = find_winning_chance(&game, WinType::Hq).expect("random play offers HQ captures");
+        for seed in 0..5 {
+            let d = greedy
+                .player()
+                .decide(&game, &s, Budget::default(), seed)
+                .decision;
+            assert_eq!(
+                wins_by(&game, &s, d),
+                Some(WinType::Hq),
+                "greedy missed the HQ capture on {} with {:?}",
+                game.terrain().key,
+                d
+            );
+        }
+    }
+}
+
+#[test]
+fn greedy_takes_a_medal_win_when_no_hq_capture_is_available() {
+    let greedy = resolve("greedy").unwrap();
+    let mut tried = 0;
+    for game in games() {
+        let Some(s) = find_winning_chance(&game, WinType::Medals) else {
+            continue;
+        };
+        if winning_decisions(&game, &s, WinType::Hq) > 0 {
+            continue;
+        }
+        tried += 1;
+        let d = greedy
+            .player()
+            .decide(&game, &s, Budget::default(), 3)
+            .decision;
+        assert_eq!(
+            wins_by(&game, &s, d),
+            Some(WinType::Medals),
+            "greedy missed the medal win on {} with {:?}",
+            game.terrain().key,
+            d
+        );
+    }
+    assert!(tried >= 4, "only {tried} terrains offered a medal win");
+}
+
+#[test]
+fn greedy_and_random_finish_games_on_every_terrain() {
+    let (mut greedy, mut random) = (
+        resolve("greedy").unwrap().player(),
+        resolve("random").unwrap().player(),
+    );
+    for game in games() {
+        for seed in 0..2u64 {
+            let deal = Deal::from_seed(seed);
+            let players: [&mut Player; 2] = if seed % 2 == 0 {
+                [&mut greedy, &mut random]
+            } else {
+                [&mut random, &mut greedy]
+            };
+            let mut players = players;
+            let played = play_game(&game, &deal, &mut players, &PlayConfig::default());
+            let result = &played.record.result;
+            assert_ne!(result.end, "forfeit", "on {}", game.terrain().key);
+            replay(&game, &played.record).expect("the record replays");
+        }
+    }
+}
+
+#[test]
+fn unknown_preset_names_every_shipped_one() {
+    let e = resolve("ismcts-2s").unwrap_err();
+    assert!(e.contains("ismcts-2s"), "{e}");
+    for p in shipped_presets() {
+        assert!(e.contains(&p.name), "{e} lacks {}", p.name);
+    }
+}
+
+/// A preset file in the temporary folder, unique to the test.
+fn write_preset(name: &str, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "toybattle-bots-test-{}-{name}.toml",
+        std::process::id()
+    ));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn preset_with_an_unknown_field_names_the_file_and_the_field() {
+    let path = write_preset(
+        "unknown-field",
+        "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\niterations = 10\n[search]\nthreds = 2\n",
+    );
+    let e = resolve(path.to_str().unwrap()).unwrap_err();
+    std::fs::remove_file(&path).unwrap();
+    assert!(e.contains(path.to_str().unwrap()), "{e}");
+    assert!(e.contains("threds") && e.contains("threads"), "{e}");
+}
+
+#[test]
+fn preset_with_a_bad_value_names_the_file_the_field_and_the_range() {
+    let path = write_preset(
+        "bad-value",
+        "description = \"x\"\nalgorithm = \"pimc\"\n[budget]\niterations = 10\n[search]\nthreads = 0\n",
+    );
+    let e = resolve(path.to_str().unwrap()).unwrap_err();
+    std::fs::remove_file(&path).unwrap();
+    assert!(e.contains(path.to_str().unwrap()), "{e}");
+    assert!(e.contains("threads") && e.contains("expected"), "{e}");
+}
+
+#[test]
+fn preset_with_an_unknown_algorithm_lists_the_known_ones() {
+    let path = write_preset(
+        "bad-algorithm",
+        "description = \"x\"\nalgorithm = \"alphazero\"\n",
+    );
+    let e = resolve(path.to_str().unwrap()).unwrap_err();
+    std::fs::remove_file(&path).unwrap();
+    assert!(e.contains("alphazero") && e.contains("cheat-uct"), "{e}");
+}
+
+#[test]
+fn search_preset_without_a_budget_is_refused() {
+    let path = write_preset("no-budget", "description = \"x\"\nalgorithm = \"ismcts\"\n");
+    let e = resolve(path.to_str().unwrap()).unwrap_err();
+    std::fs::remove_file(&path).unwrap();
+    assert!(e.contains("[budget]"), "{e}");
+}
+
+#[test]
+fn version_depends_on_play_only() {
+    // A golden value: greedy's canonical content has no search parameters to drift.
+    assert_eq!(resolve("greedy").unwrap().version(), "4d5a0b2c6f3e");
+    let shipped = resolve("ismcts-1s").unwrap();
+    assert_eq!(shipped.version(), resolve("ismcts-1s").unwrap().version());
+    let relaid = write_preset(
+        "relaid",
+        "# same play, other words\nalgorithm = \"ismcts\"\ndescription = \"y\"\n\
+         [search]\nexploration = 0.7\nthreads = 2\n[budget]\ntime_ms = 1000\n",
+    );
+    let changed = write_preset(
+        "changed",
+        "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\ntime_ms = 1000\n\
+         [search]\nthreads = 2\nexploration = 0.8\n",
+    );
+    let (a, b) = (
+        resolve(relaid.to_str().unwrap()).unwrap(),
+        resolve(changed.to_str().unwrap()).unwrap(),
+    );
+    std::fs::remove_file(&relaid).unwrap();
+    std::fs::remove_file(&changed).unwrap();
+    assert_eq!(a.version(), shipped.version());
+    assert_ne!(b.version(), shipped.version());
+    let versions: std::collections::BTreeSet<String> =
+        shipped_presets().iter().map(|p| p.version()).collect();
+    assert_eq!(versions.len(), 8, "every shipped preset plays differently");
+}
+
+#[test]
+fn only_cheat_uct_is_cheating() {
+    for p in shipped_presets() {
+        assert_eq!(p.is_cheating(), p.name == "cheat-uct", "{}", p.name);
+        assert_eq!(p.player().is_cheating(), p.is_cheating(), "{}", p.name);
+    }
+}
