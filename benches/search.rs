@@ -7,7 +7,7 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Duration;
-use toybattle::bot::search::{make_player, Algorithm, SearchConfig};
+use toybattle::bot::search::{make_player, Algorithm, PlayoutPolicy, SearchConfig};
 use toybattle::bot::Budget;
 use toybattle::rules::{random_decision, Deal, Game, Referee, State, Variant};
 
@@ -45,20 +45,28 @@ fn bench_search(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(6))
         .throughput(Throughput::Elements(ITERATIONS));
     let runs = [
-        (Algorithm::Ismcts, 1),
-        (Algorithm::Ismcts, 2),
-        (Algorithm::Pimc, 1),
-        (Algorithm::Pimc, 2),
-        (Algorithm::FlatMc, 1),
-        (Algorithm::CheatUct, 1),
+        (Algorithm::Ismcts, 1, PlayoutPolicy::Heuristic),
+        (Algorithm::Ismcts, 2, PlayoutPolicy::Heuristic),
+        (Algorithm::Ismcts, 1, PlayoutPolicy::Random),
+        (Algorithm::Pimc, 1, PlayoutPolicy::Heuristic),
+        (Algorithm::Pimc, 2, PlayoutPolicy::Heuristic),
+        (Algorithm::FlatMc, 1, PlayoutPolicy::Heuristic),
+        (Algorithm::CheatUct, 1, PlayoutPolicy::Heuristic),
     ];
-    for (algorithm, threads) in runs {
+    for (algorithm, threads, playout) in runs {
         let config = SearchConfig {
             threads,
+            playout,
             ..SearchConfig::default()
         };
         let mut player = make_player(algorithm.key(), algorithm, &config);
-        let id = BenchmarkId::new(algorithm.key(), format!("{threads}-thread"));
+        let searched = player.decide(&game, &s, Budget::iterations(ITERATIONS), 7);
+        assert_eq!(
+            searched.analysis.map(|a| a.iterations),
+            Some(ITERATIONS),
+            "the bench position must need a search"
+        );
+        let id = BenchmarkId::new(algorithm.key(), format!("{threads}-thread-{playout:?}"));
         group.bench_function(id, |b| {
             b.iter(|| player.decide(&game, &s, Budget::iterations(ITERATIONS), 7))
         });

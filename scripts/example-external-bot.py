@@ -3,7 +3,7 @@
 
 Speaks the toybattle-ext/1 JSON-lines protocol (docs/tournament.md) on stdin/stdout, using the
 Python 3 standard library only. It answers each "decide" message with a random legal decision
-(or the first one with --first), seeded from the environment variable EXAMPLE_BOT_SEED so that
+(or the first one when EXAMPLE_BOT_FIRST=1), seeded from the environment variable EXAMPLE_BOT_SEED so that
 runs can be repeated. Messages go to stderr only; stdout carries answers and nothing else.
 """
 import json
@@ -13,7 +13,7 @@ import sys
 
 
 def main():
-    first_only = "--first" in sys.argv[1:]
+    first_only = os.environ.get("EXAMPLE_BOT_FIRST") == "1"
     rng = random.Random(int(os.environ.get("EXAMPLE_BOT_SEED", "0")))
     for line in sys.stdin:
         message = json.loads(line)

@@ -178,20 +178,17 @@ fn unknown_preset_names_every_shipped_one() {
     }
 }
 
-/// A preset file in the temporary folder, unique to the test.
-fn write_preset(name: &str, text: &str) -> std::path::PathBuf {
-    let path = std::env::temp_dir().join(format!(
-        "toybattle-bots-test-{}-{name}.toml",
-        std::process::id()
-    ));
+/// A file in the temporary folder, unique to this test process; `name` includes the extension.
+fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let path =
+        std::env::temp_dir().join(format!("toybattle-bots-test-{}-{name}", std::process::id()));
     std::fs::write(&path, text).unwrap();
     path
 }
 
 #[test]
 fn preset_with_an_unknown_field_names_the_file_and_the_field() {
-    let path = write_preset(
-        "unknown-field",
+    let path = temp_file("unknown-field.toml",
         "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\niterations = 10\n[search]\nthreds = 2\n",
     );
     let e = resolve(path.to_str().unwrap()).unwrap_err();
@@ -202,8 +199,7 @@ fn preset_with_an_unknown_field_names_the_file_and_the_field() {
 
 #[test]
 fn preset_with_a_bad_value_names_the_file_the_field_and_the_range() {
-    let path = write_preset(
-        "bad-value",
+    let path = temp_file("bad-value.toml",
         "description = \"x\"\nalgorithm = \"pimc\"\n[budget]\niterations = 10\n[search]\nthreads = 0\n",
     );
     let e = resolve(path.to_str().unwrap()).unwrap_err();
@@ -214,8 +210,8 @@ fn preset_with_a_bad_value_names_the_file_the_field_and_the_range() {
 
 #[test]
 fn preset_with_an_unknown_algorithm_lists_the_known_ones() {
-    let path = write_preset(
-        "bad-algorithm",
+    let path = temp_file(
+        "bad-algorithm.toml",
         "description = \"x\"\nalgorithm = \"alphazero\"\n",
     );
     let e = resolve(path.to_str().unwrap()).unwrap_err();
@@ -225,7 +221,10 @@ fn preset_with_an_unknown_algorithm_lists_the_known_ones() {
 
 #[test]
 fn search_preset_without_a_budget_is_refused() {
-    let path = write_preset("no-budget", "description = \"x\"\nalgorithm = \"ismcts\"\n");
+    let path = temp_file(
+        "no-budget.toml",
+        "description = \"x\"\nalgorithm = \"ismcts\"\n",
+    );
     let e = resolve(path.to_str().unwrap()).unwrap_err();
     std::fs::remove_file(&path).unwrap();
     assert!(e.contains("[budget]"), "{e}");
@@ -234,16 +233,16 @@ fn search_preset_without_a_budget_is_refused() {
 #[test]
 fn version_depends_on_play_only() {
     // A golden value: greedy's canonical content has no search parameters to drift.
-    assert_eq!(resolve("greedy").unwrap().version(), "4d5a0b2c6f3e");
+    assert_eq!(resolve("greedy").unwrap().version(), "b0071f06177c");
     let shipped = resolve("ismcts-1s").unwrap();
     assert_eq!(shipped.version(), resolve("ismcts-1s").unwrap().version());
-    let relaid = write_preset(
-        "relaid",
+    let relaid = temp_file(
+        "relaid.toml",
         "# same play, other words\nalgorithm = \"ismcts\"\ndescription = \"y\"\n\
          [search]\nexploration = 0.7\nthreads = 2\n[budget]\ntime_ms = 1000\n",
     );
-    let changed = write_preset(
-        "changed",
+    let changed = temp_file(
+        "changed.toml",
         "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\ntime_ms = 1000\n\
          [search]\nthreads = 2\nexploration = 0.8\n",
     );
@@ -266,4 +265,148 @@ fn only_cheat_uct_is_cheating() {
         assert_eq!(p.is_cheating(), p.name == "cheat-uct", "{}", p.name);
         assert_eq!(p.player().is_cheating(), p.is_cheating(), "{}", p.name);
     }
+}
+
+/// A position on Castle Field, blue to move with four tiles.
+const POSITION: &str = r#"{
+  "format": "toybattle-position/1",
+  "terrain": "castle_field",
+  "to_move": "blue",
+  "turn": 7,
+  "stacks": { "11": ["blue:Roxy"], "13": ["blue:Star"], "18": ["red:Hook"], "22": ["red:Jumbo"] },
+  "racks": { "blue": ["Kwak", "Capn", "Jumbo", "Star"], "red": ["Roxy", "XB-42", "Hook"] }
+}"#;
+
+fn analyze(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .arg("analyze")
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn analyze_prints_a_legal_decision_and_its_candidates_as_json() {
+    let position = temp_file("analyze-position.json", POSITION);
+    let bot = temp_file(
+        "analyze-bot.toml",
+        "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\niterations = 300\n",
+    );
+    let out = analyze(&[
+        "--position",
+        position.to_str().unwrap(),
+        "--bot",
+        bot.to_str().unwrap(),
+        "--json",
+        "--top",
+        "3",
+    ]);
+    std::fs::remove_file(&bot).unwrap();
+    std::fs::remove_file(&position).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (game, state) = toybattle::record::position::Position::parse(POSITION)
+        .unwrap()
+        .to_game_state(None)
+        .unwrap();
+    let decision = Decision::parse(report["decision"].as_str().unwrap(), game.terrain()).unwrap();
+    assert!(game.is_legal(&state, decision));
+    let candidates = report["candidates"].as_array().unwrap();
+    assert!((1..=3).contains(&candidates.len()), "{report}");
+    assert_eq!(report["iterations"], 300);
+}
+
+#[test]
+fn analyze_refuses_a_cheating_preset_unless_allowed() {
+    let position = temp_file("analyze-cheat.json", POSITION);
+    let out = analyze(&[
+        "--position",
+        position.to_str().unwrap(),
+        "--bot",
+        "cheat-uct",
+    ]);
+    std::fs::remove_file(&position).unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--allow-cheating"), "{stderr}");
+}
+
+#[test]
+fn analyze_reports_an_unknown_preset_without_panicking() {
+    let out = analyze(&["--position", "no-such-position.json", "--bot", "ismcts-2s"]);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: unknown bot preset 'ismcts-2s'"),
+        "{stderr}"
+    );
+}
+
+/// Strength check, not part of the normal run: greedy against random, each deal played twice
+/// with the seats swapped, 32 deals on each of the eight terrains (512 games).
+/// `cargo test --test bots greedy_against_random -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn greedy_against_random_strength_check() {
+    let (mut greedy, mut random) = (
+        resolve("greedy").unwrap().player(),
+        resolve("random").unwrap().player(),
+    );
+    let (mut wins, mut games_played, mut decisions, mut think) = (0, 0, 0u32, 0.0f64);
+    for game in games() {
+        let mut terrain_wins = 0;
+        for seed in 0..32u64 {
+            let deal = Deal::from_seed(seed);
+            for greedy_seat in [0, 1] {
+                let mut players: [&mut Player; 2] = if greedy_seat == 0 {
+                    [&mut greedy, &mut random]
+                } else {
+                    [&mut random, &mut greedy]
+                };
+                let played = play_game(&game, &deal, &mut players, &PlayConfig::default());
+                assert_ne!(played.record.result.end, "forfeit");
+                let greedy_colour = toybattle::rules::Colour::BOTH[greedy_seat];
+                if played.record.result.winner == Some(greedy_colour) {
+                    terrain_wins += 1;
+                }
+                decisions += played.decisions[greedy_seat];
+                think += played.think_time[greedy_seat].as_secs_f64();
+            }
+        }
+        println!("{:16} greedy won {terrain_wins}/64", game.terrain().key);
+        wins += terrain_wins;
+        games_played += 64;
+    }
+    println!(
+        "greedy won {wins}/{games_played} ({:.1}%); {:.3} ms per greedy decision",
+        100.0 * wins as f64 / games_played as f64,
+        1000.0 * think / decisions as f64
+    );
+    assert!(wins * 2 > games_played, "greedy should beat random");
+    let mut times = Vec::new();
+    for game in games() {
+        for seed in 0..4 {
+            for s in random_decision_states(&game, seed, usize::MAX) {
+                let start = std::time::Instant::now();
+                greedy.decide(&game, &s, Budget::default(), 1);
+                times.push(start.elapsed().as_secs_f64());
+            }
+        }
+    }
+    times.sort_by(f64::total_cmp);
+    let slowest = times[times.len() - 1];
+    println!(
+        "greedy on {} random positions: median {:.3} ms, 99th percentile {:.3} ms",
+        times.len(),
+        1000.0 * times[times.len() / 2],
+        1000.0 * times[times.len() * 99 / 100]
+    );
+    println!(
+        "slowest greedy decision on random positions: {:.3} ms",
+        1000.0 * slowest
+    );
 }

@@ -5,8 +5,8 @@ use serde_json::{json, Value};
 use std::path::Path;
 use toybattle::rules::{Colour, Troop};
 use toybattle::terrain::{
-    builtin, builtin_terrains, load_terrain_file, parse_terrains, NodeKind, SpecialEffect,
-    Terrain, TerrainError,
+    builtin, builtin_terrains, load_terrain_file, parse_terrains, NodeKind, SpecialEffect, Terrain,
+    TerrainError,
 };
 
 const SHIPPED: &str = include_str!("../src/terrain/terrains.json");
@@ -143,7 +143,11 @@ const TABLE: [Row; 8] = [
         to_win: 7,
         blue_hqs: &[1],
         red_hqs: &[41],
-        special_bases: &[(16, NoTroopEffect), (17, NoTroopEffect), (18, NoTroopEffect)],
+        special_bases: &[
+            (16, NoTroopEffect),
+            (17, NoTroopEffect),
+            (18, NoTroopEffect),
+        ],
     },
     Row {
         key: "battlefield",
@@ -200,8 +204,16 @@ fn shipped_file_holds_the_eight_terrains_of_the_summary_table() {
         assert_eq!(t.regions.len(), row.regions, "{k}: regions");
         assert_eq!(t.total_medals(), row.medals, "{k}: medals");
         assert_eq!(t.medals_to_win, row.to_win, "{k}: objective (R2.4)");
-        assert_eq!(t.ids(t.hqs[Colour::Blue.index()]), row.blue_hqs, "{k}: blue HQs");
-        assert_eq!(t.ids(t.hqs[Colour::Red.index()]), row.red_hqs, "{k}: red HQs");
+        assert_eq!(
+            t.ids(t.hqs[Colour::Blue.index()]),
+            row.blue_hqs,
+            "{k}: blue HQs"
+        );
+        assert_eq!(
+            t.ids(t.hqs[Colour::Red.index()]),
+            row.red_hqs,
+            "{k}: red HQs"
+        );
         let specials: Vec<(u8, SpecialEffect)> = t
             .nodes
             .iter()
@@ -262,7 +274,10 @@ fn lookup_accepts_key_or_name_and_names_the_known_terrains_otherwise() {
     let err = builtin("narnia").unwrap_err();
     assert!(matches!(err, TerrainError::Unknown { .. }));
     let msg = err.to_string();
-    assert!(msg.contains("narnia") && msg.contains("battlefield"), "{msg}");
+    assert!(
+        msg.contains("narnia") && msg.contains("battlefield"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -279,10 +294,15 @@ fn missing_file_is_an_io_error_naming_the_path() {
     let path = Path::new("/nonexistent/toybattle/terrains.json");
     let err = load_terrain_file(path).unwrap_err();
     assert!(matches!(err, TerrainError::Io { .. }), "{err:?}");
-    assert!(err.to_string().contains("/nonexistent/toybattle/terrains.json"));
+    assert!(err
+        .to_string()
+        .contains("/nonexistent/toybattle/terrains.json"));
 }
 
 // ----- Mutations of the shipped file -----------------------------------------------------------
+
+/// An edit of one JSON object (a node, a region, the HQ lists).
+type Edit = fn(&mut Value);
 
 fn shipped() -> Value {
     serde_json::from_str(SHIPPED).unwrap()
@@ -338,7 +358,10 @@ fn refused(mutate: impl FnOnce(&mut Value), names: &[&str]) -> TerrainError {
 
 #[test]
 fn unmutated_file_is_accepted() {
-    assert_eq!(parse_terrains(&shipped().to_string()).unwrap(), builtin_terrains());
+    assert_eq!(
+        parse_terrains(&shipped().to_string()).unwrap(),
+        builtin_terrains()
+    );
 }
 
 #[test]
@@ -379,7 +402,10 @@ fn self_loop() {
         |f| push(&mut node_mut(f, "battlefield", 13)["adjacent"], json!(13)),
         &["battlefield", "13"],
     );
-    assert!(matches!(err, TerrainError::SelfLoop { node: 13, .. }), "{err:?}");
+    assert!(
+        matches!(err, TerrainError::SelfLoop { node: 13, .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -412,7 +438,10 @@ fn duplicate_node() {
         },
         &["city_of_clouds", "17"],
     );
-    assert!(matches!(err, TerrainError::DuplicateNode { node: 17, .. }), "{err:?}");
+    assert!(
+        matches!(err, TerrainError::DuplicateNode { node: 17, .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -421,12 +450,18 @@ fn too_many_nodes() {
         |f| {
             let nodes = &mut terrain_mut(f, "castle_field")["nodes"];
             for id in 26..=41u8 {
-                push(nodes, json!({"id": id + 100, "kind": "base", "adjacent": [], "x": 0, "y": 0}));
+                push(
+                    nodes,
+                    json!({"id": id + 100, "kind": "base", "adjacent": [], "x": 0, "y": 0}),
+                );
             }
         },
         &["castle_field", "33"],
     );
-    assert!(matches!(err, TerrainError::TooManyNodes { count: 33, .. }), "{err:?}");
+    assert!(
+        matches!(err, TerrainError::TooManyNodes { count: 33, .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -435,7 +470,10 @@ fn bad_kind() {
         |f| node_mut(f, "cursed_cemetery", 13)["kind"] = json!("castle"),
         &["cursed_cemetery", "13", "castle"],
     );
-    assert!(matches!(err, TerrainError::BadKind { node: 13, .. }), "{err:?}");
+    assert!(
+        matches!(err, TerrainError::BadKind { node: 13, .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -444,12 +482,15 @@ fn unknown_effect() {
         |f| node_mut(f, "castle_field", 15)["effect"] = json!("teleport"),
         &["castle_field", "15", "teleport"],
     );
-    assert!(matches!(err, TerrainError::Effect { node: 15, .. }), "{err:?}");
+    assert!(
+        matches!(err, TerrainError::Effect { node: 15, .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
 fn misplaced_effects() {
-    let cases: [(&str, u8, fn(&mut Value)); 4] = [
+    let cases: [(&str, u8, Edit); 4] = [
         // A special base without an effect.
         ("castle_field", 15, |n| {
             n.as_object_mut().unwrap().remove("effect");
@@ -463,13 +504,16 @@ fn misplaced_effects() {
     ];
     for (key, id, mutate) in cases {
         let err = refused(|f| mutate(node_mut(f, key, id)), &[key, &id.to_string()]);
-        assert!(matches!(err, TerrainError::Effect { node, .. } if node == id), "{err:?}");
+        assert!(
+            matches!(err, TerrainError::Effect { node, .. } if node == id),
+            "{err:?}"
+        );
     }
 }
 
 #[test]
 fn value_restriction_problems() {
-    let cases: [fn(&mut Value); 3] = [
+    let cases: [Edit; 3] = [
         |n| {
             n.as_object_mut().unwrap().remove("allowed_values");
         },
@@ -481,18 +525,27 @@ fn value_restriction_problems() {
             |f| mutate(node_mut(f, "tropical_pool", 12)),
             &["tropical_pool", "12"],
         );
-        assert!(matches!(err, TerrainError::Effect { node: 12, .. }), "{err:?}");
+        assert!(
+            matches!(err, TerrainError::Effect { node: 12, .. }),
+            "{err:?}"
+        );
     }
 }
 
 #[test]
 fn hq_ownership_problems() {
-    let cases: [(fn(&mut Value), &str); 5] = [
+    let cases: [(Edit, &str); 5] = [
         (|h| h["blue"] = json!([]), "blue has no HQ"),
         (|h| h["red"] = json!([99]), "red HQ 99 is not a node"),
-        (|h| h["red"] = json!([41, 12]), "red HQ 12 is a node of kind 'base'"),
+        (
+            |h| h["red"] = json!([41, 12]),
+            "red HQ 12 is a node of kind 'base'",
+        ),
         (|h| h["red"] = json!([41, 2]), "both colours"),
-        (|h| h["blue"] = json!([1]), "node 2 is an HQ but belongs to no colour"),
+        (
+            |h| h["blue"] = json!([1]),
+            "node 2 is an HQ but belongs to no colour",
+        ),
     ];
     for (mutate, problem) in cases {
         let err = refused(
@@ -505,9 +558,12 @@ fn hq_ownership_problems() {
 
 #[test]
 fn region_problems() {
-    let cases: [(fn(&mut Value), &str); 6] = [
+    let cases: [(Edit, &str); 6] = [
         (|r| push(&mut r["bases"], json!(1)), "names HQ 1"),
-        (|r| push(&mut r["bases"], json!(99)), "names unknown node 99"),
+        (
+            |r| push(&mut r["bases"], json!(99)),
+            "names unknown node 99",
+        ),
         (|r| push(&mut r["bases"], json!(11)), "names base 11 twice"),
         (|r| r["bases"] = json!([]), "no bases"),
         (|r| r["medals"] = json!(0), "0 medals"),
@@ -518,7 +574,10 @@ fn region_problems() {
             |f| mutate(region_mut(f, "castle_field", 1)),
             &["castle_field", "region 1", problem],
         );
-        assert!(matches!(err, TerrainError::Region { region: 1, .. }), "{err:?}");
+        assert!(
+            matches!(err, TerrainError::Region { region: 1, .. }),
+            "{err:?}"
+        );
     }
 }
 
@@ -531,7 +590,10 @@ fn duplicate_region() {
         },
         &["battlefield", "region 4", "twice"],
     );
-    assert!(matches!(err, TerrainError::Region { region: 4, .. }), "{err:?}");
+    assert!(
+        matches!(err, TerrainError::Region { region: 4, .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -540,12 +602,18 @@ fn too_many_regions() {
         |f| {
             let regions = &mut terrain_mut(f, "castle_field")["regions"];
             for id in 9..=33u8 {
-                push(regions, json!({"id": id, "bases": [11], "medals": 1, "x": 0, "y": 0}));
+                push(
+                    regions,
+                    json!({"id": id, "bases": [11], "medals": 1, "x": 0, "y": 0}),
+                );
             }
         },
         &["castle_field", "33 regions"],
     );
-    assert!(matches!(err, TerrainError::TooManyRegions { count: 33, .. }), "{err:?}");
+    assert!(
+        matches!(err, TerrainError::TooManyRegions { count: 33, .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -574,7 +642,10 @@ fn objective_problems() {
 
 #[test]
 fn file_level_problems() {
-    let err = refused(|f| f["format"] = json!("toybattle-terrains/2"), &["toybattle-terrains/2"]);
+    let err = refused(
+        |f| f["format"] = json!("toybattle-terrains/2"),
+        &["toybattle-terrains/2"],
+    );
     assert!(matches!(err, TerrainError::Format { .. }), "{err:?}");
     let err = refused(|f| f["terrains"] = json!([]), &["no terrain"]);
     assert_eq!(err, TerrainError::Empty);
@@ -590,7 +661,10 @@ fn file_level_problems() {
         |f| node_mut(f, "castle_field", 11)["colour"] = json!("blue"),
         &["colour"],
     );
-    assert!(matches!(err, TerrainError::Json(_)), "unknown field: {err:?}");
+    assert!(
+        matches!(err, TerrainError::Json(_)),
+        "unknown field: {err:?}"
+    );
 }
 
 #[test]

@@ -177,7 +177,9 @@ impl Bot for ExternalBot {
             return Choice::plain(FORFEIT_DECISION);
         }
         let mut legal = DecisionList::new();
-        request.observation.legal_decisions(request.game, &mut legal);
+        request
+            .observation
+            .legal_decisions(request.game, &mut legal);
         match self.ask(request, &legal) {
             Ok(d) => Choice::plain(d),
             Err(reason) => self.fail(reason),
@@ -304,6 +306,8 @@ mod tests {
     fn answers_are_read_or_refused_with_the_line_shown() {
         assert_eq!(parse_answer(r#"{"decision": "draw"}"#).unwrap(), "draw");
         assert!(parse_answer("hello").unwrap_err().contains("'hello'"));
-        assert!(parse_answer(r#"{"move": 1}"#).unwrap_err().contains("expected"));
+        assert!(parse_answer(r#"{"move": 1}"#)
+            .unwrap_err()
+            .contains("expected"));
     }
 }

@@ -48,9 +48,13 @@ use arrayvec::ArrayVec;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-/// A won game; an HQ capture is preferred to a medal win (rule 1 before rule 2).
+/// A won game; an HQ capture is preferred to a medal win (rule 1 before rule 2), and both to
+/// an opponent blocked at the start of their turn, which on a sampled state may be an artefact
+/// of the opponent's sampled rack.
 const WIN: i32 = 1_000_000;
-const HQ_WIN_BONUS: i32 = 1_000;
+const HQ_WIN_BONUS: i32 = 2_000;
+const MEDAL_WIN_BONUS: i32 = 1_000;
+const BLOCKED_WIN: i32 = WIN / 2;
 /// A position where the opponent probably wins on their next turn.
 const LOSS_THREAT: f64 = 100_000.0;
 /// A Cap'n one placement from our HQ is a loss threat only if the opponent holds a Cap'n and
@@ -205,6 +209,7 @@ impl<'a> Judge<'a> {
     fn score(&self, s: &State, d: Decision, depth: u8, rng: &mut Xoshiro256PlusPlus) -> i32 {
         let mut next = *s;
         self.game.apply_legal(&mut next, d);
+        let mut steps = 0;
         while !next.is_over() && next.active() == self.me {
             if next.is_chance() {
                 let outcome = sample_chance(self.game, &next, rng);
@@ -212,11 +217,16 @@ impl<'a> Judge<'a> {
             } else if depth == 0 {
                 let later = self.pick(&next, depth + 1, rng);
                 self.game.apply_legal(&mut next, later);
+                steps += 1;
             } else {
                 break;
             }
         }
-        self.evaluate(&next)
+        match self.evaluate(&next) {
+            // A win now beats the same win later in the turn (rules 1 and 2 are about now).
+            v if v >= BLOCKED_WIN => v - steps,
+            v => v,
+        }
     }
 
     /// The position's worth for `me`, normally with the opponent to move.
@@ -225,7 +235,8 @@ impl<'a> Judge<'a> {
         if let Some(o) = s.outcome() {
             return match (o.winner == me, o.win) {
                 (true, WinType::Hq) => WIN + HQ_WIN_BONUS,
-                (true, _) => WIN,
+                (true, WinType::Medals) => WIN + MEDAL_WIN_BONUS,
+                (true, WinType::Blocked) => BLOCKED_WIN,
                 (false, _) => -WIN,
             };
         }

@@ -76,7 +76,7 @@ struct BudgetFile {
     iterations: Option<u64>,
 }
 
-/// Every shipped preset, in the order of `bots/`'s documentation (weakest first).
+/// Every shipped preset, in the order of `bots/README.md`: baselines first, then search.
 pub fn shipped_presets() -> Vec<Preset> {
     SHIPPED
         .iter()

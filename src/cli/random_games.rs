@@ -25,7 +25,8 @@ pub struct Args {
     #[arg(long, value_name = "TERRAIN|all")]
     terrain: String,
     /// Games per terrain.
-    #[arg(short = 'n', long = "games", value_name = "N")]
+    #[arg(short = 'n', long = "games", value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..))]
     games: u64,
     /// Seed of the deals; the same seed gives the same games.
     #[arg(long, default_value_t = 1)]
@@ -104,9 +105,6 @@ struct Report {
 }
 
 pub fn run(args: Args) -> CliResult {
-    if args.games == 0 {
-        return Err("-n must be at least 1 game per terrain".into());
-    }
     let terrains = select_terrains(&args.terrain, args.terrain_file.as_deref())?;
     if let Some(dir) = &args.records {
         std::fs::create_dir_all(dir)
@@ -116,7 +114,7 @@ pub fn run(args: Args) -> CliResult {
         .into_iter()
         .map(|t| Game::new(t, args.variant))
         .collect();
-    let progress = progress_bar(args.games * games.len() as u64, args.quiet);
+    let progress = progress_bar(args.games.saturating_mul(games.len() as u64), args.quiet);
     let config = PlayConfig {
         max_turns: args.max_turns,
         ..PlayConfig::default()
@@ -126,7 +124,13 @@ pub fn run(args: Args) -> CliResult {
         let results: Vec<GameResult> = (0..args.games)
             .into_par_iter()
             .map(|i| {
-                let r = play_one(game, deal_seed(args.seed, i), i, &config, &args.records);
+                let r = play_one(
+                    game,
+                    deal_seed(args.seed, i),
+                    i,
+                    &config,
+                    args.records.as_deref(),
+                );
                 progress.inc(1);
                 r
             })
@@ -172,7 +176,7 @@ fn play_one(
     seed: u64,
     index: u64,
     config: &PlayConfig,
-    records: &Option<PathBuf>,
+    records: Option<&Path>,
 ) -> Result<GameResult, String> {
     let deal = Deal::from_seed(seed);
     let mut blue = Player::Fair(Box::new(RandomBot::new("random")));

@@ -37,11 +37,12 @@ pub fn run(args: Args) -> CliResult {
 /// The whole text of `show` for one terrain.
 pub fn describe(t: &Terrain) -> String {
     let mut out = format!(
-        "{} ({}): {} medals to win, red at the top, blue at the bottom\n\n",
+        "{} ({}): {} medals to win\n\n",
         t.name, t.key, t.medals_to_win
     );
     out += &Canvas::picture(t).render();
-    out += "\n[n] HQ (blue 1-9, red 41+)   n* special base   Rk=m region k holding m medals\n\n";
+    out += "\n[n] HQ (blue 1-9 at the bottom, red 41+ at the top)   n* special base\n\
+            Rk=m region k holding m medals\n\n";
     out += &adjacency(t);
     out += &regions(t);
     out += &specials(t);

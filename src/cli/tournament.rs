@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use toybattle::rules::Variant;
 use toybattle::tournament::config::{fnv1a, RUN_FORMAT};
 use toybattle::tournament::stats::SprtParams;
-use toybattle::tournament::{merge_runs, run_tournament, MergeOptions, RunConfig, RunOptions, Shard};
+use toybattle::tournament::{
+    merge_runs, run_tournament, MergeOptions, RunConfig, RunOptions, Shard,
+};
 
 /// The bots of the default tournament: the fast shipped presets.
 const DEFAULT_BOTS: &str = "random,greedy,flat-mc,ismcts-fast";
@@ -85,8 +87,8 @@ pub fn run(args: Args) -> CliResult {
     let terrains = select_terrains(&args.terrains, args.terrain_file.as_deref())?;
     let terrain_file_hash = match &args.terrain_file {
         Some(path) => {
-            let bytes = std::fs::read(path)
-                .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let bytes =
+                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
             Some(format!("{:016x}", fnv1a(&bytes)))
         }
         None => None,

@@ -194,3 +194,117 @@ impl Pool {
         TroopCounts::from_troops(self.tiles[..self.len].iter().copied())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Deal, Variant};
+    use rand::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    const BLUE: usize = 0;
+    const RED: usize = 1;
+
+    /// An opening on Castle Field with blue to act: red holds four hidden rack tiles.
+    fn opening() -> State {
+        let game = Game::builtin("castle_field", Variant::Normal).unwrap();
+        let deal = Deal::from_seed(4).with_first(Colour::Blue);
+        game.initial_state(&deal)
+    }
+
+    /// Some troop of `a` that differs from some troop of `b`, as a pair.
+    fn distinct_pair(a: TroopCounts, b: TroopCounts) -> (Troop, Troop) {
+        a.to_vec()
+            .into_iter()
+            .flat_map(|x| b.to_vec().into_iter().map(move |y| (x, y)))
+            .find(|(x, y)| x != y)
+            .expect("two different troops")
+    }
+
+    /// Moves one `out` tile from `from` to `to`, and one `back` tile from `to` to `from`.
+    fn swap(from: &mut TroopCounts, to: &mut TroopCounts, (out, back): (Troop, Troop)) {
+        from.remove(out);
+        to.add(out);
+        to.remove(back);
+        from.add(back);
+    }
+
+    #[test]
+    fn hidden_multisets_are_erased_from_the_view() {
+        let mut s = opening();
+        let t = s.rack[RED].nth(0);
+        s.public_rack[RED].add(t);
+        s.frozen[RED].add(t);
+        s.frozen_len[RED] = 1;
+        let obs = Observation::new(&s, Colour::Blue);
+        assert_eq!(
+            obs.view.rack[RED], s.public_rack[RED],
+            "only the public tiles"
+        );
+        assert_eq!(
+            obs.view.frozen[RED],
+            TroopCounts::EMPTY,
+            "not which tile is frozen"
+        );
+        assert_eq!(obs.view.frozen_len[RED], 1, "but how many");
+        assert_eq!(obs.view.reserve, [TroopCounts::EMPTY; 2]);
+        assert_eq!(obs.view.removed, [TroopCounts::EMPTY; 2]);
+        assert_eq!(obs.view.rack[BLUE], s.rack[BLUE], "own rack");
+        assert_eq!(obs.view.rack_len, s.rack_len);
+        assert_eq!(obs.view.reserve_len, s.reserve_len);
+    }
+
+    #[test]
+    fn states_differing_only_in_hidden_tiles_look_the_same() {
+        let a = opening();
+        let mut b = a;
+        // Red's hidden rack against red's reserve; blue's reserve against blue's removed tiles.
+        let pair = distinct_pair(b.rack[RED], b.reserve[RED]);
+        let (rack, reserve) = (&mut b.rack[RED], &mut b.reserve[RED]);
+        swap(rack, reserve, pair);
+        let pair = distinct_pair(b.reserve[BLUE], b.removed[BLUE]);
+        let (reserve, removed) = (&mut b.reserve[BLUE], &mut b.removed[BLUE]);
+        swap(reserve, removed, pair);
+        assert_ne!(a, b);
+        assert_eq!(b.tile_census(Colour::Red), TroopCounts::FULL);
+        assert_eq!(
+            Observation::new(&a, Colour::Blue),
+            Observation::new(&b, Colour::Blue)
+        );
+        assert_ne!(
+            Observation::new(&a, Colour::Red),
+            Observation::new(&b, Colour::Red),
+            "red sees its own rack"
+        );
+    }
+
+    #[test]
+    fn which_opponent_tile_is_frozen_is_hidden() {
+        let mut a = opening();
+        let (x, y) = distinct_pair(a.rack[RED], a.rack[RED]);
+        a.frozen_len[RED] = 1;
+        let mut b = a;
+        a.frozen[RED].add(x);
+        b.frozen[RED].add(y);
+        assert_eq!(
+            Observation::new(&a, Colour::Blue),
+            Observation::new(&b, Colour::Blue)
+        );
+        assert_ne!(
+            Observation::new(&a, Colour::Red),
+            Observation::new(&b, Colour::Red)
+        );
+    }
+
+    #[test]
+    fn pool_deals_every_tile_exactly_once() {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let all = TroopCounts([3, 0, 1, 2, 3, 0, 1, 3]);
+        for k in 0..=all.total() as usize {
+            let mut pool = Pool::new(all);
+            let taken = pool.take(k, &mut rng);
+            assert_eq!(taken.total() as usize, k);
+            assert_eq!(taken.plus(&pool.rest()), all);
+        }
+    }
+}

@@ -5,7 +5,7 @@
 //! [`State`]: every error names the field, node, region or tile at fault. The format and the
 //! defaults are documented in `docs/positions.md`.
 
-use crate::rules::tile::{RACK_LIMIT, TILES_PER_COLOUR};
+use crate::rules::tile::{COPIES_PER_TROOP, RACK_LIMIT, TILES_PER_COLOUR};
 use crate::rules::{
     Chance, Colour, Game, Outcome, Phase, State, Tile, Troop, TroopCounts, Variant, WinType,
 };
@@ -332,13 +332,26 @@ impl Position {
 
     fn set_board(&self, game: &Game, s: &mut State) -> Result<(), PositionError> {
         let t = game.terrain();
+        let mut on_board = [TroopCounts::EMPTY; 2];
         for (&id, tiles) in &self.stacks {
             let n = node_index(t, "stacks", id)?;
             if t.bases & (1 << n) == 0 && !tiles.is_empty() && !self.allows_tile_on_hq() {
                 return Err(PositionError::TileOnHq { node: id });
             }
             for text in tiles {
-                s.board.push(n, parse_tile(id, text)?);
+                let tile = parse_tile(id, text)?;
+                on_board[tile.colour().index()].add(tile.troop());
+                // Checked before pushing: the board holds at most the 48 tiles of the game.
+                let count = on_board[tile.colour().index()].get(tile.troop());
+                if count > COPIES_PER_TROOP {
+                    return Err(PositionError::TooManyOfTroop {
+                        colour: tile.colour(),
+                        troop: tile.troop(),
+                        count,
+                        places: format!("board {count} so far, at node {id}"),
+                    });
+                }
+                s.board.push(n, tile);
             }
         }
         Ok(())
@@ -402,7 +415,7 @@ impl Position {
             .plus(&reserve.unwrap_or_default())
             .plus(&removed.unwrap_or_default());
         for t in Troop::ALL {
-            if given.get(t) > 3 {
+            if given.get(t) > COPIES_PER_TROOP {
                 return Err(PositionError::TooManyOfTroop {
                     colour: c,
                     troop: t,
@@ -823,13 +836,16 @@ mod tests {
         assert_eq!(s.removed(Colour::Blue).total(), 23);
     }
 
+    /// Whether an error is the one a case expects.
+    type ErrorCheck = fn(&PositionError) -> bool;
+
     fn expect_err(body: &str) -> PositionError {
         parse(&format!(r#"{{ {HEADER}, {body} }}"#)).unwrap_err()
     }
 
     #[test]
     fn errors_name_what_is_at_fault() {
-        let cases: Vec<(&str, fn(&PositionError) -> bool)> = vec![
+        let cases: Vec<(&str, ErrorCheck)> = vec![
             (r#""to_move": "green""#, |e| {
                 matches!(e, PositionError::Json(_))
             }),
@@ -853,6 +869,19 @@ mod tests {
                         PositionError::TooManyOfTroop {
                             colour: Colour::Blue,
                             troop: Troop::Star,
+                            count: 4,
+                            ..
+                        }
+                    )
+                },
+            ),
+            (
+                r#""to_move": "blue", "stacks": {"12": ["blue:X", "blue:X", "blue:X", "blue:X", "blue:X"]}"#,
+                |e| {
+                    matches!(
+                        e,
+                        PositionError::TooManyOfTroop {
+                            troop: Troop::Kwak,
                             count: 4,
                             ..
                         }
@@ -936,6 +965,21 @@ mod tests {
         }
     }
 
+    /// The example of docs/positions.md is a valid position.
+    #[test]
+    fn documented_example_is_valid() {
+        let doc = include_str!("../../docs/positions.md");
+        let start = doc.find("```json\n").expect("a JSON example") + 8;
+        let len = doc[start..].find("```").expect("the example ends");
+        let (_, s) = Position::parse(&doc[start..start + len])
+            .and_then(|p| p.to_game_state(None))
+            .unwrap();
+        assert_eq!(
+            (s.active(), s.turn(), s.medals(Colour::Red)),
+            (Colour::Blue, 5, 1)
+        );
+    }
+
     #[test]
     fn format_tag_is_checked() {
         let e = Position::parse(r#"{"format": "x", "terrain": "castle_field", "to_move": "blue"}"#)
@@ -948,26 +992,28 @@ mod tests {
     fn states_of_random_games_round_trip() {
         use rand::SeedableRng;
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
-        for key in [
-            "castle_field",
-            "volcanic_jungle",
-            "battlefield",
-            "cursed_cemetery",
-        ] {
-            let game = Game::builtin(key, Variant::Normal).unwrap();
-            let mut s = game.initial_state(&Deal::from_seed(3));
-            while !s.is_over() && s.turn() < 80 {
-                let p = Position::from_state(&game, &s);
-                let text = serde_json::to_string(&p).unwrap();
-                let back = Position::parse(&text).unwrap();
-                assert_eq!(back, p);
-                let (_, t) = back.to_game_state(None).unwrap();
-                assert_eq!(Position::from_state(&game, &t), p);
-                if s.phase() == Phase::Action {
-                    assert_eq!(t, s, "{text}");
+        for t in crate::terrain::builtin_terrains() {
+            let game = Game::builtin(&t.key, Variant::Normal).unwrap();
+            for seed in 0..3 {
+                let mut s = game.initial_state(&Deal::from_seed(seed));
+                loop {
+                    let p = Position::from_state(&game, &s);
+                    let text = serde_json::to_string(&p).unwrap();
+                    let back = Position::parse(&text).unwrap();
+                    assert_eq!(back, p);
+                    let (_, t) = back
+                        .to_game_state(None)
+                        .unwrap_or_else(|e| panic!("{e}: {text}"));
+                    assert_eq!(Position::from_state(&game, &t), p);
+                    if s.phase() == Phase::Action {
+                        assert_eq!(t, s, "{text}");
+                    }
+                    if s.is_over() || s.turn() > 150 {
+                        break;
+                    }
+                    let d = crate::rules::random_decision(&game, &s, &mut rng).unwrap();
+                    game.apply_legal(&mut s, d);
                 }
-                let d = crate::rules::random_decision(&game, &s, &mut rng).unwrap();
-                game.apply_legal(&mut s, d);
             }
         }
     }

@@ -11,6 +11,27 @@ use crate::terrain::{NodeMask, MAX_NODES};
 /// Every tile of both colours could in principle be on the board at once.
 pub const MAX_BOARD_TILES: usize = 48;
 
+/// Zeros then ones: any window of it is a byte mask that selects the positions from some index
+/// on. Push and pop move every cell and stack start past the changed node with such masks
+/// instead of loops or memmove, so that they run without branches.
+const RAMP: [u8; 2 * MAX_BOARD_TILES] = {
+    let mut a = [0; 2 * MAX_BOARD_TILES];
+    let mut j = MAX_BOARD_TILES;
+    while j < a.len() {
+        a[j] = u8::MAX;
+        j += 1;
+    }
+    a
+};
+
+/// `L` bytes, all ones exactly at the positions from `i` on (`i <= MAX_BOARD_TILES`).
+#[inline]
+fn from_mask<const L: usize>(i: usize) -> [u8; L] {
+    RAMP[MAX_BOARD_TILES - i..][..L]
+        .try_into()
+        .expect("a window of L bytes")
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Board {
     cells: [u8; MAX_BOARD_TILES],
@@ -45,12 +66,16 @@ impl Board {
             "more than 48 tiles on the board"
         );
         let pos = (self.start[n] + self.height[n]) as usize;
-        let total = self.total as usize;
-        self.cells.copy_within(pos..total, pos + 1);
-        self.cells[pos] = tile.to_bits();
-        for s in &mut self.start[n + 1..] {
-            *s += 1;
+        // cells[pos..] move up by one.
+        let old = self.cells;
+        let mut up = [0; MAX_BOARD_TILES];
+        up[1..].copy_from_slice(&old[..MAX_BOARD_TILES - 1]);
+        let moved = from_mask::<MAX_BOARD_TILES>(pos);
+        for ((c, (&o, &u)), &m) in self.cells.iter_mut().zip(old.iter().zip(&up)).zip(&moved) {
+            *c = (o & !m) | (u & m);
         }
+        self.cells[pos] = tile.to_bits();
+        self.shift_starts_after(n, 1);
         self.total += 1;
         if let Some(old) = self.top(n) {
             self.clear_top_bits(n, old);
@@ -65,13 +90,16 @@ impl Board {
         debug_assert!(self.height[n] > 0, "pop from an empty node");
         let pos = (self.start[n] + self.height[n] - 1) as usize;
         let tile = Tile::from_bits(self.cells[pos]);
-        let total = self.total as usize;
-        self.cells.copy_within(pos + 1..total, pos);
-        // Clear the freed cell: equal boards must compare and hash equal (derived Eq/Hash).
-        self.cells[total - 1] = 0;
-        for s in &mut self.start[n + 1..] {
-            *s -= 1;
+        // cells[pos + 1..] move down by one; the freed last cell reads the zero shifted in, so
+        // equal boards compare and hash equal (derived Eq/Hash).
+        let old = self.cells;
+        let mut down = [0; MAX_BOARD_TILES];
+        down[..MAX_BOARD_TILES - 1].copy_from_slice(&old[1..]);
+        let moved = from_mask::<MAX_BOARD_TILES>(pos);
+        for ((c, (&o, &d)), &m) in self.cells.iter_mut().zip(old.iter().zip(&down)).zip(&moved) {
+            *c = (o & !m) | (d & m);
         }
+        self.shift_starts_after(n, u8::MAX); // wrapping: minus one
         self.total -= 1;
         self.clear_top_bits(n, tile);
         self.height[n] -= 1;
@@ -79,6 +107,15 @@ impl Board {
             self.set_top_bits(n, below);
         }
         tile
+    }
+
+    /// Adds `delta` (wrapping) to the start of every stack after node `n`.
+    #[inline]
+    fn shift_starts_after(&mut self, n: usize, delta: u8) {
+        let after = from_mask::<MAX_NODES>(n + 1);
+        for (s, &a) in self.start.iter_mut().zip(&after) {
+            *s = s.wrapping_add(a & delta);
+        }
     }
 
     #[inline]

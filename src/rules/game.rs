@@ -70,8 +70,10 @@ pub struct Game {
     queued_nodes: NodeMask,
     /// Nodes where a placed tile applies no troop effect (R9.7).
     no_troop_effect: NodeMask,
-    /// Bases Hook may take without connection (R5.6, A4).
-    hook_free: NodeMask,
+    /// `unconnected[t]`: bases troop t may take without connection: Hook's exception (R5.6,
+    /// A4), none for the other troops. A table rather than a test on the troop, so that the
+    /// slots of all troops are computed alike.
+    unconnected: [NodeMask; 8],
     /// `allowed[t]`: nodes where troop t may be placed, value restrictions applied (R5.4).
     allowed: [NodeMask; 8],
 }
@@ -114,7 +116,11 @@ impl Game {
             queued,
             queued_nodes,
             no_troop_effect,
-            hook_free: terrain.bases & !no_troop_effect,
+            unconnected: {
+                let mut u = [0; 8];
+                u[Troop::Hook.index()] = terrain.bases & !no_troop_effect;
+                u
+            },
             allowed,
             variant,
             terrain,
@@ -159,30 +165,38 @@ impl Game {
         start | self.terrain.neighbours_of(chain)
     }
 
-    /// Enemy top tiles that troop `t` may cover (R5.2, R5.3).
+    /// R5.2, R5.3: for each troop, the enemy top tiles it may cover. Kwak covers anything and
+    /// anything covers Kwak; otherwise only strictly weaker values. One pass over the troops,
+    /// since the set only grows with the value.
     #[inline]
-    fn coverable(&self, s: &State, enemy: Colour, t: Troop) -> NodeMask {
-        if t == Troop::Kwak {
-            return s.board.occupied(enemy);
+    fn coverable(&self, s: &State, enemy: Colour) -> [NodeMask; 8] {
+        let mut out = [s.board.occupied(enemy); 8];
+        let mut weaker = s.board.tops(enemy, Troop::Kwak);
+        for (t, m) in out.iter_mut().enumerate().skip(1) {
+            *m = weaker;
+            weaker |= s.board.tops(enemy, Troop::from_index(t));
         }
-        let mut m = s.board.tops(enemy, Troop::Kwak);
-        for k in 1..t.index() {
-            m |= s.board.tops(enemy, Troop::from_index(k));
-        }
-        m
+        out
     }
 
-    /// R5.1–R5.6: nodes where `p` may place a tile of type `t`, given `connected`.
+    /// R5.1–R5.6: nodes where `p` may place a tile of type `t`, given the nodes `connected` to
+    /// p's HQs and the enemy top tiles `coverable` by `t`.
     #[inline]
-    fn slots(&self, s: &State, p: Colour, t: Troop, connected: NodeMask) -> NodeMask {
+    fn slots(
+        &self,
+        s: &State,
+        p: Colour,
+        t: Troop,
+        connected: NodeMask,
+        coverable: NodeMask,
+    ) -> NodeMask {
         let enemy = p.opponent();
         // R5.2: empty, own-topped, or enemy-topped and coverable; R5.1: never an own HQ.
-        let base_slots = self.bases & (!s.board.occupied(enemy) | self.coverable(s, enemy, t));
-        let mut m = (base_slots | self.hqs[enemy.index()]) & connected;
-        if t == Troop::Hook {
-            m |= base_slots & self.hook_free; // R5.6
-        }
-        m & self.allowed[t.index()] // R5.4
+        let base_slots = self.bases & (!s.board.occupied(enemy) | coverable);
+        // R5.5: connected, R5.6: or a base Hook may take anyway; an enemy HQ must be connected.
+        let reached = (base_slots & (connected | self.unconnected[t.index()]))
+            | (self.hqs[enemy.index()] & connected);
+        reached & self.allowed[t.index()] // R5.4
     }
 
     /// R4.2: DRAW is legal with a non-empty reserve and room on the rack.
@@ -193,27 +207,28 @@ impl Game {
 
     /// R4.3: whether `p` has any legal (unfrozen tile, slot) pair.
     fn has_placement(&self, s: &State, p: Colour) -> bool {
-        let avail = s.placeable(p).presence_mask();
-        if avail == 0 {
-            return false;
-        }
-        let connected = self.connected_nodes(s, p);
-        bits(avail as u32).any(|t| self.slots(s, p, Troop::from_index(t), connected) != 0)
+        self.placement_slots(s, p).iter().any(|&m| m != 0)
     }
 
     /// R4.3: the legal slots of each troop `p` may place now, indexed by troop (zero for troops
     /// with no unfrozen tile on the rack): the placements of [`Game::legal_decisions`] as masks,
     /// so that a random playout can count and pick one without building the list.
+    ///
+    /// Every troop is computed and the absent ones masked out afterwards: eight independent
+    /// lanes without branches, which the compiler turns into vector instructions.
     #[inline]
     pub(crate) fn placement_slots(&self, s: &State, p: Colour) -> [NodeMask; 8] {
-        let mut out = [0; 8];
-        let avail = s.placeable(p).presence_mask();
-        if avail == 0 {
-            return out;
+        let (rack, frozen) = (&s.rack[p.index()].0, &s.frozen[p.index()].0);
+        if rack == frozen {
+            return [0; 8]; // nothing to place: spare the flood fill
         }
         let connected = self.connected_nodes(s, p);
-        for t in bits(avail as u32) {
-            out[t] = self.slots(s, p, Troop::from_index(t), connected);
+        let coverable = self.coverable(s, p.opponent());
+        let mut out = [0; 8];
+        for (t, m) in out.iter_mut().enumerate() {
+            let slots = self.slots(s, p, Troop::from_index(t), connected, coverable[t]);
+            // R9.8: frozen tiles may not be placed.
+            *m = if rack[t] > frozen[t] { slots } else { 0 };
         }
         out
     }
@@ -234,7 +249,7 @@ impl Game {
         let p = s.active;
         (node as usize) < self.terrain.node_count()
             && s.placeable(p).get(troop) > 0
-            && self.slots(s, p, troop, self.connected_nodes(s, p)) & (1 << node) != 0
+            && self.placement_slots(s, p)[troop.index()] & (1 << node) != 0
     }
 
     // ----- Legal decisions ---------------------------------------------------------------------

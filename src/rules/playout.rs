@@ -56,6 +56,8 @@ pub fn random_playout<R: Rng>(game: &Game, s: &mut State, rng: &mut R, max_turns
 struct PlacementStep {
     first: Option<Decision>,
     slots: [NodeMask; 8],
+    /// Placements per troop: the popcount of each slot mask.
+    counts: [u32; 8],
 }
 
 impl PlacementStep {
@@ -70,12 +72,17 @@ impl PlacementStep {
             _ => return None,
         };
         let slots = game.placement_slots(s, p);
-        Some(PlacementStep { first, slots })
+        let counts = slots.map(NodeMask::count_ones);
+        Some(PlacementStep {
+            first,
+            slots,
+            counts,
+        })
     }
 
     #[inline]
     fn len(&self) -> usize {
-        let placements: u32 = self.slots.iter().map(|m| m.count_ones()).sum();
+        let placements: u32 = self.counts.iter().sum();
         self.first.is_some() as usize + placements as usize
     }
 
@@ -89,8 +96,7 @@ impl PlacementStep {
             }
             k -= 1;
         }
-        for (t, &slots) in self.slots.iter().enumerate() {
-            let count = slots.count_ones();
+        for (t, (&slots, &count)) in self.slots.iter().zip(&self.counts).enumerate() {
             if k < count {
                 return Decision::Place {
                     troop: Troop::from_index(t),

@@ -520,3 +520,67 @@ fn check_medals(name: &str, rt: &RawTerrain, regions: &[Region]) -> Result<(), T
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::terrain::RegionMask;
+
+    #[test]
+    fn shipped_file_is_valid() {
+        let terrains = parse_terrains(BUILTIN_JSON).unwrap();
+        assert_eq!(terrains.len(), 8);
+    }
+
+    #[test]
+    fn lookup_ignores_case_and_punctuation() {
+        assert_eq!(lookup_key("Station Metal-X"), "stationmetalx");
+        assert_eq!(lookup_key("station_metal_x"), "stationmetalx");
+    }
+
+    /// The bitmask tables say the same as the node and region lists they are compiled from.
+    #[test]
+    fn tables_agree_with_the_lists() {
+        for t in builtin_terrains() {
+            let n = t.node_count();
+            assert!(
+                t.nodes.windows(2).all(|w| w[0].id < w[1].id),
+                "ids ascending"
+            );
+            for i in 0..MAX_NODES {
+                let nb = t.neighbours[i];
+                assert!(i < n || nb == 0);
+                assert_eq!(nb >> n, 0, "{}: neighbours beyond the terrain", t.key);
+                assert!(
+                    bits(nb).all(|j| t.neighbours[j] & (1 << i) != 0),
+                    "symmetric"
+                );
+            }
+            for (i, node) in t.nodes.iter().enumerate() {
+                let bit = 1 << i;
+                let hq = match node.kind {
+                    NodeKind::Hq(c) => Some(c),
+                    _ => None,
+                };
+                for c in Colour::BOTH {
+                    assert_eq!(t.hqs[c.index()] & bit != 0, hq == Some(c));
+                }
+                assert_eq!(t.bases & bit != 0, hq.is_none());
+                for (e, mask) in SpecialEffect::ALL.iter().zip(t.effect_nodes) {
+                    assert_eq!(mask & bit != 0, node.effect == Some(*e));
+                }
+                let allowed = node.allowed.as_ref().map_or(0xFF, |a| {
+                    a.iter().fold(0u8, |m, troop| m | 1 << troop.index())
+                });
+                assert_eq!(t.allowed_troops[i], allowed);
+                let regions: RegionMask = t
+                    .regions
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| r.bases & bit != 0)
+                    .fold(0, |m, (r, _)| m | 1 << r);
+                assert_eq!(t.node_regions[i], regions, "{}: node {}", t.key, node.id);
+            }
+        }
+    }
+}

@@ -1,10 +1,10 @@
 //! The bots of a tournament, from their specs: a shipped preset name, a path to a `.toml`
 //! preset, or `ext:PATH` for an external program.
 
+use super::config::fnv1a;
 use crate::bot::external::{ExternalBot, FailureCell};
 use crate::bot::preset::{self, Preset};
 use crate::bot::{Budget, Player};
-use super::config::fnv1a;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -39,9 +39,8 @@ impl BotEntry {
     pub fn resolve(spec: &str, ext_timeout: Duration) -> Result<BotEntry, String> {
         if let Some(path) = spec.strip_prefix(EXTERNAL_PREFIX) {
             let program = PathBuf::from(path);
-            let bytes = std::fs::read(&program).map_err(|e| {
-                format!("external bot '{spec}': cannot read program '{path}': {e}")
-            })?;
+            let bytes = std::fs::read(&program)
+                .map_err(|e| format!("external bot '{spec}': cannot read program '{path}': {e}"))?;
             return Ok(BotEntry {
                 spec: spec.to_string(),
                 version: format!("ext-{:012x}", fnv1a(&bytes) >> 16),
@@ -78,5 +77,4 @@ impl BotEntry {
             }
         }
     }
-
 }

@@ -191,7 +191,10 @@ mod tests {
 
     #[test]
     fn shards_parse_and_partition_positions() {
-        assert_eq!("2/3".parse::<Shard>().unwrap(), Shard { index: 2, count: 3 });
+        assert_eq!(
+            "2/3".parse::<Shard>().unwrap(),
+            Shard { index: 2, count: 3 }
+        );
         for bad in ["0/3", "4/3", "x/3", "3", "1/0"] {
             assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
@@ -203,7 +206,10 @@ mod tests {
 
     #[test]
     fn odd_games_are_refused_with_the_reason() {
-        let c = RunConfig { games: 3, ..sample() };
+        let c = RunConfig {
+            games: 3,
+            ..sample()
+        };
         let e = c.validate().unwrap_err().to_string();
         assert!(e.contains("even") && e.contains("try 4"), "{e}");
     }
@@ -216,7 +222,14 @@ mod tests {
             ..sample()
         };
         assert_eq!(c.run_id(), s.run_id());
-        assert_ne!(c.run_id(), RunConfig { seed: 2, ..sample() }.run_id());
+        assert_ne!(
+            c.run_id(),
+            RunConfig {
+                seed: 2,
+                ..sample()
+            }
+            .run_id()
+        );
     }
 
     #[test]
@@ -226,6 +239,9 @@ mod tests {
             seed: 9,
             ..sample()
         });
-        assert_eq!(d, vec!["games: 4 vs 6".to_string(), "seed: 1 vs 9".to_string()]);
+        assert_eq!(
+            d,
+            vec!["games: 4 vs 6".to_string(), "seed: 1 vs 9".to_string()]
+        );
     }
 }

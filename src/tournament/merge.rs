@@ -5,7 +5,9 @@
 use super::config::RunConfig;
 use super::runner::write_summaries;
 use super::schedule::{pairings, schedule};
-use super::store::{open_run_dir, read_games, read_run, write_atomic, GameKey, GameLine, GAMES_FILE};
+use super::store::{
+    open_run_dir, read_games, read_run, write_atomic, GameKey, GameLine, GAMES_FILE,
+};
 use super::summary::Summary;
 use super::TournamentError;
 use std::collections::BTreeMap;
@@ -80,7 +82,10 @@ fn common_config(inputs: &[PathBuf]) -> Result<RunConfig, TournamentError> {
     let mut common: Option<(RunConfig, &Path)> = None;
     for dir in inputs {
         let config = read_run(dir)?.ok_or_else(|| {
-            TournamentError::Merge(format!("{} holds no run.json: not a tournament folder", dir.display()))
+            TournamentError::Merge(format!(
+                "{} holds no run.json: not a tournament folder",
+                dir.display()
+            ))
         })?;
         let config = config.unsharded();
         match &common {
@@ -147,7 +152,11 @@ fn gather_games(
         return Err(TournamentError::Merge(format!(
             "{} games appear twice (the same shard given twice?): {}",
             duplicates.len(),
-            duplicates.into_iter().take(10).collect::<Vec<_>>().join("; ")
+            duplicates
+                .into_iter()
+                .take(10)
+                .collect::<Vec<_>>()
+                .join("; ")
         )));
     }
     Ok(games)

@@ -67,7 +67,12 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
     let mut config = options.config;
     config.validate()?;
     let bots = resolve_bots(&mut config)?;
-    if options.terrains.iter().map(|t| &t.key).ne(config.terrains.iter()) {
+    if options
+        .terrains
+        .iter()
+        .map(|t| &t.key)
+        .ne(config.terrains.iter())
+    {
         return Err(TournamentError::Usage(
             "the terrains given do not match the settings' terrain list".into(),
         ));
@@ -100,7 +105,10 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         .filter(|j| !(done_keys.contains(&(j.position, 0)) && done_keys.contains(&(j.position, 1))))
         .collect();
     if resumed > 0 && !options.quiet {
-        eprintln!("resuming {}: {resumed} of {expected} games already played", out.display());
+        eprintln!(
+            "resuming {}: {resumed} of {expected} games already played",
+            out.display()
+        );
     }
     let shared = Shared {
         run_id: config.run_id(),
@@ -237,7 +245,9 @@ fn play_pair(shared: &Shared, job: &PairJob) -> Result<(), TournamentError> {
                 shared.stop.store(true, Ordering::SeqCst);
             }
         }
-        let sprt_note = sprt.map_or(String::new(), |s| format!(" | LLR {:.2} [{:.2}, {:.2}]", s.llr, s.lower, s.upper));
+        let sprt_note = sprt.map_or(String::new(), |s| {
+            format!(" | LLR {:.2} [{:.2}, {:.2}]", s.llr, s.lower, s.upper)
+        });
         shared.progress.set_message(message + &sprt_note);
     }
     Ok(())
@@ -259,7 +269,12 @@ fn sprt_decided(shared: &Shared) -> bool {
 }
 
 /// Plays game `g` of a deal and writes its record.
-fn play_one(shared: &Shared, job: &PairJob, deal: &Deal, g: u8) -> Result<GameLine, TournamentError> {
+fn play_one(
+    shared: &Shared,
+    job: &PairJob,
+    deal: &Deal,
+    g: u8,
+) -> Result<GameLine, TournamentError> {
     let pairing = &shared.pairings[job.pairing];
     let game = &shared.games[job.terrain];
     let bot = |c: Colour| &shared.bots[pairing.seat(g, c)];
@@ -268,14 +283,26 @@ fn play_one(shared: &Shared, job: &PairJob, deal: &Deal, g: u8) -> Result<GameLi
         max_turns: shared.config.max_turns,
         budgets: [blue.budget, red.budget],
     };
-    let played = play_game(game, deal, &mut [&mut blue.player, &mut red.player], &config);
+    let played = play_game(
+        game,
+        deal,
+        &mut [&mut blue.player, &mut red.player],
+        &config,
+    );
     let result = &played.record.result;
     let failure = |c: Colour| {
-        let cell = if c == Colour::Blue { &blue.failure } else { &red.failure };
-        cell.as_ref().and_then(|f| f.lock().ok().and_then(|f| f.clone()))
+        let cell = if c == Colour::Blue {
+            &blue.failure
+        } else {
+            &red.failure
+        };
+        cell.as_ref()
+            .and_then(|f| f.lock().ok().and_then(|f| f.clone()))
     };
     let forfeit_reason = match (result.end.as_str(), result.winner) {
-        ("forfeit", Some(w)) => Some(failure(w.opponent()).unwrap_or_else(|| "illegal decision".into())),
+        ("forfeit", Some(w)) => {
+            Some(failure(w.opponent()).unwrap_or_else(|| "illegal decision".into()))
+        }
         _ => None,
     };
     let terrain = &game.terrain().key;

@@ -146,8 +146,14 @@ mod tests {
             a: "a".into(),
             b: "b".into(),
         };
-        assert_eq!((p.seat(0, Colour::Blue), p.seat(0, Colour::Red)), ("a", "b"));
-        assert_eq!((p.seat(1, Colour::Blue), p.seat(1, Colour::Red)), ("b", "a"));
+        assert_eq!(
+            (p.seat(0, Colour::Blue), p.seat(0, Colour::Red)),
+            ("a", "b")
+        );
+        assert_eq!(
+            (p.seat(1, Colour::Blue), p.seat(1, Colour::Red)),
+            ("b", "a")
+        );
     }
 
     #[test]

@@ -192,7 +192,8 @@ impl GamesWriter {
     }
 
     pub fn append(&self, game: &GameLine) -> Result<(), TournamentError> {
-        let mut line = serde_json::to_string(game).map_err(|e| TournamentError::io(&self.path, e))?;
+        let mut line =
+            serde_json::to_string(game).map_err(|e| TournamentError::io(&self.path, e))?;
         line.push('\n');
         let mut f = self
             .file
@@ -237,7 +238,13 @@ fn file_safe(name: &str) -> String {
         .file_stem()
         .map_or(name.to_string(), |s| s.to_string_lossy().into_owned());
     name.chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect()
 }
 
@@ -279,7 +286,9 @@ pub fn open_run_dir(dir: &Path, config: &RunConfig) -> Result<(), TournamentErro
                 .collect(),
         }),
         None => {
-            let non_empty = fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(false);
+            let non_empty = fs::read_dir(dir)
+                .map(|mut d| d.next().is_some())
+                .unwrap_or(false);
             if non_empty {
                 return Err(TournamentError::Usage(format!(
                     "{} is not empty and holds no {RUN_FILE}: refusing to mix a tournament \
@@ -357,7 +366,10 @@ mod tests {
     #[test]
     fn corrupt_middle_line_and_duplicates_are_errors_naming_the_line() {
         let d = temp_dir("corrupt");
-        let p = file_with(&d, &format!("{}garbage\n{}", json(&line(0, 0)), json(&line(0, 1))));
+        let p = file_with(
+            &d,
+            &format!("{}garbage\n{}", json(&line(0, 0)), json(&line(0, 1))),
+        );
         let e = read_games(&p, "r").unwrap_err().to_string();
         assert!(e.contains("line 2"), "{e}");
         let p = file_with(&d, &format!("{}{}", json(&line(0, 0)), json(&line(0, 0))));

@@ -49,7 +49,12 @@ impl Rate {
 
     fn show(&self) -> String {
         match self.rate {
-            Some(r) => format!("{:.1}% [{:.1}, {:.1}]", 100.0 * r, 100.0 * self.lo, 100.0 * self.hi),
+            Some(r) => format!(
+                "{:.1}% [{:.1}, {:.1}]",
+                100.0 * r,
+                100.0 * self.lo,
+                100.0 * self.hi
+            ),
             None => "-".into(),
         }
     }
@@ -73,7 +78,8 @@ impl SideStats {
     pub fn of(games: &[&GameLine]) -> SideStats {
         let n = games.len() as u64;
         let count = |f: &dyn Fn(&GameLine) -> bool| games.iter().filter(|g| f(g)).count() as f64;
-        let mut ends: BTreeMap<String, u64> = END_TYPES.iter().map(|e| (e.to_string(), 0)).collect();
+        let mut ends: BTreeMap<String, u64> =
+            END_TYPES.iter().map(|e| (e.to_string(), 0)).collect();
         for g in games {
             *ends.entry(g.end.clone()).or_default() += 1;
         }
@@ -130,7 +136,11 @@ impl MatchStats {
 pub fn pentanomial(games: &[&GameLine]) -> Pentanomial {
     let mut by_deal: BTreeMap<usize, [Option<f64>; 2]> = BTreeMap::new();
     for g in games {
-        if let Some(slot) = by_deal.entry(g.position).or_default().get_mut(g.game as usize) {
+        if let Some(slot) = by_deal
+            .entry(g.position)
+            .or_default()
+            .get_mut(g.game as usize)
+        {
             *slot = Some(g.score_a());
         }
     }
@@ -257,9 +267,9 @@ impl Summary {
                 }
             })
             .collect();
-        let sprt = config.sprt.map(|params| {
-            SprtSummary::of(params, &pairing_summaries[0].overall.pentanomial)
-        });
+        let sprt = config
+            .sprt
+            .map(|params| SprtSummary::of(params, &pairing_summaries[0].overall.pentanomial));
         Summary {
             format: SUMMARY_FORMAT.into(),
             run: config.run_id(),
@@ -284,15 +294,25 @@ impl Summary {
 }
 
 fn filter_terrain<'a>(games: &[&'a GameLine], terrain: &str) -> Vec<&'a GameLine> {
-    games.iter().copied().filter(|g| g.terrain == terrain).collect()
+    games
+        .iter()
+        .copied()
+        .filter(|g| g.terrain == terrain)
+        .collect()
 }
 
 fn standings(config: &RunConfig, games: &[&GameLine]) -> Vec<BotStanding> {
     let names = config.gauntlet.iter().chain(&config.bots);
     names
         .map(|bot| {
-            let mine: Vec<&&GameLine> = games.iter().filter(|g| g.a == *bot || g.b == *bot).collect();
-            let wins = mine.iter().filter(|g| g.winner.as_ref() == Some(bot)).count() as u64;
+            let mine: Vec<&&GameLine> = games
+                .iter()
+                .filter(|g| g.a == *bot || g.b == *bot)
+                .collect();
+            let wins = mine
+                .iter()
+                .filter(|g| g.winner.as_ref() == Some(bot))
+                .count() as u64;
             let draws = mine.iter().filter(|g| g.winner.is_none()).count() as u64;
             let forfeits = mine
                 .iter()
@@ -387,12 +407,22 @@ impl Summary {
             "## Bots\n\n| bot | games | wins | draws | lost by forfeit | score [95% CI] |\n|---|---:|---:|---:|---:|---|\n",
         );
         let mut bots: Vec<&BotStanding> = self.bots.iter().collect();
-        bots.sort_by(|x, y| y.score.rate.partial_cmp(&x.score.rate).unwrap_or(std::cmp::Ordering::Equal));
+        bots.sort_by(|x, y| {
+            y.score
+                .rate
+                .partial_cmp(&x.score.rate)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
         for b in bots {
             let _ = writeln!(
                 md,
                 "| {} | {} | {} | {} | {} | {} |",
-                b.bot, b.games, b.wins, b.draws, b.forfeits, b.score.show()
+                b.bot,
+                b.games,
+                b.wins,
+                b.draws,
+                b.forfeits,
+                b.score.show()
             );
         }
         md + "\n"
@@ -494,7 +524,12 @@ impl Summary {
             .map(|t| (t.terrain.as_str(), &t.stats))
             .chain(std::iter::once(("all", &self.overall)));
         for (terrain, s) in rows {
-            let _ = writeln!(csv, "all,,,{terrain},{},,,,,,,,,,,,,,,,{}", s.games, side(s));
+            let _ = writeln!(
+                csv,
+                "all,,,{terrain},{},,,,,,,,,,,,,,,,{}",
+                s.games,
+                side(s)
+            );
         }
         csv
     }
@@ -516,7 +551,12 @@ fn thinking_table(games: &[GameLine]) -> String {
 pub fn live_score(config: &RunConfig, games: &[GameLine]) -> String {
     let list: Vec<&GameLine> = games.iter().collect();
     let mut s = standings(config, &list);
-    s.sort_by(|x, y| y.score.rate.partial_cmp(&x.score.rate).unwrap_or(std::cmp::Ordering::Equal));
+    s.sort_by(|x, y| {
+        y.score
+            .rate
+            .partial_cmp(&x.score.rate)
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     s.iter()
         .filter_map(|b| b.score.rate.map(|r| format!("{} {:.0}%", b.bot, 100.0 * r)))
         .collect::<Vec<_>>()

@@ -20,7 +20,7 @@ mod tests;
 
 use super::{Analysis, Bot, Budget, Candidate, CheatRequest, CheatingBot, Choice, Player, Request};
 use crate::info::Observation;
-use crate::rules::{Decision, DecisionList, Game, State};
+use crate::rules::{Decision, DecisionList, Game, State, WinType};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -241,8 +241,8 @@ pub(crate) struct Settings<'a> {
     pub last_turn: u16,
 }
 
-/// When a tree stops: after `iterations`, or at `deadline`, whichever comes first (at least one
-/// iteration always runs).
+/// When a tree stops: after `iterations`, or at `deadline`, whichever comes first. The first
+/// tree of a search is always given at least one iteration, so every search has a result.
 #[derive(Clone, Copy)]
 pub(crate) struct Stop {
     pub iterations: u64,
@@ -257,7 +257,7 @@ impl Stop {
             return true;
         }
         match self.deadline {
-            Some(d) if done > 0 && done % 16 == 0 => Instant::now() >= d,
+            Some(d) if done > 0 && done.is_multiple_of(16) => Instant::now() >= d,
             _ => false,
         }
     }
@@ -353,15 +353,18 @@ pub(crate) fn search(
 
 /// A decision that wins the game at once for the decider (an HQ capture, or medals reaching the
 /// objective), taken without search: playouts score every line of a won position 1, so the
-/// search alone would not prefer the immediate win. Whether a decision wins at once depends only
-/// on public information, so any determinization tells.
+/// search alone would not prefer the immediate win. Such wins depend only on the board, the
+/// medals and the decider's own rack, so any determinization tells. A win because the opponent is
+/// blocked (R10.3) is left to the search: it depends on the opponent's hidden rack.
 fn winning_decision(game: &Game, root: Root, legal: &[Decision], seed: u64) -> Option<Choice> {
     let s = root.sample(&mut rng_for(seed, u64::MAX));
     let me = s.active();
     let win = legal.iter().copied().find(|&d| {
         let mut after = s;
         game.apply_legal(&mut after, d);
-        after.outcome().is_some_and(|o| o.winner == me)
+        after
+            .outcome()
+            .is_some_and(|o| o.winner == me && o.win != WinType::Blocked)
     })?;
     Some(Choice {
         decision: win,
@@ -442,7 +445,8 @@ fn pimc(
         mine.iter()
             .enumerate()
             .map(|(j, &k)| {
-                let slice = deadline.map(|d| start + d.saturating_duration_since(start) * (j as u32 + 1) / n);
+                let slice = deadline
+                    .map(|d| start + d.saturating_duration_since(start) * (j as u32 + 1) / n);
                 (k, one(k, slice))
             })
             .collect::<Vec<_>>()

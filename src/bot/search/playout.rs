@@ -49,30 +49,47 @@ const W_PLAIN: u32 = 4;
 const W_OWN_STACK: u32 = 1;
 
 /// What the heuristic needs to know about the position, read once per decision.
-struct Context<'a> {
-    terrain: &'a Terrain,
+struct Context {
     mine: NodeMask,
     theirs: NodeMask,
     enemy_hqs: NodeMask,
-    regions_taken: u32,
+    /// Bases whose occupation completes a region not yet taken (R8.2).
+    takes_region: NodeMask,
 }
 
-impl Context<'_> {
+impl Context {
+    fn new(terrain: &Terrain, s: &State) -> Context {
+        let p = s.active();
+        let mine = s.board().occupied(p);
+        let mut takes_region = 0;
+        for r in bits(!s.regions_taken() & region_mask(terrain)) {
+            let missing = terrain.regions[r].bases & !mine;
+            if missing.count_ones() == 1 {
+                takes_region |= missing;
+            }
+        }
+        Context {
+            mine,
+            theirs: s.board().occupied(p.opponent()),
+            enemy_hqs: terrain.hqs[p.opponent().index()],
+            takes_region,
+        }
+    }
+
     #[inline]
     fn weight(&self, d: Decision) -> u32 {
         match d {
-            Decision::Place { node, .. } => self.placement_weight(node as usize),
+            Decision::Place { node, .. } => self.placement_weight(1 << node),
             Decision::Discard { .. } => W_ATTACK,
             _ => W_PLAIN,
         }
     }
 
     #[inline]
-    fn placement_weight(&self, n: usize) -> u32 {
-        let bit = 1 << n;
+    fn placement_weight(&self, bit: NodeMask) -> u32 {
         if self.enemy_hqs & bit != 0 {
             WIN
-        } else if self.takes_region(n) {
+        } else if self.takes_region & bit != 0 {
             W_REGION
         } else if self.theirs & bit != 0 {
             W_ATTACK
@@ -82,26 +99,20 @@ impl Context<'_> {
             W_PLAIN
         }
     }
+}
 
-    /// Whether occupying base `n` completes a region not yet taken (R8.2).
-    #[inline]
-    fn takes_region(&self, n: usize) -> bool {
-        let after = self.mine | 1 << n;
-        bits(self.terrain.node_regions[n] & !self.regions_taken)
-            .any(|r| self.terrain.regions[r].bases & !after == 0)
+/// One bit per region of the terrain.
+#[inline]
+fn region_mask(terrain: &Terrain) -> u32 {
+    match terrain.regions.len() {
+        32.. => u32::MAX,
+        n => (1 << n) - 1,
     }
 }
 
 /// A decision of `list` sampled with the heuristic weights (see the module doc).
 fn heuristic<R: Rng>(game: &Game, s: &State, list: &DecisionList, rng: &mut R) -> Decision {
-    let p = s.active();
-    let ctx = Context {
-        terrain: game.terrain(),
-        mine: s.board().occupied(p),
-        theirs: s.board().occupied(p.opponent()),
-        enemy_hqs: game.terrain().hqs[p.opponent().index()],
-        regions_taken: s.regions_taken(),
-    };
+    let ctx = Context::new(game.terrain(), s);
     let mut total = 0u32;
     for &d in list {
         let w = ctx.weight(d);

@@ -76,7 +76,10 @@ fn check_choice(game: &Game, s: &State, choice: &Choice, iterations: u64) {
         .analysis
         .as_ref()
         .expect("a search reports its analysis");
-    if wins_now(game, s, choice.decision).is_some() {
+    if matches!(
+        wins_now(game, s, choice.decision),
+        Some(WinType::Hq | WinType::Medals)
+    ) {
         return; // a win at once is taken without search
     }
     assert_eq!(analysis.iterations, iterations);
@@ -337,4 +340,58 @@ fn heuristic_playout_match() {
             score / games
         );
     }
+}
+
+/// CPU seconds used by this process so far (user + system), from /proc/self/stat in clock ticks
+/// of 1/100 s (Linux).
+fn process_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let after = stat.rsplit(')').next().unwrap_or_default();
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
+/// Speed measurement behind results/search-speed.md (run in release, alone):
+/// `cargo test --release --lib bot::search::tests::search_speed -- --ignored --nocapture`
+///
+/// ISMCTS on a Castle Field position on 1 and 2 threads: iterations per wall-clock second, and
+/// per CPU second (which the other processes on a shared machine do not distort).
+#[test]
+#[ignore]
+fn search_speed() {
+    let game = game_of("castle_field");
+    let s = random_game_positions(&game, 1)[8];
+    let loadavg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("load average before: {}", loadavg.trim());
+    for algorithm in ALL {
+        for threads in [1, 2] {
+            let config = SearchConfig {
+                threads,
+                ..SearchConfig::default()
+            };
+            let mut player = make_player("speed", algorithm, &config);
+            let (wall, cpu) = (Instant::now(), process_cpu_seconds());
+            let mut iterations = 0;
+            for seed in 0..10 {
+                let choice = player.decide(&game, &s, Budget::iterations(50_000), seed);
+                iterations += choice.analysis.map_or(0, |a| a.iterations);
+            }
+            let (wall, cpu) = (wall.elapsed().as_secs_f64(), process_cpu_seconds() - cpu);
+            println!(
+                "{:9} {threads} thread(s): {iterations} iterations, {:.0}/s wall, {:.0}/s per CPU second",
+                algorithm.key(),
+                iterations as f64 / wall,
+                iterations as f64 / cpu
+            );
+        }
+    }
+    let loadavg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!("load average after: {}", loadavg.trim());
 }

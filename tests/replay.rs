@@ -1,0 +1,275 @@
+//! Game records: seeded games between random bots replay to the same result after a JSON round
+//! trip, the same seed gives the same record, and every kind of corruption is caught by the
+//! matching `ReplayError`, at the first offending step.
+
+use toybattle::bot::play::{play_game, PlayConfig};
+use toybattle::bot::random::RandomBot;
+use toybattle::bot::{Bot, Choice, Player, Request};
+use toybattle::record::{replay, GameRecord, ReplayError};
+use toybattle::rules::{Chance, Colour, Deal, Decision, Game, Phase, State, Troop, Variant};
+use toybattle::terrain::{bits, builtin_terrains};
+
+fn random_player(name: &str) -> Player {
+    Player::Fair(Box::new(RandomBot::new(name)))
+}
+
+fn play(game: &Game, seed: u64, config: &PlayConfig) -> GameRecord {
+    let (mut blue, mut red) = (random_player("random-a"), random_player("random-b"));
+    play_game(
+        game,
+        &Deal::from_seed(seed),
+        &mut [&mut blue, &mut red],
+        config,
+    )
+    .record
+}
+
+fn castle_field() -> Game {
+    Game::builtin("castle_field", Variant::Normal).unwrap()
+}
+
+/// A finished (not turn-capped) game on Castle Field.
+fn finished_record(game: &Game) -> GameRecord {
+    let record = play(game, 11, &PlayConfig::default());
+    assert!(record.result.winner.is_some() && record.result.end != "turn_cap");
+    record
+}
+
+/// The state before step `k` of a record that replays.
+fn state_before(game: &Game, record: &GameRecord, k: usize) -> State {
+    let mut s = game.initial_state(&record.deal);
+    for step in &record.steps[..k] {
+        game.apply(&mut s, Decision::parse(step, game.terrain()).unwrap())
+            .unwrap();
+    }
+    s
+}
+
+/// The index of the first step whose state satisfies `pred`, at or after `from`.
+fn first_step(
+    game: &Game,
+    record: &GameRecord,
+    from: usize,
+    pred: impl Fn(&State) -> bool,
+) -> usize {
+    (from..record.steps.len())
+        .find(|&k| pred(&state_before(game, record, k)))
+        .expect("the record has such a step")
+}
+
+fn step_error(err: ReplayError) -> (usize, String, String) {
+    match err {
+        ReplayError::Step {
+            index,
+            step,
+            reason,
+        } => (index, step, reason),
+        other => panic!("expected a step error, got {other:?}"),
+    }
+}
+
+#[test]
+fn records_round_trip_through_json_and_replay_on_every_terrain() {
+    for terrain in builtin_terrains() {
+        for variant in [Variant::Normal, Variant::Beginner] {
+            let game = Game::builtin(&terrain.key, variant).unwrap();
+            for seed in 0..4 {
+                let record = play(&game, seed, &PlayConfig::default());
+                let json = serde_json::to_string_pretty(&record).unwrap();
+                let back: GameRecord = serde_json::from_str(&json).unwrap();
+                assert_eq!(back, record, "{} {variant} seed {seed}", terrain.key);
+                let summary = replay(&game, &back)
+                    .unwrap_or_else(|e| panic!("{} {variant} seed {seed}: {e}", terrain.key));
+                assert_eq!(summary.result, record.result);
+                assert_eq!(summary.steps, record.steps.len());
+                assert_eq!(
+                    summary.final_state.is_over(),
+                    record.result.end != "turn_cap"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn same_seed_gives_the_same_record() {
+    let game = Game::builtin("battlefield", Variant::Normal).unwrap();
+    let config = PlayConfig::default();
+    let a = play(&game, 5, &config);
+    assert_eq!(a, play(&game, 5, &config));
+    assert_ne!(a.steps, play(&game, 6, &config).steps);
+}
+
+#[test]
+fn turn_capped_game_replays_with_its_recorded_end() {
+    let game = castle_field();
+    let config = PlayConfig {
+        max_turns: 3,
+        ..PlayConfig::default()
+    };
+    let record = play(&game, 2, &config);
+    assert_eq!(record.result.end, "turn_cap");
+    assert_eq!(record.result.winner, None);
+    assert_eq!(replay(&game, &record).unwrap().result, record.result);
+}
+
+/// A bot that always answers `decline`, which is never legal as the action.
+struct Decliner;
+
+impl Bot for Decliner {
+    fn name(&self) -> &str {
+        "decliner"
+    }
+    fn decide(&mut self, _: &Request) -> Choice {
+        Choice::plain(Decision::Decline)
+    }
+}
+
+#[test]
+fn illegal_answer_is_a_forfeit_that_replays() {
+    let game = castle_field();
+    let deal = Deal::from_seed(3);
+    let (mut blue, mut red) = (Player::Fair(Box::new(Decliner)), random_player("random"));
+    let record = play_game(
+        &game,
+        &deal,
+        &mut [&mut blue, &mut red],
+        &PlayConfig::default(),
+    )
+    .record;
+    assert_eq!(record.result.end, "forfeit");
+    assert_eq!(record.result.winner, Some(Colour::Red));
+    assert!(!record.steps.iter().any(|s| s == "decline"), "not recorded");
+    assert_eq!(replay(&game, &record).unwrap().result, record.result);
+}
+
+#[test]
+fn illegal_decision_is_reported_at_its_step() {
+    let game = castle_field();
+    let mut record = finished_record(&game);
+    // R5.1: a tile is never placed on its own HQ.
+    let k = first_step(&game, &record, 10, |s| s.phase() == Phase::Action);
+    let s = state_before(&game, &record, k);
+    let troop = Troop::ALL
+        .into_iter()
+        .find(|&t| s.rack(s.active()).get(t) > 0)
+        .unwrap();
+    let own_hq = bits(game.terrain().hqs[s.active().index()]).next().unwrap();
+    let bad = Decision::Place {
+        troop,
+        node: own_hq as u8,
+    }
+    .notation(game.terrain());
+    record.steps[k] = bad.clone();
+    let (index, step, reason) = step_error(replay(&game, &record).unwrap_err());
+    assert_eq!((index, step), (k, bad));
+    assert!(reason.contains("illegal"), "{reason}");
+}
+
+#[test]
+fn unreadable_steps_are_reported_at_their_step() {
+    let game = castle_field();
+    let original = finished_record(&game);
+    for (k, text) in [
+        (0, "fly 13"),
+        (4, "place Dragon 13"),
+        (7, "place Jumbo 99"),
+        (9, ""),
+    ] {
+        let mut record = original.clone();
+        record.steps[k] = text.to_string();
+        let (index, step, _) = step_error(replay(&game, &record).unwrap_err());
+        assert_eq!((index, step.as_str()), (k, text));
+    }
+}
+
+#[test]
+fn draw_against_the_deal_order_is_reported_at_its_step() {
+    let game = castle_field();
+    let mut record = finished_record(&game);
+    let is_draw = |s: &State| matches!(s.phase(), Phase::Chance(Chance::Draw { .. }));
+    let k = first_step(&game, &record, 0, is_draw);
+    let s = state_before(&game, &record, k);
+    let drawn = Decision::parse(&record.steps[k], game.terrain()).unwrap();
+    // Another troop the reserve holds: legal for the rules, but not what the deal deals next.
+    let other = Troop::ALL
+        .into_iter()
+        .map(Decision::Chance)
+        .find(|&d| d != drawn && game.is_legal(&s, d))
+        .unwrap();
+    record.steps[k] = other.notation(game.terrain());
+    let (index, _, reason) = step_error(replay(&game, &record).unwrap_err());
+    assert_eq!(index, k);
+    assert!(reason.contains("deal"), "{reason}");
+}
+
+#[test]
+fn truncated_steps_leave_the_game_unfinished() {
+    let game = castle_field();
+    let mut record = finished_record(&game);
+    record.steps.truncate(record.steps.len() / 2);
+    let err = replay(&game, &record).unwrap_err();
+    assert!(matches!(err, ReplayError::Unfinished(_)), "{err:?}");
+}
+
+#[test]
+fn step_after_the_end_is_reported() {
+    let game = castle_field();
+    let mut record = finished_record(&game);
+    let k = record.steps.len();
+    record.steps.push("draw".into());
+    let (index, _, reason) = step_error(replay(&game, &record).unwrap_err());
+    assert_eq!(index, k);
+    assert!(reason.contains("over"), "{reason}");
+}
+
+#[test]
+fn wrong_recorded_result_is_reported() {
+    let game = castle_field();
+    let original = finished_record(&game);
+    let corruptions: [fn(&mut GameRecord); 4] = [
+        |r| r.result.winner = r.result.winner.map(Colour::opponent),
+        |r| r.result.turns += 1,
+        |r| r.result.medals[0] += 1,
+        |r| r.result.end = if r.result.end == "hq" { "medals" } else { "hq" }.into(),
+    ];
+    for corrupt in corruptions {
+        let mut record = original.clone();
+        corrupt(&mut record);
+        let err = replay(&game, &record).unwrap_err();
+        assert!(matches!(err, ReplayError::Result { .. }), "{err:?}");
+    }
+}
+
+#[test]
+fn wrong_header_is_reported() {
+    let game = castle_field();
+    let original = finished_record(&game);
+
+    let mut record = original.clone();
+    record.format = "toybattle-record/0".into();
+    assert_eq!(
+        replay(&game, &record).unwrap_err(),
+        ReplayError::Format {
+            found: "toybattle-record/0".into()
+        }
+    );
+
+    let mut record = original.clone();
+    record.terrain = "battlefield".into();
+    let err = replay(&game, &record).unwrap_err();
+    assert!(matches!(err, ReplayError::Terrain { .. }), "{err:?}");
+
+    let mut record = original;
+    record.deal.reserve[Colour::Red.index()].pop();
+    let err = replay(&game, &record).unwrap_err();
+    assert!(matches!(err, ReplayError::Deal(_)), "{err:?}");
+}
+
+#[test]
+fn records_with_missing_fields_do_not_parse() {
+    let game = castle_field();
+    let mut json = serde_json::to_value(finished_record(&game)).unwrap();
+    json.as_object_mut().unwrap().remove("steps");
+    assert!(serde_json::from_value::<GameRecord>(json).is_err());
+}

@@ -1,0 +1,428 @@
+//! The tournament runner end to end, with fast bots (random, greedy) and few games.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use toybattle::record::{replay, GameRecord};
+use toybattle::rules::{Colour, Game, Variant};
+use toybattle::terrain;
+use toybattle::tournament::config::RUN_FORMAT;
+use toybattle::tournament::stats::{wilson_interval, Pentanomial, SprtDecision, SprtParams, Z95};
+use toybattle::tournament::store::{read_games, GameLine, GAMES_FILE};
+use toybattle::tournament::{
+    merge_runs, run_tournament, MergeOptions, RunConfig, RunOptions, RunReport, Shard,
+    TournamentError,
+};
+
+const TERRAINS: [&str; 2] = ["castle_field", "tropical_pool"];
+
+fn config(bots: &[&str], games: u32) -> RunConfig {
+    RunConfig {
+        format: RUN_FORMAT.into(),
+        bots: bots.iter().map(|s| s.to_string()).collect(),
+        gauntlet: None,
+        terrains: TERRAINS.iter().map(|s| s.to_string()).collect(),
+        terrain_file_hash: None,
+        games,
+        seed: 11,
+        variant: Variant::Normal,
+        max_turns: 300,
+        sprt: None,
+        ext_timeout_ms: 10_000,
+        versions: BTreeMap::new(),
+        shard: None,
+    }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!(
+        "toybattle-tournament-{name}-{}",
+        std::process::id()
+    ));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+fn run(config: &RunConfig, out: &Path, concurrency: usize) -> Result<RunReport, TournamentError> {
+    let terrains = config
+        .terrains
+        .iter()
+        .map(|k| Arc::new(terrain::builtin(k).unwrap().clone()))
+        .collect();
+    run_tournament(RunOptions {
+        config: config.clone(),
+        terrains,
+        out: out.to_path_buf(),
+        concurrency: Some(concurrency),
+        quiet: true,
+    })
+}
+
+fn games_of(dir: &Path) -> Vec<GameLine> {
+    let run = fs::read_to_string(dir.join("run.json")).unwrap();
+    let config: RunConfig = serde_json::from_str(&run).unwrap();
+    let mut games = read_games(&dir.join(GAMES_FILE), &config.run_id())
+        .unwrap()
+        .games;
+    games.sort_by_key(GameLine::key);
+    games
+}
+
+/// Game lines without the thinking times, which differ between runs.
+fn timeless(mut games: Vec<GameLine>) -> Vec<GameLine> {
+    for g in &mut games {
+        g.think_ms = [0.0; 2];
+    }
+    games
+}
+
+fn summary_json(dir: &Path) -> String {
+    fs::read_to_string(dir.join("summary.json")).unwrap()
+}
+
+#[test]
+fn every_deal_is_played_twice_with_the_seats_swapped() {
+    let out = temp_dir("pairs");
+    let report = run(&config(&["random", "greedy"], 4), &out, 2).unwrap();
+    assert_eq!((report.played, report.summary.games), (8, 8));
+    let games = games_of(&out);
+    for pair in games.chunks(2) {
+        let (g0, g1) = (&pair[0], &pair[1]);
+        assert_eq!((g0.position, g0.game, g1.game), (g1.position, 0, 1));
+        assert_eq!(g0.deal_seed, g1.deal_seed);
+        assert_eq!((g0.blue.as_str(), g0.red.as_str()), ("random", "greedy"));
+        assert_eq!((g1.blue.as_str(), g1.red.as_str()), ("greedy", "random"));
+        assert_eq!(g0.first, g1.first, "the deal fixes the first colour");
+        assert_ne!(g0.first_bot, g1.first_bot, "each bot moves first once");
+    }
+    fs::remove_dir_all(out).unwrap();
+}
+
+#[test]
+fn records_replay_and_match_their_game_lines() {
+    let out = temp_dir("records");
+    run(&config(&["random", "greedy"], 2), &out, 2).unwrap();
+    for g in games_of(&out) {
+        let record: GameRecord =
+            serde_json::from_str(&fs::read_to_string(out.join(&g.record)).unwrap()).unwrap();
+        let game = Game::builtin(&g.terrain, g.variant).unwrap();
+        let replayed = replay(&game, &record).unwrap();
+        assert_eq!(replayed.result.end, g.end);
+        assert_eq!(replayed.result.turns, g.turns);
+        assert_eq!(record.seed, g.deal_seed);
+        let winner = g
+            .winner_colour
+            .map(|c| if c == Colour::Blue { &g.blue } else { &g.red });
+        assert_eq!(winner, g.winner.as_ref());
+    }
+    fs::remove_dir_all(out).unwrap();
+}
+
+#[test]
+fn same_seed_gives_the_same_games_whatever_the_concurrency() {
+    let (one, two) = (temp_dir("det1"), temp_dir("det2"));
+    let c = config(&["random", "greedy"], 4);
+    run(&c, &one, 1).unwrap();
+    run(&c, &two, 2).unwrap();
+    assert_eq!(timeless(games_of(&one)), timeless(games_of(&two)));
+    assert_eq!(summary_json(&one), summary_json(&two));
+    let other = temp_dir("det3");
+    run(&RunConfig { seed: 12, ..c }, &other, 2).unwrap();
+    assert_ne!(timeless(games_of(&one)), timeless(games_of(&other)));
+    for d in [one, two, other] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn resume_after_a_kill_loses_and_doubles_nothing() {
+    let (whole, broken) = (temp_dir("whole"), temp_dir("broken"));
+    let c = config(&["random", "greedy"], 6);
+    run(&c, &whole, 2).unwrap();
+    run(&c, &broken, 2).unwrap();
+    // A kill -9 mid-write: the last two lines lost, the one before torn in the middle.
+    let path = broken.join(GAMES_FILE);
+    let text = fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let kept = lines[..lines.len() - 3].join("\n") + "\n";
+    let torn = &lines[lines.len() - 3][..40];
+    fs::write(&path, format!("{kept}{torn}")).unwrap();
+    fs::remove_file(broken.join("summary.json")).unwrap();
+    let report = run(&c, &broken, 2).unwrap();
+    assert_eq!(report.torn.map(|t| t.line), Some(lines.len() - 2));
+    assert_eq!((report.resumed, report.played), (lines.len() - 3, 3));
+    assert_eq!(timeless(games_of(&whole)), timeless(games_of(&broken)));
+    assert_eq!(summary_json(&whole), summary_json(&broken));
+    // A second rerun plays nothing.
+    let again = run(&c, &broken, 2).unwrap();
+    assert_eq!((again.played, again.torn), (0, None));
+    for d in [whole, broken] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn different_settings_in_the_same_folder_are_refused() {
+    let out = temp_dir("settings");
+    let c = config(&["random", "greedy"], 2);
+    run(&c, &out, 2).unwrap();
+    let e = run(
+        &RunConfig {
+            games: 4,
+            seed: 5,
+            ..c
+        },
+        &out,
+        2,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("games: 4 now, 2 in run.json"), "{e}");
+    assert!(e.contains("seed: 5 now, 11 in run.json"), "{e}");
+    let stray = temp_dir("stray");
+    fs::create_dir_all(&stray).unwrap();
+    fs::write(stray.join("notes.txt"), "mine").unwrap();
+    let e = run(&config(&["random", "greedy"], 2), &stray, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not empty"), "{e}");
+    for d in [out, stray] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn a_corrupt_line_in_the_middle_is_an_error_naming_it() {
+    let out = temp_dir("corrupt");
+    let c = config(&["random", "greedy"], 2);
+    run(&c, &out, 2).unwrap();
+    let path = out.join(GAMES_FILE);
+    let text = fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    lines[1] = "{\"run\": 3}".into();
+    fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let e = run(&c, &out, 2).unwrap_err().to_string();
+    assert!(e.contains("games.jsonl line 2"), "{e}");
+    fs::remove_dir_all(out).unwrap();
+}
+
+#[test]
+fn merged_shards_give_the_single_run_summary() {
+    let single = temp_dir("single");
+    let c = config(&["random", "greedy"], 4);
+    run(&c, &single, 2).unwrap();
+    let shards: Vec<PathBuf> = (1..=3).map(|k| temp_dir(&format!("shard{k}"))).collect();
+    for (k, dir) in shards.iter().enumerate() {
+        let shard = Some(Shard {
+            index: k as u32 + 1,
+            count: 3,
+        });
+        run(&RunConfig { shard, ..c.clone() }, dir, 1).unwrap();
+    }
+    let merged = temp_dir("merged");
+    let options = |inputs: Vec<PathBuf>, out: &Path| MergeOptions {
+        inputs,
+        out: out.to_path_buf(),
+        allow_incomplete: false,
+    };
+    let report = merge_runs(&options(shards.clone(), &merged)).unwrap();
+    assert!(report.missing.is_empty());
+    assert_eq!(summary_json(&single), summary_json(&merged));
+    assert_eq!(timeless(games_of(&single)), timeless(games_of(&merged)));
+    // Coverage: a shard left out, or given twice.
+    let e = merge_runs(&options(shards[..2].to_vec(), &temp_dir("m2")))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("in none of the inputs"), "{e}");
+    let twice = vec![shards[0].clone(), shards[0].clone(), shards[1].clone()];
+    let e = merge_runs(&options(twice, &temp_dir("m3")))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("appear twice"), "{e}");
+    // A folder of another run.
+    let other = temp_dir("other");
+    run(&RunConfig { seed: 99, ..c }, &other, 2).unwrap();
+    let e = merge_runs(&options(
+        vec![shards[0].clone(), other.clone()],
+        &temp_dir("m5"),
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("seed"), "{e}");
+    for d in shards.into_iter().chain([single, merged, other]) {
+        fs::remove_dir_all(d).unwrap();
+    }
+    for m in ["m2", "m3", "m5"] {
+        let _ = fs::remove_dir_all(temp_dir(m));
+    }
+}
+
+#[test]
+fn summary_numbers_are_the_statistics_of_the_counted_games() {
+    let out = temp_dir("stats");
+    let report = run(&config(&["random", "greedy"], 6), &out, 2).unwrap();
+    let games = games_of(&out);
+    let s = &report.summary.pairings[0].overall;
+    let score: f64 = games.iter().map(GameLine::score_a).sum();
+    assert_eq!(s.score_a.count, score);
+    assert_eq!(
+        (s.score_a.lo, s.score_a.hi),
+        wilson_interval(score, games.len() as f64, Z95)
+    );
+    let mut p = Pentanomial::default();
+    for pair in games.chunks(2) {
+        p.add_pair(pair[0].score_a(), pair[1].score_a());
+    }
+    assert_eq!(s.pentanomial, p);
+    assert_eq!(s.elo, p.elo_estimate());
+    let first = games
+        .iter()
+        .filter(|g| g.winner_colour == Some(g.first))
+        .count();
+    assert_eq!(s.sides.first_player_wins.count, first as f64);
+    let turns: f64 = games.iter().map(|g| g.turns as f64).sum::<f64>() / games.len() as f64;
+    assert_eq!(report.summary.overall.mean_turns, Some(turns));
+    let csv = fs::read_to_string(out.join("summary.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        1 + 3 + 3,
+        "header, pairing rows, terrain rows"
+    );
+    fs::remove_dir_all(out).unwrap();
+}
+
+#[test]
+fn sprt_stops_when_the_test_decides() {
+    let out = temp_dir("sprt");
+    let c = RunConfig {
+        sprt: Some("0,100".parse::<SprtParams>().unwrap()),
+        ..config(&["greedy", "random"], 100)
+    };
+    let report = run(&c, &out, 2).unwrap();
+    let sprt = report.summary.sprt.clone().unwrap();
+    assert_eq!(sprt.decision, SprtDecision::H1, "{}", sprt.describe());
+    assert!(sprt.llr >= sprt.upper);
+    assert!(report.summary.games < report.summary.expected_games);
+    assert!(report.markdown.contains("H1 accepted"));
+    let three = RunConfig {
+        sprt: c.sprt,
+        ..config(&["greedy", "random", "flat-mc"], 2)
+    };
+    let e = run(&three, &temp_dir("sprt4"), 1).unwrap_err().to_string();
+    assert!(e.contains("exactly two bots"), "{e}");
+    for d in ["sprt", "sprt4"] {
+        let _ = fs::remove_dir_all(temp_dir(d));
+    }
+}
+
+// ----- External bots ---------------------------------------------------------------------------
+
+fn python3() -> bool {
+    let found = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !found {
+        eprintln!("skipped: python3 is not installed");
+    }
+    found
+}
+
+fn script(dir: &Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    fs::create_dir_all(dir).unwrap();
+    let path = dir.join(name);
+    fs::write(
+        &path,
+        format!("#!/usr/bin/env python3\nimport json, sys, time\n{body}"),
+    )
+    .unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+    format!("ext:{}", path.display())
+}
+
+#[test]
+fn failing_external_bots_forfeit_and_the_tournament_goes_on() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("ext-scripts");
+    let garbage = script(
+        &dir,
+        "garbage.py",
+        "for line in sys.stdin:\n    if '\"decide\"' in line:\n        print('e2e4', flush=True)\n",
+    );
+    let exits = script(&dir, "exits.py", "sys.exit(3)\n");
+    let slow = script(
+        &dir,
+        "slow.py",
+        "for line in sys.stdin:\n    time.sleep(60)\n",
+    );
+    let illegal = script(&dir, "illegal.py", "for line in sys.stdin:\n    if '\"decide\"' in line:\n        print(json.dumps({'decision': 'use'}), flush=True)\n");
+    let out = temp_dir("ext-run");
+    let c = RunConfig {
+        gauntlet: Some("random".into()),
+        bots: vec![garbage, exits, slow, illegal],
+        terrains: vec!["castle_field".into()],
+        ext_timeout_ms: 3000,
+        ..config(&[], 2)
+    };
+    let report = run(&c, &out, 2).unwrap();
+    let games = games_of(&out);
+    assert_eq!(games.len(), 8);
+    for g in &games {
+        assert_eq!(g.end, "forfeit", "{g:?}");
+        assert_eq!(g.winner.as_deref(), Some("random"));
+    }
+    let reasons: Vec<&str> = games
+        .iter()
+        .filter_map(|g| g.forfeit_reason.as_deref())
+        .collect();
+    assert!(
+        reasons.iter().any(|r| r.contains("not JSON")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("closed") || r.contains("cannot write")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("no answer within 3000 ms")),
+        "{reasons:?}"
+    );
+    assert!(
+        reasons.iter().any(|r| r.contains("not a legal decision")),
+        "{reasons:?}"
+    );
+    assert_eq!(report.summary.bots[0].wins, 8);
+    for d in [dir, out] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn the_example_external_bot_plays_legal_games() {
+    if !python3() {
+        return;
+    }
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/example-external-bot.py");
+    let out = temp_dir("ext-example");
+    let c = RunConfig {
+        bots: vec![format!("ext:{}", example.display()), "random".into()],
+        terrains: vec!["castle_field".into()],
+        ..config(&[], 2)
+    };
+    run(&c, &out, 2).unwrap();
+    for g in games_of(&out) {
+        assert_ne!(g.end, "forfeit", "{g:?}");
+        let record: GameRecord =
+            serde_json::from_str(&fs::read_to_string(out.join(&g.record)).unwrap()).unwrap();
+        replay(&Game::builtin(&g.terrain, g.variant).unwrap(), &record).unwrap();
+    }
+    fs::remove_dir_all(out).unwrap();
+}
