@@ -1,7 +1,7 @@
 //! The rules: legal decisions and their effects, for one terrain and variant.
 //!
 //! `Game` holds the terrain's tables for the chosen variant; a [`State`] is plain data. Every
-//! rule of RULES.md lives in a function named after it here, in the order of the specification:
+//! rule of the specification (docs/rules.md) lives in a function named after it here, in the order of the specification:
 //! placement legality (§5), placement resolution (§6), troop effects (§7), region control (§8),
 //! special bases (§9), end of the game (§10).
 

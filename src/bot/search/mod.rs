@@ -137,7 +137,8 @@ impl SearchConfig {
 /// The search bot of `algorithm` as a table seat. `CheatUct` gives `Player::Cheating`, the others
 /// `Player::Fair`. `config` should have passed [`SearchConfig::validate`]; out-of-range values
 /// are clamped into range. A decision with a single legal option is returned without search, and
-/// so is a decision that wins at once (analysis: no iterations, that decision with value 1).
+/// so is a decision that wins at once by HQ capture or medals (analysis: no iterations, that
+/// decision with value 1).
 pub fn make_player(name: &str, algorithm: Algorithm, config: &SearchConfig) -> Player {
     let bot = SearchBot {
         name: name.to_string(),
