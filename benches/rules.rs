@@ -20,20 +20,27 @@ use toybattle::terrain::builtin_terrains;
 /// The turn of the mid-game position: random games on the shipped terrains last about 45–50
 /// turns.
 const MID_GAME_TURN: u16 = 20;
+/// Fewest legal decisions of the mid-game position.
+const MIN_MID_GAME_DECISIONS: usize = 10;
 /// Deals the playout benchmark cycles through, so that it measures an average game.
 const PLAYOUT_DEALS: u64 = 64;
 /// A playout that has not ended after this many turns is cut (none does in practice).
 const MAX_TURNS: u16 = 1000;
 
-/// The first action decision at or after `MID_GAME_TURN` of a random game, from the first deal
-/// whose random game gets that far.
+/// The first action of a random game at or after `MID_GAME_TURN` with at least
+/// `MIN_MID_GAME_DECISIONS` legal decisions (an empty or frozen rack would make legal-decision
+/// generation look cheaper than it is), from the first deal whose random game has one.
 fn mid_game_position(game: &Game) -> State {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let mut list = DecisionList::new();
     for seed in 0.. {
         let mut s = game.initial_state(&Deal::from_seed(seed));
         while let Some(d) = random_decision(game, &s, &mut rng) {
             if s.turn() >= MID_GAME_TURN && s.phase() == Phase::Action {
-                return s;
+                game.legal_decisions(&s, &mut list);
+                if list.len() >= MIN_MID_GAME_DECISIONS {
+                    return s;
+                }
             }
             game.apply_legal(&mut s, d);
         }
@@ -43,6 +50,14 @@ fn mid_game_position(game: &Game) -> State {
 
 fn bench_terrain(group: &mut BenchmarkGroup<WallTime>, game: &Game) {
     let mid = mid_game_position(game);
+    let mut list = DecisionList::new();
+    game.legal_decisions(&mid, &mut list);
+    eprintln!(
+        "{}: mid-game position at turn {} with {} legal decisions",
+        game.terrain().key,
+        mid.turn(),
+        list.len()
+    );
 
     // One copy of the state into another, both behind `black_box` so that the copy happens.
     let mut copy = mid;
@@ -50,7 +65,6 @@ fn bench_terrain(group: &mut BenchmarkGroup<WallTime>, game: &Game) {
         b.iter(|| *black_box(&mut copy) = *black_box(&mid))
     });
 
-    let mut list = DecisionList::new();
     group.bench_function("legal_decisions", |b| {
         b.iter(|| {
             game.legal_decisions(black_box(&mid), &mut list);

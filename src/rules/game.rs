@@ -150,19 +150,21 @@ impl Game {
     // ----- §5 Placement legality -------------------------------------------------------------
 
     /// R5.5: nodes connected to `p`'s HQs — adjacent to an HQ or to a base reached from an HQ
-    /// through bases `p` occupies. A bitmask flood fill.
+    /// through bases `p` occupies. A bitmask flood fill; the neighbours of each wave of the chain
+    /// are collected as it grows, so every node of the chain is looked at once.
     #[inline]
     pub fn connected_nodes(&self, s: &State, p: Colour) -> NodeMask {
         let own = s.board.occupied(p) & self.bases;
-        let start = self.hq_neighbours[p.index()];
-        let mut chain = start & own;
+        let mut connected = self.hq_neighbours[p.index()];
+        let mut chain = connected & own;
         let mut frontier = chain;
         while frontier != 0 {
-            let next = self.terrain.neighbours_of(frontier) & own & !chain;
-            chain |= next;
-            frontier = next;
+            let around = self.terrain.neighbours_of(frontier);
+            connected |= around;
+            frontier = around & own & !chain;
+            chain |= frontier;
         }
-        start | self.terrain.neighbours_of(chain)
+        connected
     }
 
     /// R5.2, R5.3: for each troop, the enemy top tiles it may cover. Kwak covers anything and

@@ -343,11 +343,14 @@ pub(crate) fn search(
         playout: config.playout,
         last_turn: turn.saturating_add(config.max_playout_turns),
     };
+    let plan = Plan {
+        total,
+        deadline,
+        seed,
+    };
     let stats = match algorithm {
-        Algorithm::Pimc => pimc(&settings, root, &legal, config, total, deadline, seed),
-        _ => root_parallel(
-            &settings, root, &legal, algorithm, config, total, deadline, seed,
-        ),
+        Algorithm::Pimc => pimc(&settings, root, &legal, config, plan),
+        _ => root_parallel(&settings, root, &legal, algorithm, config, plan),
     };
     choice(&legal, &stats)
 }
@@ -380,18 +383,29 @@ fn winning_decision(game: &Game, root: Root, legal: &[Decision], seed: u64) -> O
     })
 }
 
+/// The budget of one search as the trees see it.
+#[derive(Clone, Copy)]
+struct Plan {
+    /// Iterations over all trees (`u64::MAX` under a time budget).
+    total: u64,
+    deadline: Option<Instant>,
+    seed: u64,
+}
+
 /// `config.threads` independent trees (or flat searches), their root statistics summed.
-#[allow(clippy::too_many_arguments)]
 fn root_parallel(
     settings: &Settings,
     root: Root,
     legal: &[Decision],
     algorithm: Algorithm,
     config: &SearchConfig,
-    total: u64,
-    deadline: Option<Instant>,
-    seed: u64,
+    plan: Plan,
 ) -> RootStats {
+    let Plan {
+        total,
+        deadline,
+        seed,
+    } = plan;
     let threads = config.threads as u64;
     let worker = |t: u64| {
         let stop = Stop {
@@ -419,10 +433,13 @@ fn pimc(
     root: Root,
     legal: &[Decision],
     config: &SearchConfig,
-    total: u64,
-    deadline: Option<Instant>,
-    seed: u64,
+    plan: Plan,
 ) -> RootStats {
+    let Plan {
+        total,
+        deadline,
+        seed,
+    } = plan;
     let dets = u64::from(config.determinizations);
     let threads = (config.threads as u64).min(dets);
     let start = Instant::now();

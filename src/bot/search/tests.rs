@@ -221,6 +221,49 @@ fn a_time_budget_stops_the_search() {
     }
 }
 
+/// Score of `algorithm` at `iterations` per decision against the uniformly random bot over
+/// `pairs` deals on Castle Field, each played with both seatings.
+fn score_against_random(algorithm: Algorithm, iterations: u64, pairs: u64) -> f64 {
+    let game = game_of("castle_field");
+    let config = PlayConfig {
+        max_turns: 300,
+        budgets: [Budget::iterations(iterations); 2],
+    };
+    let mut score = 0.0;
+    for seed in 0..pairs {
+        let deal = Deal::from_seed(seed);
+        for search_seat in [Colour::Blue, Colour::Red] {
+            let mut search = make_player("search", algorithm, &small());
+            let mut random = Player::Fair(Box::new(crate::bot::random::RandomBot::new("random")));
+            let mut players = match search_seat {
+                Colour::Blue => [&mut search, &mut random],
+                Colour::Red => [&mut random, &mut search],
+            };
+            score += match play_game(&game, &deal, &mut players, &config)
+                .record
+                .result
+                .winner
+            {
+                Some(w) if w == search_seat => 1.0,
+                Some(_) => 0.0,
+                None => 0.5,
+            };
+        }
+    }
+    score
+}
+
+#[test]
+fn every_algorithm_beats_the_random_bot() {
+    for algorithm in ALL {
+        let score = score_against_random(algorithm, 100, 3);
+        assert!(
+            score >= 5.0,
+            "{algorithm:?} scored {score} of 6 against random"
+        );
+    }
+}
+
 #[test]
 fn cheat_uct_is_the_only_cheating_player() {
     for algorithm in ALL {
