@@ -1,16 +1,14 @@
 //! `toybattle analyze`: a bot preset analyses a position file and shows its decision and its
 //! best candidates (visits and estimated win probability), as a table or as JSON.
 
-use super::{emit, print_json, read_text, CliResult};
+use super::{emit, load_position, print_json, CliResult};
 use serde::Serialize;
 use std::path::PathBuf;
 use std::time::Instant;
 use toybattle::bot::preset::{resolve, Preset};
 use toybattle::bot::{Budget, Choice};
-use toybattle::record::position::Position;
 use toybattle::record::RecordResult;
 use toybattle::rules::{Colour, Game, State};
-use toybattle::terrain;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -105,8 +103,8 @@ pub fn run(args: Args) -> CliResult {
         ));
     }
     let path = args.position.display().to_string();
-    let json = read_text(&args.position)?;
-    let (game, state) = load_position(&json, &args).map_err(|e| format!("{path}: {e}"))?;
+    let (game, state) = load_position(&args.position, args.terrain_file.as_deref())
+        .map_err(|e| format!("{path}: {e}"))?;
     check_decision_pending(&game, &state).map_err(|e| format!("{path}: {e}"))?;
     let mut player = preset.player();
     let start = Instant::now();
@@ -118,17 +116,6 @@ pub fn run(args: Args) -> CliResult {
     } else {
         emit(&text(&report))
     }
-}
-
-fn load_position(text: &str, args: &Args) -> Result<(Game, State), String> {
-    let position = Position::parse(text).map_err(|e| e.to_string())?;
-    let terrains = match &args.terrain_file {
-        Some(f) => Some(terrain::load_terrain_file(f).map_err(|e| e.to_string())?),
-        None => None,
-    };
-    position
-        .to_game_state(terrains.as_deref())
-        .map_err(|e| e.to_string())
 }
 
 /// A bot can only analyse a position where a player decides.

@@ -1,11 +1,9 @@
 //! `toybattle legal`: the legal decisions of a position file, in the engine's stable order.
 
-use super::{emit, print_json, read_text, CliResult};
+use super::{emit, load_position, print_json, CliResult};
 use serde::Serialize;
 use std::path::PathBuf;
-use toybattle::record::position::Position;
 use toybattle::rules::{DecisionList, Game, Outcome, State};
-use toybattle::terrain;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -47,24 +45,14 @@ struct ChanceOutcome {
 
 pub fn run(args: Args) -> CliResult {
     let path = args.position.display().to_string();
-    let (game, state) = load_position(&args).map_err(|e| format!("{path}: {e}"))?;
+    let (game, state) = load_position(&args.position, args.terrain_file.as_deref())
+        .map_err(|e| format!("{path}: {e}"))?;
     let legal = legal_of(&game, &state);
     if args.json {
         print_json(&legal)
     } else {
         emit(&text(&game, &legal))
     }
-}
-
-fn load_position(args: &Args) -> Result<(Game, State), String> {
-    let position = Position::parse(&read_text(&args.position)?).map_err(|e| e.to_string())?;
-    let terrains = match &args.terrain_file {
-        Some(f) => Some(terrain::load_terrain_file(f).map_err(|e| e.to_string())?),
-        None => None,
-    };
-    position
-        .to_game_state(terrains.as_deref())
-        .map_err(|e| e.to_string())
 }
 
 fn legal_of(game: &Game, state: &State) -> Legal {

@@ -166,3 +166,20 @@ pub fn special_groups(terrain: &Terrain) -> Vec<(String, String)> {
         .map(|(labels, d)| (labels.join(", "), d))
         .collect()
 }
+
+/// The game and state of a position file (docs/positions.md), with the terrains of
+/// `--terrain-file` when given.
+pub fn load_position(
+    path: &Path,
+    terrain_file: Option<&Path>,
+) -> Result<(Game, toybattle::rules::State), String> {
+    let position = toybattle::record::position::Position::parse(&read_text(path)?)
+        .map_err(|e| e.to_string())?;
+    let terrains = match terrain_file {
+        Some(f) => Some(terrain::load_terrain_file(f).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    position
+        .to_game_state(terrains.as_deref())
+        .map_err(|e| e.to_string())
+}
