@@ -22,7 +22,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The presets of `bots/`, by name.
-const SHIPPED: [(&str, &str); 8] = [
+const SHIPPED: [(&str, &str); 9] = [
     ("random", include_str!("../../bots/random.toml")),
     ("greedy", include_str!("../../bots/greedy.toml")),
     ("flat-mc", include_str!("../../bots/flat-mc.toml")),
@@ -31,6 +31,7 @@ const SHIPPED: [(&str, &str); 8] = [
     ("ismcts-1s", include_str!("../../bots/ismcts-1s.toml")),
     ("ismcts-5s", include_str!("../../bots/ismcts-5s.toml")),
     ("cheat-uct", include_str!("../../bots/cheat-uct.toml")),
+    ("cheat-uct-fast", include_str!("../../bots/cheat-uct-fast.toml")),
 ];
 
 /// Algorithm names a preset may give, in the order of the documentation.
