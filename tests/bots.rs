@@ -263,7 +263,12 @@ fn version_depends_on_play_only() {
 fn only_cheat_uct_presets_are_cheating() {
     for p in shipped_presets() {
         assert_eq!(p.is_cheating(), p.algorithm == "cheat-uct", "{}", p.name);
-        assert_eq!(p.is_cheating(), p.name.starts_with("cheat-uct"), "{}", p.name);
+        assert_eq!(
+            p.is_cheating(),
+            p.name.starts_with("cheat-uct"),
+            "{}",
+            p.name
+        );
         assert_eq!(p.player().is_cheating(), p.is_cheating(), "{}", p.name);
     }
 }

@@ -31,7 +31,10 @@ const SHIPPED: [(&str, &str); 9] = [
     ("ismcts-1s", include_str!("../../bots/ismcts-1s.toml")),
     ("ismcts-5s", include_str!("../../bots/ismcts-5s.toml")),
     ("cheat-uct", include_str!("../../bots/cheat-uct.toml")),
-    ("cheat-uct-fast", include_str!("../../bots/cheat-uct-fast.toml")),
+    (
+        "cheat-uct-fast",
+        include_str!("../../bots/cheat-uct-fast.toml"),
+    ),
 ];
 
 /// Algorithm names a preset may give, in the order of the documentation.
