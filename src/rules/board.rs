@@ -1,9 +1,11 @@
-//! The board: every stack of tiles (R5.8) in a fixed-size array, plus bitboards of the top tiles.
+//! The board: every stack of tiles (R5.8) in fixed-size arrays, plus bitboards of the top tiles.
 //!
-//! All 48 tiles of the game fit in `cells`; stacks are stored contiguously in node order, so a
-//! push or pop shifts at most a few dozen bytes and the whole board is a plain memcpy to clone.
-//! The top tile of every base is also kept as a bitboard per colour and troop, which is what
-//! placement legality (R5.2–R5.5) and region control (R8.1) read.
+//! The top tile of each node has its own byte; the tiles under them (all 48 tiles of the game
+//! fit) are stored contiguously in node order, so that covering or uncovering a tile shifts at
+//! most a few dozen bytes, a tile put on an empty node (most placements) shifts nothing, and
+//! the whole board is a plain memcpy to clone. The top tile of every base is also kept as a
+//! bitboard per colour and troop, which is what placement legality (R5.2–R5.5) and region
+//! control (R8.1) read.
 
 use super::tile::{Colour, Tile, Troop};
 use crate::terrain::{NodeMask, MAX_NODES};
@@ -12,8 +14,8 @@ use crate::terrain::{NodeMask, MAX_NODES};
 pub const MAX_BOARD_TILES: usize = 48;
 
 /// Zeros then ones: any window of it is a byte mask that selects the positions from some index
-/// on. Push and pop move every cell and stack start past the changed node with such masks
-/// instead of loops or memmove, so that they run without branches.
+/// on. Covering and uncovering move every buried tile and stack start past the changed node
+/// with such masks instead of loops or memmove, so that they run without branches.
 const RAMP: [u8; 2 * MAX_BOARD_TILES] = {
     let mut a = [0; 2 * MAX_BOARD_TILES];
     let mut j = MAX_BOARD_TILES;
@@ -32,9 +34,23 @@ fn from_mask<const L: usize>(i: usize) -> [u8; L] {
         .expect("a window of L bytes")
 }
 
+/// The colour and troop indices of a tile, read straight off its bits (bit 3 = red, bits 0–2 =
+/// troop): the bitboards are updated on every push and pop, and `Tile::troop` goes through a
+/// lookup table.
+#[inline]
+fn colour_and_troop(t: Tile) -> (usize, usize) {
+    let b = t.to_bits() as usize;
+    ((b >> 3) & 1, b & 7)
+}
+
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Board {
-    cells: [u8; MAX_BOARD_TILES],
+    /// The top tile of every node; zero on empty nodes, so that equal boards compare and hash
+    /// equal (derived Eq/Hash).
+    top: [u8; MAX_NODES],
+    /// The tiles under the top tiles, bottom to top, node after node: node n's are
+    /// `buried[start[n]..start[n] + height[n] - 1]`. Zero past the last one.
+    buried: [u8; MAX_BOARD_TILES],
     start: [u8; MAX_NODES],
     height: [u8; MAX_NODES],
     total: u8,
@@ -47,7 +63,8 @@ pub struct Board {
 impl Default for Board {
     fn default() -> Self {
         Board {
-            cells: [0; MAX_BOARD_TILES],
+            top: [0; MAX_NODES],
+            buried: [0; MAX_BOARD_TILES],
             start: [0; MAX_NODES],
             height: [0; MAX_NODES],
             total: 0,
@@ -65,22 +82,17 @@ impl Board {
             (self.total as usize) < MAX_BOARD_TILES,
             "more than 48 tiles on the board"
         );
-        let pos = (self.start[n] + self.height[n]) as usize;
-        // cells[pos..] move up by one.
-        let old = self.cells;
-        let mut up = [0; MAX_BOARD_TILES];
-        up[1..].copy_from_slice(&old[..MAX_BOARD_TILES - 1]);
-        let moved = from_mask::<MAX_BOARD_TILES>(pos);
-        for ((c, (&o, &u)), &m) in self.cells.iter_mut().zip(old.iter().zip(&up)).zip(&moved) {
-            *c = (o & !m) | (u & m);
+        let h = self.height[n];
+        if h > 0 {
+            // The covered tile goes to the end of n's buried tiles.
+            let covered = Tile::from_bits(self.top[n]);
+            self.clear_top_bits(n, covered);
+            self.bury((self.start[n] + h - 1) as usize, covered);
+            self.shift_starts_after(n, 1);
         }
-        self.cells[pos] = tile.to_bits();
-        self.shift_starts_after(n, 1);
+        self.top[n] = tile.to_bits();
+        self.height[n] = h + 1;
         self.total += 1;
-        if let Some(old) = self.top(n) {
-            self.clear_top_bits(n, old);
-        }
-        self.height[n] += 1;
         self.set_top_bits(n, tile);
     }
 
@@ -88,23 +100,51 @@ impl Board {
     #[inline]
     pub fn pop(&mut self, n: usize) -> Tile {
         debug_assert!(self.height[n] > 0, "pop from an empty node");
-        let pos = (self.start[n] + self.height[n] - 1) as usize;
-        let tile = Tile::from_bits(self.cells[pos]);
-        // cells[pos + 1..] move down by one; the freed last cell reads the zero shifted in, so
-        // equal boards compare and hash equal (derived Eq/Hash).
-        let old = self.cells;
+        let h = self.height[n];
+        let tile = Tile::from_bits(self.top[n]);
+        self.clear_top_bits(n, tile);
+        if h > 1 {
+            let below = self.unbury((self.start[n] + h - 2) as usize);
+            self.shift_starts_after(n, u8::MAX); // wrapping: minus one
+            self.top[n] = below.to_bits();
+            self.set_top_bits(n, below);
+        } else {
+            self.top[n] = 0;
+        }
+        self.height[n] = h - 1;
+        self.total -= 1;
+        tile
+    }
+
+    /// Inserts `tile` at `pos` of the buried tiles; those from `pos` on move up by one.
+    #[inline]
+    fn bury(&mut self, pos: usize, tile: Tile) {
+        let old = self.buried;
+        let mut up = [0; MAX_BOARD_TILES];
+        up[1..].copy_from_slice(&old[..MAX_BOARD_TILES - 1]);
+        let moved = from_mask::<MAX_BOARD_TILES>(pos);
+        for ((c, (&o, &u)), &m) in self.buried.iter_mut().zip(old.iter().zip(&up)).zip(&moved) {
+            *c = (o & !m) | (u & m);
+        }
+        self.buried[pos] = tile.to_bits();
+    }
+
+    /// Removes the buried tile at `pos`; those after it move down by one, and the freed last
+    /// cell reads the zero shifted in.
+    #[inline]
+    fn unbury(&mut self, pos: usize) -> Tile {
+        let tile = Tile::from_bits(self.buried[pos]);
+        let old = self.buried;
         let mut down = [0; MAX_BOARD_TILES];
         down[..MAX_BOARD_TILES - 1].copy_from_slice(&old[1..]);
         let moved = from_mask::<MAX_BOARD_TILES>(pos);
-        for ((c, (&o, &d)), &m) in self.cells.iter_mut().zip(old.iter().zip(&down)).zip(&moved) {
+        for ((c, (&o, &d)), &m) in self
+            .buried
+            .iter_mut()
+            .zip(old.iter().zip(&down))
+            .zip(&moved)
+        {
             *c = (o & !m) | (d & m);
-        }
-        self.shift_starts_after(n, u8::MAX); // wrapping: minus one
-        self.total -= 1;
-        self.clear_top_bits(n, tile);
-        self.height[n] -= 1;
-        if let Some(below) = self.top(n) {
-            self.set_top_bits(n, below);
         }
         tile
     }
@@ -120,14 +160,14 @@ impl Board {
 
     #[inline]
     fn set_top_bits(&mut self, n: usize, t: Tile) {
-        let (c, k) = (t.colour().index(), t.troop().index());
+        let (c, k) = colour_and_troop(t);
         self.tops[c][k] |= 1 << n;
         self.occupied[c] |= 1 << n;
     }
 
     #[inline]
     fn clear_top_bits(&mut self, n: usize, t: Tile) {
-        let (c, k) = (t.colour().index(), t.troop().index());
+        let (c, k) = colour_and_troop(t);
         self.tops[c][k] &= !(1 << n);
         self.occupied[c] &= !(1 << n);
     }
@@ -135,8 +175,7 @@ impl Board {
     /// The visible tile of node `n`.
     #[inline]
     pub fn top(&self, n: usize) -> Option<Tile> {
-        let h = self.height[n];
-        (h > 0).then(|| Tile::from_bits(self.cells[(self.start[n] + h - 1) as usize]))
+        (self.height[n] > 0).then(|| Tile::from_bits(self.top[n]))
     }
 
     #[inline]
@@ -146,9 +185,10 @@ impl Board {
 
     /// The stack of node `n`, bottom to top.
     pub fn stack(&self, n: usize) -> impl Iterator<Item = Tile> + '_ {
-        let s = self.start[n] as usize;
-        self.cells[s..s + self.height[n] as usize]
+        let (s, h) = (self.start[n] as usize, self.height[n] as usize);
+        self.buried[s..s + h.saturating_sub(1)]
             .iter()
+            .chain(self.top(n).map(|_| &self.top[n]))
             .map(|&b| Tile::from_bits(b))
     }
 
@@ -162,6 +202,12 @@ impl Board {
     #[inline]
     pub fn tops(&self, c: Colour, t: Troop) -> NodeMask {
         self.tops[c.index()][t.index()]
+    }
+
+    /// `c`'s top tiles of every troop, indexed by troop.
+    #[inline]
+    pub(crate) fn tops_by_troop(&self, c: Colour) -> &[NodeMask; 8] {
+        &self.tops[c.index()]
     }
 
     /// Nodes with any tile.
@@ -215,5 +261,27 @@ mod tests {
         assert_eq!(b.tops(Colour::Blue, Troop::Jumbo), 1 << 3);
         assert_eq!(b.stack(5).collect::<Vec<_>>(), vec![bk]);
         assert_eq!(b.tile_count(), 3);
+    }
+
+    #[test]
+    fn buried_tiles_come_back_in_order_and_leave_an_equal_board() {
+        let mut b = Board::default();
+        let tiles: Vec<Tile> = Troop::ALL
+            .iter()
+            .flat_map(|&t| Colour::BOTH.map(|c| Tile::new(c, t)))
+            .collect();
+        // Three stacks of different heights, pushed in an interleaved order.
+        let nodes = [4, 0, 4, 31, 4, 0, 4, 31, 9];
+        for (&n, &t) in nodes.iter().zip(&tiles) {
+            b.push(n, t);
+        }
+        let expected = [tiles[0], tiles[2], tiles[4], tiles[6]];
+        assert_eq!(b.stack(4).collect::<Vec<_>>(), expected);
+        assert_eq!(b.stack(31).collect::<Vec<_>>(), vec![tiles[3], tiles[7]]);
+        assert_eq!(b.stack(9).collect::<Vec<_>>(), vec![tiles[8]]);
+        for (&n, &t) in nodes.iter().zip(&tiles).rev() {
+            assert_eq!(b.pop(n), t);
+        }
+        assert_eq!(b, Board::default());
     }
 }

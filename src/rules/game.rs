@@ -8,7 +8,9 @@
 use super::decision::{Decision, DecisionList};
 use super::state::{Chance, Outcome, Phase, State, WinType};
 use super::tile::{Colour, Tile, Troop, TroopCounts, RACK_LIMIT};
-use crate::terrain::{bits, NodeMask, SpecialEffect, Terrain, TerrainError, MAX_NODES};
+use crate::terrain::{
+    bits, NodeMask, RegionMask, SpecialEffect, Terrain, TerrainError, MAX_NODES, MAX_REGIONS,
+};
 use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -76,6 +78,12 @@ pub struct Game {
     unconnected: [NodeMask; 8],
     /// `allowed[t]`: nodes where troop t may be placed, value restrictions applied (R5.4).
     allowed: [NodeMask; 8],
+    /// The terrain's regions (R2.3) and objective (R8.5) in fixed-size tables, so that the region
+    /// check after every placement reads them without going through the terrain's lists.
+    node_regions: [RegionMask; MAX_NODES],
+    region_bases: [NodeMask; MAX_REGIONS],
+    region_medals: [u8; MAX_REGIONS],
+    medals_to_win: u8,
 }
 
 impl Game {
@@ -122,6 +130,10 @@ impl Game {
                 u
             },
             allowed,
+            node_regions: terrain.node_regions,
+            region_bases: std::array::from_fn(|r| terrain.regions.get(r).map_or(0, |g| g.bases)),
+            region_medals: std::array::from_fn(|r| terrain.regions.get(r).map_or(0, |g| g.medals)),
+            medals_to_win: terrain.medals_to_win,
             variant,
             terrain,
         }
@@ -172,23 +184,24 @@ impl Game {
     /// since the set only grows with the value.
     #[inline]
     fn coverable(&self, s: &State, enemy: Colour) -> [NodeMask; 8] {
+        let tops = s.board.tops_by_troop(enemy);
         let mut out = [s.board.occupied(enemy); 8];
-        let mut weaker = s.board.tops(enemy, Troop::Kwak);
-        for (t, m) in out.iter_mut().enumerate().skip(1) {
+        let mut weaker = tops[Troop::Kwak.index()];
+        for (m, &top) in out.iter_mut().zip(tops).skip(1) {
             *m = weaker;
-            weaker |= s.board.tops(enemy, Troop::from_index(t));
+            weaker |= top;
         }
         out
     }
 
-    /// R5.1–R5.6: nodes where `p` may place a tile of type `t`, given the nodes `connected` to
-    /// p's HQs and the enemy top tiles `coverable` by `t`.
+    /// R5.1–R5.6: nodes where `p` may place a tile of troop index `t`, given the nodes
+    /// `connected` to p's HQs and the enemy top tiles `coverable` by `t`.
     #[inline]
     fn slots(
         &self,
         s: &State,
         p: Colour,
-        t: Troop,
+        t: usize,
         connected: NodeMask,
         coverable: NodeMask,
     ) -> NodeMask {
@@ -196,9 +209,9 @@ impl Game {
         // R5.2: empty, own-topped, or enemy-topped and coverable; R5.1: never an own HQ.
         let base_slots = self.bases & (!s.board.occupied(enemy) | coverable);
         // R5.5: connected, R5.6: or a base Hook may take anyway; an enemy HQ must be connected.
-        let reached = (base_slots & (connected | self.unconnected[t.index()]))
+        let reached = (base_slots & (connected | self.unconnected[t]))
             | (self.hqs[enemy.index()] & connected);
-        reached & self.allowed[t.index()] // R5.4
+        reached & self.allowed[t] // R5.4
     }
 
     /// R4.2: DRAW is legal with a non-empty reserve and room on the rack.
@@ -209,28 +222,32 @@ impl Game {
 
     /// R4.3: whether `p` has any legal (unfrozen tile, slot) pair.
     fn has_placement(&self, s: &State, p: Colour) -> bool {
-        self.placement_slots(s, p).iter().any(|&m| m != 0)
+        // Usually a base next to an own HQ is empty or own-topped: a slot for every troop its
+        // restriction allows (R5.2, R5.4, R5.5), found without the flood fill.
+        let open_by_hq =
+            self.hq_neighbours[p.index()] & self.bases & !s.board.occupied(p.opponent());
+        bits(s.placeable_troops(p) as u32).any(|t| open_by_hq & self.allowed[t & 7] != 0)
+            || self.placement_slots(s, p).iter().any(|&m| m != 0)
     }
 
     /// R4.3: the legal slots of each troop `p` may place now, indexed by troop (zero for troops
     /// with no unfrozen tile on the rack): the placements of [`Game::legal_decisions`] as masks,
     /// so that a random playout can count and pick one without building the list.
     ///
-    /// Every troop is computed and the absent ones masked out afterwards: eight independent
-    /// lanes without branches, which the compiler turns into vector instructions.
+    /// Only the troops on the rack are computed, usually a few of the eight.
     #[inline]
     pub(crate) fn placement_slots(&self, s: &State, p: Colour) -> [NodeMask; 8] {
-        let (rack, frozen) = (&s.rack[p.index()].0, &s.frozen[p.index()].0);
-        if rack == frozen {
-            return [0; 8]; // nothing to place: spare the flood fill
+        let mut out = [0; 8];
+        // R9.8: frozen tiles may not be placed.
+        let placeable = s.placeable_troops(p);
+        if placeable == 0 {
+            return out; // nothing to place: spare the flood fill
         }
         let connected = self.connected_nodes(s, p);
         let coverable = self.coverable(s, p.opponent());
-        let mut out = [0; 8];
-        for (t, m) in out.iter_mut().enumerate() {
-            let slots = self.slots(s, p, Troop::from_index(t), connected, coverable[t]);
-            // R9.8: frozen tiles may not be placed.
-            *m = if rack[t] > frozen[t] { slots } else { 0 };
+        for t in bits(placeable as u32) {
+            let t = t & 7; // a troop index: lets the compiler drop the bounds checks
+            out[t] = self.slots(s, p, t, connected, coverable[t]);
         }
         out
     }
@@ -455,6 +472,7 @@ impl Game {
 
     /// R6.1–R6.5: put the tile down, check regions or HQ capture, queue the special base, then
     /// offer the troop effect.
+    #[inline]
     fn place(&self, s: &mut State, troop: Troop, n: usize) {
         let p = s.active;
         let i = p.index();
@@ -484,6 +502,7 @@ impl Game {
 
     /// Whether the troop effect of §7 has anything to offer; effects with no possible outcome
     /// are skipped rather than offered as a lone `decline`.
+    #[inline]
     pub(crate) fn troop_effect_available(&self, s: &State, troop: Troop, n: usize) -> bool {
         let p = s.active;
         match troop {
@@ -497,7 +516,7 @@ impl Game {
 
     /// R7.4: enemy top tiles on bases adjacent to Jumbo's base.
     #[inline]
-    fn jumbo_targets(&self, s: &State, jumbo: u8) -> NodeMask {
+    pub(crate) fn jumbo_targets(&self, s: &State, jumbo: u8) -> NodeMask {
         self.terrain.neighbours[jumbo as usize] & s.board.occupied(s.active.opponent()) & self.bases
     }
 
@@ -510,15 +529,25 @@ impl Game {
     }
 
     /// R6.6: resolve the queued special bases in placement order, then end the turn.
+    #[inline]
     fn advance(&self, s: &mut State) {
+        // Most steps have no special base queued: that test alone, without the loop's setup.
+        if s.queue.is_drained() || !self.offer_queued_special(s) {
+            self.end_turn(s);
+        }
+    }
+
+    /// R6.6: offers the next queued special base whose effect has something to offer, skipping
+    /// the others. Returns whether one was offered.
+    fn offer_queued_special(&self, s: &mut State) -> bool {
         while let Some(node) = s.queue.pop_next() {
             let effect = self.queued[node as usize].expect("only queued-effect nodes are queued");
             if self.special_effect_available(s, effect, node) {
                 s.phase = Phase::SpecialEffect { effect, node };
-                return;
+                return true;
             }
         }
-        self.end_turn(s);
+        false
     }
 
     pub(crate) fn special_effect_available(
@@ -545,7 +574,7 @@ impl Game {
 
     /// R9.1: own top tiles on bases other than the triggering one, if the rack has room.
     #[inline]
-    fn return_targets(&self, s: &State, special: u8) -> NodeMask {
+    pub(crate) fn return_targets(&self, s: &State, special: u8) -> NodeMask {
         if s.rack_len(s.active) >= RACK_LIMIT {
             return 0;
         }
@@ -641,18 +670,18 @@ impl Game {
         let owner = top.colour();
         let occupied = s.board.occupied(owner);
         let mut gained = 0u8;
-        for r in bits(self.terrain.node_regions[n] & !s.regions_taken) {
-            let region = &self.terrain.regions[r];
-            if region.bases & !occupied == 0 {
+        for r in bits(self.node_regions[n] & !s.regions_taken) {
+            let r = r & (MAX_REGIONS - 1); // a region index: lets the compiler drop bounds checks
+            if self.region_bases[r] & !occupied == 0 {
                 s.regions_taken |= 1 << r;
-                gained += region.medals;
+                gained += self.region_medals[r];
             }
         }
         if gained == 0 {
             return false;
         }
         s.medals[owner.index()] += gained;
-        if s.medals[owner.index()] >= self.terrain.medals_to_win {
+        if s.medals[owner.index()] >= self.medals_to_win {
             self.finish(s, owner, WinType::Medals);
             return true;
         }
@@ -662,6 +691,7 @@ impl Game {
     // ----- §4, §10 Turns and the end of the game -----------------------------------------------
 
     /// R4.5: the active player's frozen tiles thaw, the other player's turn begins.
+    #[inline]
     fn end_turn(&self, s: &mut State) {
         let i = s.active.index();
         s.frozen[i] = TroopCounts::EMPTY;

@@ -4,13 +4,14 @@
 //! hundred placements. [`random_decision`] therefore never builds that list: it takes the slot
 //! mask of every troop, counts the placements with popcount and picks the k-th one in the order
 //! of [`Game::legal_decisions`]. With the same random number, it returns exactly the decision
-//! the list would have given, so the policy stays uniform over the legal decisions.
+//! the list would have given, so the policy stays uniform over the legal decisions. The
+//! optional effects met most often are enumerated the same way ([`EffectStep`]).
 
 use super::decision::{Decision, DecisionList};
 use super::game::Game;
 use super::state::{Phase, State};
 use super::tile::Troop;
-use crate::terrain::NodeMask;
+use crate::terrain::{bits, NodeMask, SpecialEffect};
 use rand::Rng;
 
 /// A uniformly random legal decision, or at a chance event an outcome drawn with its
@@ -26,14 +27,15 @@ pub fn random_decision<R: Rng>(game: &Game, s: &State, rng: &mut R) -> Option<De
             let k = rng.random_range(0..pool.total() as u32);
             Some(Decision::Chance(pool.nth(k)))
         }
-        _ => Some(match PlacementStep::of(game, s) {
-            Some(step) => step.nth(rng.random_range(0..step.len())),
-            None => {
-                // The other optional effects offer a handful of decisions: the list is cheap.
-                let mut list = DecisionList::new();
-                game.legal_decisions(s, &mut list);
-                list[rng.random_range(0..list.len())]
-            }
+        _ => Some(if let Some(step) = PlacementStep::of(game, s) {
+            step.nth(rng.random_range(0..step.len()))
+        } else if let Some(step) = EffectStep::of(game, s) {
+            step.nth(rng.random_range(0..step.len()))
+        } else {
+            // Volcanic Jungle's moves and Cursed Cemetery's recoveries: the list.
+            let mut list = DecisionList::new();
+            game.legal_decisions(s, &mut list);
+            list[rng.random_range(0..list.len())]
         }),
     }
 }
@@ -58,6 +60,9 @@ struct PlacementStep {
     slots: [NodeMask; 8],
     /// Placements per troop: the popcount of each slot mask.
     counts: [u32; 8],
+    /// Troops with an unfrozen tile on the rack: the others have no slots, and the search for
+    /// the k-th decision skips them.
+    troops: u8,
 }
 
 impl PlacementStep {
@@ -77,6 +82,7 @@ impl PlacementStep {
             first,
             slots,
             counts,
+            troops: s.placeable_troops(p),
         })
     }
 
@@ -96,16 +102,78 @@ impl PlacementStep {
             }
             k -= 1;
         }
-        for (t, (&slots, &count)) in self.slots.iter().zip(&self.counts).enumerate() {
+        for t in bits(self.troops as u32) {
+            let t = t & 7; // a troop index: lets the compiler drop the bounds checks
+            let count = self.counts[t];
             if k < count {
                 return Decision::Place {
                     troop: Troop::from_index(t),
-                    node: nth_node(slots, k),
+                    node: nth_node(self.slots[t], k),
                 };
             }
             k -= count;
         }
         unreachable!("k is below the number of legal decisions")
+    }
+}
+
+/// The legal decisions of an optional effect whose options are `decline`, then one decision
+/// (Skully's and Star's draw R7.2, R7.7; XB-42 R7.6; City of Clouds R9.3; Battlefield R9.8) or
+/// one decision per target node in ascending order (Jumbo R7.4; Castle Field R9.1), as in
+/// [`Game::legal_decisions`].
+enum EffectStep {
+    One(Decision),
+    Nodes {
+        targets: NodeMask,
+        decision: fn(u8) -> Decision,
+    },
+}
+
+impl EffectStep {
+    #[inline]
+    fn of(game: &Game, s: &State) -> Option<EffectStep> {
+        use EffectStep::{Nodes, One};
+        Some(match s.phase() {
+            Phase::TroopEffect { troop, node } => match troop {
+                Troop::Skully | Troop::Star => One(Decision::Draw),
+                Troop::Xb42 => One(Decision::Use),
+                Troop::Jumbo => Nodes {
+                    targets: game.jumbo_targets(s, node),
+                    decision: |node| Decision::Discard { node },
+                },
+                _ => return None,
+            },
+            Phase::SpecialEffect { effect, node } => match effect {
+                SpecialEffect::DrawOne => One(Decision::Draw),
+                SpecialEffect::FreezeOpponentRack => One(Decision::Use),
+                SpecialEffect::ReturnOwnTroop => Nodes {
+                    targets: game.return_targets(s, node),
+                    decision: |node| Decision::Return { node },
+                },
+                _ => return None,
+            },
+            _ => return None,
+        })
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        1 + match self {
+            EffectStep::One(_) => 1,
+            EffectStep::Nodes { targets, .. } => targets.count_ones() as usize,
+        }
+    }
+
+    /// The k-th decision (k < `len()`): `decline` first.
+    #[inline]
+    fn nth(&self, k: usize) -> Decision {
+        match (k, self) {
+            (0, _) => Decision::Decline,
+            (_, EffectStep::One(d)) => *d,
+            (k, EffectStep::Nodes { targets, decision }) => {
+                decision(nth_node(*targets, k as u32 - 1))
+            }
+        }
     }
 }
 
@@ -171,6 +239,24 @@ mod tests {
             checked += 1;
         });
         assert!(checked > 1000, "only {checked} placement steps visited");
+    }
+
+    #[test]
+    fn effect_step_lists_exactly_the_legal_decisions_in_order() {
+        let mut list = DecisionList::new();
+        let mut checked = 0;
+        visit_states(20, |game, s| {
+            let Some(step) = EffectStep::of(game, s) else {
+                return;
+            };
+            game.legal_decisions(s, &mut list);
+            assert_eq!(step.len(), list.len(), "count in {:?}", s.phase());
+            for (k, &d) in list.iter().enumerate() {
+                assert_eq!(step.nth(k), d, "decision {k} in {:?}", s.phase());
+            }
+            checked += 1;
+        });
+        assert!(checked > 1000, "only {checked} effect steps visited");
     }
 
     #[test]

@@ -85,6 +85,12 @@ impl SpecialQueue {
         None
     }
 
+    /// Whether every entry has been resolved (or none was queued).
+    #[inline]
+    pub(crate) fn is_drained(&self) -> bool {
+        self.next >= self.len
+    }
+
     /// Drops the pending entry of the tile at (node, level), if it is still to resolve: that tile
     /// has been returned to its rack (R6.6, R9.1).
     #[inline]
@@ -214,6 +220,20 @@ impl State {
             out.0[i] -= f.0[i];
         }
         out
+    }
+
+    /// Troops of which `c` has an unfrozen tile on the rack, as a bit set (bit t = troop t).
+    #[inline]
+    pub(crate) fn placeable_troops(&self, c: Colour) -> u8 {
+        // The eight counts as the bytes of one word. Frozen tiles are a subset of the rack, so
+        // the bytes subtract without borrows; a count is at most 8, so adding 0x7f sets a
+        // byte's high bit exactly when the count is not zero.
+        debug_assert!(self.rack[c.index()].contains(&self.frozen[c.index()]));
+        let rack = u64::from_le_bytes(self.rack[c.index()].0);
+        let frozen = u64::from_le_bytes(self.frozen[c.index()].0);
+        let nonzero = ((rack - frozen) + 0x7f7f_7f7f_7f7f_7f7f) & 0x8080_8080_8080_8080;
+        // Gathers bit 7 of byte t into bit 56 + t (no two partial products meet).
+        ((nonzero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
     }
 
     /// Tiles a draw would bring now: min(2, reserve, room on the rack) (R4.2, R7.2).
