@@ -65,6 +65,9 @@ pub enum PlayoutPolicy {
     /// Random with weights: always take an enemy HQ, strongly prefer placements that take a
     /// region, then covering enemy tiles (see `playout.rs`).
     Heuristic,
+    /// Heuristic, plus: always take a medal win, and defend an HQ the opponent can capture next
+    /// turn (see `playout.rs`).
+    Tactical,
 }
 
 /// Settings of a search bot, as written in bot presets.
@@ -82,6 +85,13 @@ pub struct SearchConfig {
     /// Playouts (and tree descents) stop as a 0.5 reward once this many turns have begun after
     /// the decision's turn.
     pub max_playout_turns: u16,
+    /// Tree nodes where a legal decision wins at once (HQ capture, medal objective) follow only
+    /// that decision, for either player (see `tree.rs`).
+    pub decisive: bool,
+    /// Progressive bias: a tree child's UCB score gains `prior × w / (visits + 1)`, where `w` in
+    /// 0..1 is its weight under the tactical playout policy, and untried children are expanded
+    /// in proportion to that weight (see `tree.rs`); 0 = off (uniform expansion, plain UCB).
+    pub prior: f64,
 }
 
 impl Default for SearchConfig {
@@ -92,12 +102,18 @@ impl Default for SearchConfig {
             threads: 1,
             playout: PlayoutPolicy::Heuristic,
             max_playout_turns: 200,
+            // Both measured against `greedy` at 2,000 iterations (results/search-strength.md):
+            // the bias lifts ISMCTS from 54% to 61%, decisive nodes add about 3 points more.
+            decisive: true,
+            prior: 1.0,
         }
     }
 }
 
 /// Largest accepted `exploration`: beyond it UCB is a uniform sweep.
 pub const MAX_EXPLORATION: f64 = 100.0;
+/// Largest accepted `prior`.
+pub const MAX_PRIOR: f64 = 100.0;
 /// Largest accepted `determinizations`.
 pub const MAX_DETERMINIZATIONS: u32 = 4096;
 /// Largest accepted `threads`.
@@ -110,6 +126,12 @@ impl SearchConfig {
             return Err(format!(
                 "exploration = {} is out of range: expected a number from 0 to {MAX_EXPLORATION}",
                 self.exploration
+            ));
+        }
+        if !(self.prior.is_finite() && (0.0..=MAX_PRIOR).contains(&self.prior)) {
+            return Err(format!(
+                "prior = {} is out of range: expected a number from 0 to {MAX_PRIOR}",
+                self.prior
             ));
         }
         if !(1..=MAX_DETERMINIZATIONS).contains(&self.determinizations) {
@@ -163,6 +185,12 @@ fn clamped(c: &SearchConfig) -> SearchConfig {
         threads: c.threads.clamp(1, MAX_THREADS),
         playout: c.playout,
         max_playout_turns: c.max_playout_turns.max(1),
+        decisive: c.decisive,
+        prior: if c.prior.is_finite() {
+            c.prior.clamp(0.0, MAX_PRIOR)
+        } else {
+            0.0
+        },
     }
 }
 
@@ -240,6 +268,10 @@ pub(crate) struct Settings<'a> {
     pub playout: PlayoutPolicy,
     /// Playouts stop once `s.turn()` exceeds this.
     pub last_turn: u16,
+    /// `SearchConfig::decisive`.
+    pub decisive: bool,
+    /// `SearchConfig::prior`.
+    pub prior: f64,
 }
 
 /// When a tree stops: after `iterations`, or at `deadline`, whichever comes first. The first
@@ -342,6 +374,8 @@ pub(crate) fn search(
         exploration: config.exploration,
         playout: config.playout,
         last_turn: turn.saturating_add(config.max_playout_turns),
+        decisive: config.decisive,
+        prior: config.prior,
     };
     let plan = Plan {
         total,

@@ -7,11 +7,23 @@
 //! - a placement on an empty base, and every other decision (draw, decline, …), weigh 4;
 //! - a placement on one's own tile weighs 1 (it gains no ground).
 //!
-//! It costs two passes over the legal list with a few bit operations per decision.
+//! The tactical policy adds the two decisive patterns the heuristic misses, which the `greedy`
+//! bot always plays and random-ish playouts therefore misjudge:
+//! - a placement whose regions reach the medal objective (R8.5) wins and is always taken;
+//! - when the opponent threatens to capture one of our HQs next turn (one of their connected
+//!   tiles is adjacent to it, R5.5), covering, discarding (Jumbo) or moving (Volcanic Jungle)
+//!   such a tile weighs 256: the playout defends instead of losing at once.
+//!
+//! It costs two passes over the legal list with a few bit operations per decision (plus, for
+//! the tactical policy, one connection flood fill of the opponent per decision).
+//!
+//! The tactical weights are what the tree's `decisive` and `prior` options read. As a playout
+//! policy they did not beat the heuristic against `greedy` (results/search-strength.md), so the
+//! heuristic stays the default policy.
 
 use super::{PlayoutPolicy, Settings};
 use crate::rules::{sample_chance, Colour, Decision, DecisionList, Game, State};
-use crate::terrain::{bits, NodeMask, Terrain};
+use crate::terrain::{bits, NodeMask, Terrain, MAX_NODES};
 use rand::Rng;
 
 /// Plays `s` on until the game ends or `settings.last_turn` is passed.
@@ -25,7 +37,8 @@ pub(super) fn play_out<R: Rng>(settings: &Settings, s: &mut State, rng: &mut R) 
             game.legal_decisions(s, &mut list);
             match settings.playout {
                 PlayoutPolicy::Random => list[rng.random_range(0..list.len())],
-                PlayoutPolicy::Heuristic => heuristic(game, s, &list, rng),
+                PlayoutPolicy::Heuristic => weighted(&Context::new(game, s, false), &list, rng),
+                PlayoutPolicy::Tactical => weighted(&Context::new(game, s, true), &list, rng),
             }
         };
         game.apply_legal(s, d);
@@ -42,44 +55,73 @@ pub(super) fn reward(s: &State, c: Colour) -> f64 {
     }
 }
 
-const WIN: u32 = u32::MAX;
-const W_REGION: u32 = 64;
+pub(super) const WIN: u32 = u32::MAX;
+const W_DEFEND: u32 = 256;
+pub(super) const W_REGION: u32 = 64;
 const W_ATTACK: u32 = 8;
 const W_PLAIN: u32 = 4;
 const W_OWN_STACK: u32 = 1;
 
-/// What the heuristic needs to know about the position, read once per decision.
-struct Context {
+/// What the policies need to know about the position, read once per decision.
+pub(super) struct Context {
     mine: NodeMask,
     theirs: NodeMask,
     enemy_hqs: NodeMask,
     /// Bases whose occupation completes a region not yet taken (R8.2).
     takes_region: NodeMask,
+    /// Tactical only: bases whose occupation reaches the medal objective (R8.5).
+    wins_medals: NodeMask,
+    /// Tactical only: enemy tiles from which the opponent can capture one of our HQs.
+    threats: NodeMask,
 }
 
 impl Context {
-    fn new(terrain: &Terrain, s: &State) -> Context {
+    pub(super) fn new(game: &Game, s: &State, tactical: bool) -> Context {
+        let terrain = game.terrain();
         let p = s.active();
         let mine = s.board().occupied(p);
+        let theirs = s.board().occupied(p.opponent());
         let mut takes_region = 0;
+        let mut gain_at = [0u8; MAX_NODES];
         for r in bits(!s.regions_taken() & region_mask(terrain)) {
             let missing = terrain.regions[r].bases & !mine;
             if missing.count_ones() == 1 {
                 takes_region |= missing;
+                gain_at[missing.trailing_zeros() as usize] += terrain.regions[r].medals;
+            }
+        }
+        let (mut wins_medals, mut threats) = (0, 0);
+        if tactical {
+            let needed = terrain.medals_to_win.saturating_sub(s.medals(p));
+            wins_medals = bits(takes_region)
+                .filter(|&b| gain_at[b] >= needed)
+                .fold(0, |m, b| m | 1 << b);
+            let my_hqs = terrain.hqs[p.index()];
+            let reach = game.connected_nodes(s, p.opponent());
+            if reach & my_hqs != 0 {
+                threats = terrain.neighbours_of(my_hqs) & terrain.bases & theirs & reach;
             }
         }
         Context {
             mine,
-            theirs: s.board().occupied(p.opponent()),
+            theirs,
             enemy_hqs: terrain.hqs[p.opponent().index()],
             takes_region,
+            wins_medals,
+            threats,
         }
     }
 
+    /// The policy weight of `d`; [`WIN`] for a decision that wins at once.
     #[inline]
-    fn weight(&self, d: Decision) -> u32 {
+    pub(super) fn weight(&self, d: Decision) -> u32 {
         match d {
             Decision::Place { node, .. } => self.placement_weight(1 << node),
+            Decision::Discard { node } | Decision::Move { from: node, .. }
+                if self.threats & 1 << node != 0 =>
+            {
+                W_DEFEND
+            }
             Decision::Discard { .. } => W_ATTACK,
             _ => W_PLAIN,
         }
@@ -87,8 +129,10 @@ impl Context {
 
     #[inline]
     fn placement_weight(&self, bit: NodeMask) -> u32 {
-        if self.enemy_hqs & bit != 0 {
+        if (self.enemy_hqs | self.wins_medals) & bit != 0 {
             WIN
+        } else if self.threats & bit != 0 {
+            W_DEFEND
         } else if self.takes_region & bit != 0 {
             W_REGION
         } else if self.theirs & bit != 0 {
@@ -110,9 +154,8 @@ fn region_mask(terrain: &Terrain) -> u32 {
     }
 }
 
-/// A decision of `list` sampled with the heuristic weights (see the module doc).
-fn heuristic<R: Rng>(game: &Game, s: &State, list: &DecisionList, rng: &mut R) -> Decision {
-    let ctx = Context::new(game.terrain(), s);
+/// A decision of `list` sampled with the weights of `ctx` (see the module doc).
+fn weighted<R: Rng>(ctx: &Context, list: &DecisionList, rng: &mut R) -> Decision {
     let mut total = 0u32;
     for &d in list {
         let w = ctx.weight(d);

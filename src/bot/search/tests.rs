@@ -273,6 +273,68 @@ fn cheat_uct_is_the_only_cheating_player() {
     }
 }
 
+/// Every optional search feature switched on.
+fn guided() -> SearchConfig {
+    SearchConfig {
+        playout: PlayoutPolicy::Tactical,
+        decisive: true,
+        prior: 2.0,
+        ..small()
+    }
+}
+
+#[test]
+fn guided_search_is_legal_on_every_terrain_and_deterministic() {
+    for terrain in builtin_terrains() {
+        let game = game_of(&terrain.key);
+        let positions = random_game_positions(&game, 5);
+        let s = positions[positions.len() / 2];
+        for algorithm in ALL {
+            let choice = decide(&game, &s, algorithm, &guided(), 120);
+            check_choice(&game, &s, &choice, 120);
+        }
+    }
+    let game = game_of("volcanic_jungle");
+    let positions = random_game_positions(&game, 3);
+    let s = positions[positions.len() / 2];
+    let config = SearchConfig {
+        threads: 2,
+        ..guided()
+    };
+    let a = decide(&game, &s, Algorithm::Ismcts, &config, 300);
+    assert_eq!(a, decide(&game, &s, Algorithm::Ismcts, &config, 300));
+}
+
+#[test]
+fn tactical_weights_take_a_medal_win_and_defend_the_hq() {
+    let (game, s) = find_position("tropical_pool", |g, s| has_win(g, s, WinType::Medals));
+    let ctx = playout::Context::new(&game, &s, true);
+    for &d in &legal_of(&game, &s) {
+        if wins_now(&game, &s, d) == Some(WinType::Medals) {
+            assert_eq!(ctx.weight(d), playout::WIN, "{d:?}");
+        }
+    }
+    // The opponent is connected to our HQ and we can cover the tile next to it.
+    let threatened = |g: &Game, s: &State| {
+        let me = s.active();
+        let t = g.terrain();
+        let near = t.neighbours_of(t.hqs[me.index()]) & s.board().occupied(me.opponent());
+        g.connected_nodes(s, me.opponent()) & t.hqs[me.index()] != 0
+            && !has_win(g, s, WinType::Hq)
+            && legal_of(g, s)
+                .iter()
+                .any(|d| matches!(d, Decision::Place { node, .. } if near & 1 << node != 0))
+    };
+    let (game, s) = find_position("castle_field", threatened);
+    let ctx = playout::Context::new(&game, &s, true);
+    let plain = playout::Context::new(&game, &s, false);
+    let defence = legal_of(&game, &s)
+        .into_iter()
+        .find(|&d| ctx.weight(d) > playout::W_REGION)
+        .expect("a defending placement outweighs a region");
+    assert!(plain.weight(defence) < ctx.weight(defence));
+}
+
 #[test]
 fn validate_names_the_bad_field_and_its_range() {
     assert_eq!(SearchConfig::default().validate(), Ok(()));
@@ -311,6 +373,13 @@ fn validate_names_the_bad_field_and_its_range() {
                 ..SearchConfig::default()
             },
             "max_playout_turns",
+        ),
+        (
+            SearchConfig {
+                prior: f64::INFINITY,
+                ..SearchConfig::default()
+            },
+            "prior",
         ),
     ];
     for (config, field) in cases {
@@ -385,6 +454,20 @@ fn heuristic_playout_match() {
     }
 }
 
+/// Iterations per wall-clock second and per CPU second of `config` on `s`: ten decisions of
+/// 50,000 iterations.
+fn speed(game: &Game, s: &State, algorithm: Algorithm, config: &SearchConfig) -> (f64, f64) {
+    let mut player = make_player("speed", algorithm, config);
+    let (wall, cpu) = (Instant::now(), process_cpu_seconds());
+    let mut iterations = 0;
+    for seed in 0..10 {
+        let choice = player.decide(game, s, Budget::iterations(50_000), seed);
+        iterations += choice.analysis.map_or(0, |a| a.iterations);
+    }
+    let (wall, cpu) = (wall.elapsed().as_secs_f64(), process_cpu_seconds() - cpu);
+    (iterations as f64 / wall, iterations as f64 / cpu)
+}
+
 /// CPU seconds used by this process so far (user + system), from /proc/self/stat in clock ticks
 /// of 1/100 s (Linux).
 fn process_cpu_seconds() -> f64 {
@@ -419,22 +502,21 @@ fn search_speed() {
                 threads,
                 ..SearchConfig::default()
             };
-            let mut player = make_player("speed", algorithm, &config);
-            let (wall, cpu) = (Instant::now(), process_cpu_seconds());
-            let mut iterations = 0;
-            for seed in 0..10 {
-                let choice = player.decide(&game, &s, Budget::iterations(50_000), seed);
-                iterations += choice.analysis.map_or(0, |a| a.iterations);
-            }
-            let (wall, cpu) = (wall.elapsed().as_secs_f64(), process_cpu_seconds() - cpu);
+            let (wall, cpu) = speed(&game, &s, algorithm, &config);
             println!(
-                "{:9} {threads} thread(s): {iterations} iterations, {:.0}/s wall, {:.0}/s per CPU second",
-                algorithm.key(),
-                iterations as f64 / wall,
-                iterations as f64 / cpu
+                "{:9} {threads} thread(s): {wall:.0}/s wall, {cpu:.0}/s per CPU second",
+                algorithm.key()
             );
         }
     }
+    // What the tree guides (prior, decisive) cost per iteration.
+    let plain = SearchConfig {
+        prior: 0.0,
+        decisive: false,
+        ..SearchConfig::default()
+    };
+    let (wall, cpu) = speed(&game, &s, Algorithm::Ismcts, &plain);
+    println!("ismcts without prior and decisive: {wall:.0}/s wall, {cpu:.0}/s per CPU second");
     let loadavg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average after: {}", loadavg.trim());
 }

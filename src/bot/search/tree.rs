@@ -10,15 +10,27 @@
 //! player who chose it, so opponent decisions are selected by UCB for the opponent. With a
 //! fixed state and no chance event availability equals the parent's visits: plain UCT.
 //!
+//! Two guides (on by default; `SearchConfig::decisive` and `prior`) use the tactical playout
+//! policy's weights (`playout.rs`) inside the tree:
+//! `decisive` makes a node where a decision wins at once follow only that decision (so a move
+//! that leaves the opponent an HQ capture or a medal win is refuted on its first visit instead
+//! of after many), and `prior` is a progressive bias — untried children are expanded in
+//! proportion to their weight and a child's UCB score gains `prior × w / (visits + 1)` — so that
+//! a small budget looks at region takes, HQ defences and attacks first. Against `greedy` at
+//! 2,000 iterations they raise ISMCTS from about 54% to 64% (results/search-strength.md).
+//!
 //! Nodes live in one arena `Vec` with index links (first child, next sibling).
 
-use super::playout::{play_out, reward};
+use super::playout::{play_out, reward, Context, WIN};
 use super::{Root, RootStats, Settings, Stop};
-use crate::rules::{sample_chance, Colour, Decision, DecisionList, Game, State};
+use crate::rules::{sample_chance, Colour, Decision, DecisionList, State};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 const NONE: u32 = u32::MAX;
+/// Policy weights are capped here for the prior (an HQ defence; wins are capped with it), and
+/// the bias is the capped weight divided by it, so in 0..1.
+const PRIOR_CAP: u32 = 256;
 
 struct Node {
     /// The decision leading here from the parent.
@@ -90,7 +102,7 @@ impl Tree {
             if s.is_over() || s.turn() > settings.last_turn {
                 break;
             }
-            let (child, expanded) = self.select(settings.exploration, game, &s, node, rng);
+            let (child, expanded) = self.select(settings, &s, node, rng);
             game.apply_legal(&mut s, self.nodes[child as usize].decision);
             self.path.push(child);
             node = child;
@@ -107,19 +119,32 @@ impl Tree {
         }
     }
 
-    /// The child of `node` to follow in state `s`: a random untried legal decision (expanded
-    /// now, second value true), else the legal child with the best UCB score. Every legal child
-    /// already in the tree has its availability counted.
+    /// The child of `node` to follow in state `s`: an untried legal decision (expanded now,
+    /// second value true) drawn uniformly or, with a prior, by weight; else the legal child with
+    /// the best UCB score (plus the progressive bias). Every legal child already in the tree has
+    /// its availability counted. With `decisive`, a decision that wins at once is the only one.
     fn select(
         &mut self,
-        exploration: f64,
-        game: &Game,
+        settings: &Settings,
         s: &State,
         node: u32,
         rng: &mut Xoshiro256PlusPlus,
     ) -> (u32, bool) {
+        let game = settings.game;
         let mut legal = DecisionList::new();
         game.legal_decisions(s, &mut legal);
+        let guided = settings.decisive || settings.prior > 0.0;
+        let ctx = guided.then(|| Context::new(game, s, true));
+        if let (true, Some(ctx)) = (settings.decisive, &ctx) {
+            if let Some(&win) = legal.iter().find(|&&d| ctx.weight(d) == WIN) {
+                legal.clear();
+                legal.push(win);
+            }
+        }
+        let prior = |d: Decision| match (&ctx, settings.prior > 0.0) {
+            (Some(ctx), true) => ctx.weight(d).min(PRIOR_CAP),
+            _ => 1,
+        };
         let generation = self.index.fill(&self.nodes, node);
         let mut untried = 0u32;
         let mut pick = None;
@@ -128,8 +153,9 @@ impl Tree {
         for &d in &legal {
             let k = key(d);
             if self.index.stamp[k] != generation {
-                untried += 1;
-                if rng.random_range(0..untried) == 0 {
+                let w = prior(d);
+                untried += w;
+                if rng.random_range(0..untried) < w {
                     pick = Some(d);
                 }
                 continue;
@@ -138,7 +164,11 @@ impl Tree {
             let child = &mut self.nodes[c as usize];
             child.available += 1;
             let v = child.visits as f64;
-            let score = child.reward / v + exploration * ((child.available as f64).ln() / v).sqrt();
+            let mut score = child.reward / v
+                + settings.exploration * ((child.available as f64).ln() / v).sqrt();
+            if settings.prior > 0.0 {
+                score += settings.prior * prior(d) as f64 / f64::from(PRIOR_CAP) / (v + 1.0);
+            }
             if score > best_score {
                 best_score = score;
                 best = c;
