@@ -178,9 +178,16 @@ fn progress_bar(len: u64, done: u64, quiet: bool) -> ProgressBar {
     }
     let bar = ProgressBar::new(len).with_position(done);
     let style = ProgressStyle::with_template(
-        "{elapsed_precise} [{bar:30}] {pos}/{len} games {per_sec} ETA {eta} | {wide_msg}",
+        "{elapsed_precise} [{bar:30}] {pos}/{len} games {rate} ETA {eta} | {wide_msg}",
     )
-    .map(|s| s.progress_chars("=> "));
+    .map(|s| {
+        s.progress_chars("=> ").with_key(
+            "rate",
+            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                let _ = write!(w, "{:.1}/s", state.per_sec());
+            },
+        )
+    });
     if let Ok(style) = style {
         bar.set_style(style);
     }

@@ -72,10 +72,10 @@ pub struct PairJob {
 /// The global ordered list of deals: pair index first, then pairing, then terrain, so that a
 /// run stopped early (SPRT, interruption) has played every pairing and terrain about equally.
 pub fn schedule(config: &RunConfig) -> Vec<PairJob> {
-    let pairings = pairings(config);
+    let pairing_count = pairings(config).len();
     let mut jobs = Vec::new();
     for pair in 0..config.pairs() {
-        for (pi, p) in pairings.iter().enumerate() {
+        for pi in 0..pairing_count {
             for (ti, terrain) in config.terrains.iter().enumerate() {
                 jobs.push(PairJob {
                     position: jobs.len(),
@@ -168,7 +168,11 @@ mod tests {
         assert_eq!(seeds.len(), 2 * 3);
         let renamed = schedule(&config(&["x", "y", "z"], None));
         let seeds_of = |jobs: &[PairJob]| jobs.iter().map(|j| j.deal_seed).collect::<Vec<_>>();
-        assert_eq!(seeds_of(&renamed), seeds_of(&jobs), "bot names do not change the deals");
+        assert_eq!(
+            seeds_of(&renamed),
+            seeds_of(&jobs),
+            "bot names do not change the deals"
+        );
         assert!(jobs.iter().enumerate().all(|(i, j)| j.position == i));
         assert_eq!(schedule(&c), jobs, "deterministic");
     }
