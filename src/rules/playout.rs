@@ -223,40 +223,43 @@ mod tests {
         }
     }
 
-    #[test]
-    fn placement_step_lists_exactly_the_legal_decisions_in_order() {
+    /// At every visited state where `step_of` applies, the step counts and enumerates exactly
+    /// the legal list, in order.
+    fn assert_step_matches_legal_list<S>(
+        what: &str,
+        step_of: impl Fn(&Game, &State) -> Option<S>,
+        len: impl Fn(&S) -> usize,
+        nth: impl Fn(&S, usize) -> Decision,
+    ) {
         let mut list = DecisionList::new();
         let mut checked = 0;
         visit_states(20, |game, s| {
-            let Some(step) = PlacementStep::of(game, s) else {
+            let Some(step) = step_of(game, s) else {
                 return;
             };
             game.legal_decisions(s, &mut list);
-            assert_eq!(step.len(), list.len(), "count in {:?}", s.phase());
+            assert_eq!(len(&step), list.len(), "{what} count in {:?}", s.phase());
             for (k, &d) in list.iter().enumerate() {
-                assert_eq!(step.nth(k), d, "decision {k} in {:?}", s.phase());
+                assert_eq!(nth(&step, k), d, "{what} decision {k} in {:?}", s.phase());
             }
             checked += 1;
         });
-        assert!(checked > 1000, "only {checked} placement steps visited");
+        assert!(checked > 1000, "only {checked} {what} steps visited");
+    }
+
+    #[test]
+    fn placement_step_lists_exactly_the_legal_decisions_in_order() {
+        assert_step_matches_legal_list(
+            "placement",
+            PlacementStep::of,
+            PlacementStep::len,
+            |s, k| s.nth(k),
+        );
     }
 
     #[test]
     fn effect_step_lists_exactly_the_legal_decisions_in_order() {
-        let mut list = DecisionList::new();
-        let mut checked = 0;
-        visit_states(20, |game, s| {
-            let Some(step) = EffectStep::of(game, s) else {
-                return;
-            };
-            game.legal_decisions(s, &mut list);
-            assert_eq!(step.len(), list.len(), "count in {:?}", s.phase());
-            for (k, &d) in list.iter().enumerate() {
-                assert_eq!(step.nth(k), d, "decision {k} in {:?}", s.phase());
-            }
-            checked += 1;
-        });
-        assert!(checked > 1000, "only {checked} effect steps visited");
+        assert_step_matches_legal_list("effect", EffectStep::of, EffectStep::len, |s, k| s.nth(k));
     }
 
     #[test]
