@@ -102,8 +102,9 @@ impl Bot for GreedyBot {
     }
 }
 
-/// The rules and the evaluation for one decision of one player.
-struct Judge<'a> {
+/// The rules and the evaluation for one decision of one player. The search bots borrow its
+/// evaluation to score playouts they cut short (`SearchConfig::eval_turns`).
+pub(crate) struct Judge<'a> {
     game: &'a Game,
     me: Colour,
     /// Tiles the opponent may hold: their unseen tiles and their publicly known rack tiles.
@@ -113,7 +114,7 @@ struct Judge<'a> {
 }
 
 impl<'a> Judge<'a> {
-    fn new(game: &'a Game, observation: &Observation) -> Judge<'a> {
+    pub(crate) fn new(game: &'a Game, observation: &Observation) -> Judge<'a> {
         let me = observation.observer();
         let terrain = game.terrain();
         let no_effect = match game.variant() {
@@ -229,8 +230,13 @@ impl<'a> Judge<'a> {
         }
     }
 
+    /// The player whose worth [`Judge::evaluate`] measures.
+    pub(crate) fn me(&self) -> Colour {
+        self.me
+    }
+
     /// The position's worth for `me`, normally with the opponent to move.
-    fn evaluate(&self, s: &State) -> i32 {
+    pub(crate) fn evaluate(&self, s: &State) -> i32 {
         let (me, them) = (self.me, self.me.opponent());
         if let Some(o) = s.outcome() {
             return match (o.winner == me, o.win) {

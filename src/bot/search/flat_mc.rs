@@ -1,7 +1,7 @@
 //! Flat Monte Carlo: UCB1 over the root decisions (each tried once first, in legal order), a
 //! fresh determinization of the observation and one playout per iteration.
 
-use super::playout::{play_out, reward};
+use super::playout::{play_out, Reward};
 use super::{Root, RootStats, Settings, Stop};
 use crate::rules::Decision;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -21,7 +21,7 @@ pub(super) fn run(
         settings.game.apply_legal(&mut s, legal[i]);
         play_out(settings, &mut s, rng);
         stats.visits[i] += 1;
-        stats.reward[i] += reward(&s, me);
+        stats.reward[i] += Reward::of_state(settings, &s).for_player(me);
         stats.iterations += 1;
     }
     stats

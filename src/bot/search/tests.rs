@@ -305,6 +305,74 @@ fn guided_search_is_legal_on_every_terrain_and_deterministic() {
     assert_eq!(a, decide(&game, &s, Algorithm::Ismcts, &config, 300));
 }
 
+fn evaluated() -> SearchConfig {
+    SearchConfig {
+        eval_turns: 2,
+        ..small()
+    }
+}
+
+#[test]
+fn evaluated_search_is_legal_on_every_terrain_and_deterministic() {
+    for terrain in builtin_terrains() {
+        let game = game_of(&terrain.key);
+        let positions = random_game_positions(&game, 6);
+        let s = positions[positions.len() / 2];
+        for algorithm in ALL {
+            let choice = decide(&game, &s, algorithm, &evaluated(), 120);
+            check_choice(&game, &s, &choice, 120);
+        }
+    }
+    let game = game_of("caribbean_sea");
+    let s = random_game_positions(&game, 4)[10];
+    let a = decide(&game, &s, Algorithm::Ismcts, &evaluated(), 300);
+    assert_eq!(a, decide(&game, &s, Algorithm::Ismcts, &evaluated(), 300));
+}
+
+/// A cut playout stops at the start of a turn of the evaluated player's opponent, `eval_turns`
+/// turns on, and its reward is the evaluation read as a probability, mirrored for the other
+/// player; a finished game still scores 1 or 0.
+#[test]
+fn evaluation_cuts_playouts_at_the_opponents_turn_and_scores_them() {
+    let game = game_of("castle_field");
+    let s = random_game_positions(&game, 8)[6];
+    let observation = Observation::new(&s, s.active());
+    let judge = Judge::new(&game, &observation);
+    let settings = Settings {
+        game: &game,
+        exploration: 0.7,
+        playout: PlayoutPolicy::Heuristic,
+        last_turn: u16::MAX,
+        decisive: true,
+        prior: 1.0,
+        evaluation: Some(Evaluation {
+            judge: &judge,
+            turns: 3,
+            scale: 200.0,
+        }),
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let mut cut = 0;
+    for _ in 0..50 {
+        let mut end = s;
+        playout::play_out(&settings, &mut end, &mut rng);
+        let reward = playout::Reward::of_state(&settings, &end);
+        let (me, them) = (s.active(), s.active().opponent());
+        assert!((reward.for_player(me) + reward.for_player(them) - 1.0).abs() < 1e-12);
+        match end.outcome() {
+            Some(o) => assert_eq!(reward.for_player(o.winner), 1.0),
+            None => {
+                cut += 1;
+                assert_eq!(end.active(), them);
+                assert!(end.turn() > s.turn() + 3 && end.turn() <= s.turn() + 5);
+                let p = 1.0 / (1.0 + (-f64::from(judge.evaluate(&end)) / 200.0).exp());
+                assert!((reward.for_player(me) - p).abs() < 1e-12);
+            }
+        }
+    }
+    assert!(cut > 0, "no playout was cut");
+}
+
 #[test]
 fn tactical_weights_take_a_medal_win_and_defend_the_hq() {
     let (game, s) = find_position("tropical_pool", |g, s| has_win(g, s, WinType::Medals));
@@ -380,6 +448,13 @@ fn validate_names_the_bad_field_and_its_range() {
                 ..SearchConfig::default()
             },
             "prior",
+        ),
+        (
+            SearchConfig {
+                eval_scale: 0.0,
+                ..SearchConfig::default()
+            },
+            "eval_scale",
         ),
     ];
     for (config, field) in cases {
@@ -517,6 +592,15 @@ fn search_speed() {
     };
     let (wall, cpu) = speed(&game, &s, Algorithm::Ismcts, &plain);
     println!("ismcts without prior and decisive: {wall:.0}/s wall, {cpu:.0}/s per CPU second");
+    // Playouts cut after a few turns and scored by the evaluation are shorter.
+    for eval_turns in [2, 4] {
+        let config = SearchConfig {
+            eval_turns,
+            ..SearchConfig::default()
+        };
+        let (wall, cpu) = speed(&game, &s, Algorithm::Ismcts, &config);
+        println!("ismcts, eval_turns {eval_turns}: {wall:.0}/s wall, {cpu:.0}/s per CPU second");
+    }
     let loadavg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     println!("load average after: {}", loadavg.trim());
 }

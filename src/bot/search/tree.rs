@@ -21,7 +21,7 @@
 //!
 //! Nodes live in one arena `Vec` with index links (first child, next sibling).
 
-use super::playout::{play_out, reward, Context, WIN};
+use super::playout::{play_out, Context, Reward, WIN};
 use super::{Root, RootStats, Settings, Stop};
 use crate::rules::{sample_chance, Colour, Decision, DecisionList, State};
 use rand::Rng;
@@ -112,10 +112,11 @@ impl Tree {
             }
         }
         self.nodes[0].visits += 1;
+        let reward = Reward::of_state(settings, &s);
         for &n in &self.path {
             let node = &mut self.nodes[n as usize];
             node.visits += 1;
-            node.reward += reward(&s, node.player);
+            node.reward += reward.for_player(node.player);
         }
     }
 
