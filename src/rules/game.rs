@@ -84,6 +84,41 @@ pub struct Game {
     region_bases: [NodeMask; MAX_REGIONS],
     region_medals: [u8; MAX_REGIONS],
     medals_to_win: u8,
+    /// The neighbours of every set of nodes, a byte of the set at a time.
+    neighbour_table: Arc<NeighbourTable>,
+}
+
+/// `bytes[i][b]`: the union of the neighbours of the nodes `8 i + j` for the bits j of `b`. The
+/// flood fill of R5.5 takes the neighbours of a whole wave of nodes in four loads, where a loop
+/// over the wave's nodes ends with a mispredicted branch (its length is data).
+struct NeighbourTable {
+    bytes: [[NodeMask; 256]; MAX_NODES / 8],
+}
+
+impl NeighbourTable {
+    fn new(terrain: &Terrain) -> NeighbourTable {
+        NeighbourTable {
+            bytes: std::array::from_fn(|i| {
+                std::array::from_fn(|b| terrain.neighbours_of((b as NodeMask) << (8 * i)))
+            }),
+        }
+    }
+
+    /// Union of the neighbours of every node in `m`, as [`Terrain::neighbours_of`].
+    #[inline]
+    fn of(&self, m: NodeMask) -> NodeMask {
+        let [b0, b1, b2, b3] = m.to_le_bytes();
+        self.bytes[0][b0 as usize]
+            | self.bytes[1][b1 as usize]
+            | self.bytes[2][b2 as usize]
+            | self.bytes[3][b3 as usize]
+    }
+}
+
+impl std::fmt::Debug for NeighbourTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("NeighbourTable") // derived from `Terrain::neighbours`, printed there
+    }
 }
 
 impl Game {
@@ -134,6 +169,7 @@ impl Game {
             region_bases: std::array::from_fn(|r| terrain.regions.get(r).map_or(0, |g| g.bases)),
             region_medals: std::array::from_fn(|r| terrain.regions.get(r).map_or(0, |g| g.medals)),
             medals_to_win: terrain.medals_to_win,
+            neighbour_table: Arc::new(NeighbourTable::new(&terrain)),
             variant,
             terrain,
         }
@@ -166,17 +202,28 @@ impl Game {
     /// are collected as it grows, so every node of the chain is looked at once.
     #[inline]
     pub fn connected_nodes(&self, s: &State, p: Colour) -> NodeMask {
+        self.connection(s, p, 0).0
+    }
+
+    /// R5.5: the nodes connected to `p`'s HQs and the chain of `p`'s bases that connects them,
+    /// grown from `known`: the chain of an earlier position of the same game, used only if `p`
+    /// still occupies all of it (the chain only grows with the bases `p` occupies, so it is then
+    /// part of the chain now). A random playout passes the chain of `p`'s previous choice: most
+    /// of the time one wave then finds the last tile placed, where the whole chain takes several.
+    #[inline]
+    pub(crate) fn connection(&self, s: &State, p: Colour, known: NodeMask) -> (NodeMask, NodeMask) {
         let own = s.board.occupied(p) & self.bases;
+        let still_own = ((known & !own) == 0) as NodeMask * NodeMask::MAX; // all ones or zero
         let mut connected = self.hq_neighbours[p.index()];
-        let mut chain = connected & own;
+        let mut chain = (connected & own) | (known & still_own);
         let mut frontier = chain;
         while frontier != 0 {
-            let around = self.terrain.neighbours_of(frontier);
+            let around = self.neighbour_table.of(frontier);
             connected |= around;
             frontier = around & own & !chain;
             chain |= frontier;
         }
-        connected
+        (connected, chain)
     }
 
     /// R5.2, R5.3: for each troop, the enemy top tiles it may cover. Kwak covers anything and
@@ -217,7 +264,8 @@ impl Game {
     /// R4.2: DRAW is legal with a non-empty reserve and room on the rack.
     #[inline]
     pub(crate) fn can_draw(&self, s: &State, p: Colour) -> bool {
-        s.reserve_len(p) >= 1 && s.rack_len(p) < RACK_LIMIT
+        // Both tests without a branch between them: each is random in a playout.
+        (s.reserve_len(p) >= 1) & (s.rack_len(p) < RACK_LIMIT)
     }
 
     /// R4.3: whether `p` has any legal (unfrozen tile, slot) pair.
@@ -237,13 +285,27 @@ impl Game {
     /// Only the troops on the rack are computed, usually a few of the eight.
     #[inline]
     pub(crate) fn placement_slots(&self, s: &State, p: Colour) -> [NodeMask; 8] {
+        self.placement_slots_from(s, p, &mut 0)
+    }
+
+    /// [`Game::placement_slots`], with the connecting chain grown from `chain` (see
+    /// [`Game::connection`]) and left there for the next call (unchanged when nothing is
+    /// placeable).
+    #[inline]
+    pub(crate) fn placement_slots_from(
+        &self,
+        s: &State,
+        p: Colour,
+        chain: &mut NodeMask,
+    ) -> [NodeMask; 8] {
         let mut out = [0; 8];
         // R9.8: frozen tiles may not be placed.
         let placeable = s.placeable_troops(p);
         if placeable == 0 {
             return out; // nothing to place: spare the flood fill
         }
-        let connected = self.connected_nodes(s, p);
+        let connected;
+        (connected, *chain) = self.connection(s, p, *chain);
         let coverable = self.coverable(s, p.opponent());
         for t in bits(placeable as u32) {
             let t = t & 7; // a troop index: lets the compiler drop the bounds checks
@@ -431,6 +493,12 @@ impl Game {
     /// path for search. Debug builds check legality.
     #[inline]
     pub fn apply_legal(&self, s: &mut State, d: Decision) {
+        self.apply_step(s, d);
+    }
+
+    /// [`Game::apply_legal`], always inlined: for the two copies of the random playout loop.
+    #[inline(always)]
+    pub(crate) fn apply_step(&self, s: &mut State, d: Decision) {
         debug_assert!(
             self.is_legal(s, d),
             "apply_legal with an illegal decision {d:?} in {:?}",
@@ -472,8 +540,8 @@ impl Game {
 
     /// R6.1–R6.5: put the tile down, check regions or HQ capture, queue the special base, then
     /// offer the troop effect.
-    #[inline]
-    fn place(&self, s: &mut State, troop: Troop, n: usize) {
+    #[inline(always)]
+    pub(crate) fn place(&self, s: &mut State, troop: Troop, n: usize) {
         let p = s.active;
         let i = p.index();
         s.rack[i].remove(troop);
@@ -505,13 +573,19 @@ impl Game {
     #[inline]
     pub(crate) fn troop_effect_available(&self, s: &State, troop: Troop, n: usize) -> bool {
         let p = s.active;
-        match troop {
-            Troop::Skully | Troop::Star => s.draw_count(p, 1) > 0, // R7.2, R7.7
-            Troop::Capn => self.has_placement(s, p),               // R7.3
-            Troop::Jumbo => self.jumbo_targets(s, n as u8) != 0,   // R7.4
-            Troop::Xb42 => s.rack_len(p.opponent()) > 0,           // R7.6
-            Troop::Kwak | Troop::Hook | Troop::Roxy => false,      // R7.1, R7.5, R7.8
+        if troop == Troop::Capn {
+            return self.has_placement(s, p); // R7.3
         }
+        // The cheap tests of the other troops all at once, then the bit of `troop`: the placed
+        // troop is random, and a jump on it would often be mispredicted.
+        let draw = (s.draw_count(p, 1) > 0) as u8; // R7.2, R7.7
+        let jumbo = (self.jumbo_targets(s, n as u8) != 0) as u8; // R7.4
+        let xb42 = (s.rack_len(p.opponent()) > 0) as u8; // R7.6
+        let available = draw << Troop::Skully.index()
+            | draw << Troop::Star.index()
+            | jumbo << Troop::Jumbo.index()
+            | xb42 << Troop::Xb42.index(); // R7.1, R7.5, R7.8: Kwak, Hook, Roxy have none
+        (available >> troop.index()) & 1 != 0
     }
 
     /// R7.4: enemy top tiles on bases adjacent to Jumbo's base.
@@ -624,7 +698,7 @@ impl Game {
         self.advance(s);
     }
 
-    fn resolve_chance(&self, s: &mut State, t: Troop) {
+    pub(crate) fn resolve_chance(&self, s: &mut State, t: Troop) {
         let p = s.active;
         let (i, e) = (p.index(), p.opponent().index());
         match s.phase {
