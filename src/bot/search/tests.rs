@@ -283,14 +283,15 @@ fn guided() -> SearchConfig {
     }
 }
 
-#[test]
-fn guided_search_is_legal_on_every_terrain_and_deterministic() {
+/// Every algorithm with `config` decides legally in a mid-game position of every terrain (deals
+/// of `seed`), and ISMCTS on 2 threads repeats its decision on a Volcanic Jungle position.
+fn legal_everywhere_and_deterministic(config: &SearchConfig, seed: u64) {
     for terrain in builtin_terrains() {
         let game = game_of(&terrain.key);
-        let positions = random_game_positions(&game, 5);
+        let positions = random_game_positions(&game, seed);
         let s = positions[positions.len() / 2];
         for algorithm in ALL {
-            let choice = decide(&game, &s, algorithm, &guided(), 120);
+            let choice = decide(&game, &s, algorithm, config, 120);
             check_choice(&game, &s, &choice, 120);
         }
     }
@@ -299,34 +300,24 @@ fn guided_search_is_legal_on_every_terrain_and_deterministic() {
     let s = positions[positions.len() / 2];
     let config = SearchConfig {
         threads: 2,
-        ..guided()
+        ..config.clone()
     };
     let a = decide(&game, &s, Algorithm::Ismcts, &config, 300);
     assert_eq!(a, decide(&game, &s, Algorithm::Ismcts, &config, 300));
 }
 
-fn evaluated() -> SearchConfig {
-    SearchConfig {
-        eval_turns: 2,
-        ..small()
-    }
+#[test]
+fn guided_search_is_legal_on_every_terrain_and_deterministic() {
+    legal_everywhere_and_deterministic(&guided(), 5);
 }
 
 #[test]
 fn evaluated_search_is_legal_on_every_terrain_and_deterministic() {
-    for terrain in builtin_terrains() {
-        let game = game_of(&terrain.key);
-        let positions = random_game_positions(&game, 6);
-        let s = positions[positions.len() / 2];
-        for algorithm in ALL {
-            let choice = decide(&game, &s, algorithm, &evaluated(), 120);
-            check_choice(&game, &s, &choice, 120);
-        }
-    }
-    let game = game_of("caribbean_sea");
-    let s = random_game_positions(&game, 4)[10];
-    let a = decide(&game, &s, Algorithm::Ismcts, &evaluated(), 300);
-    assert_eq!(a, decide(&game, &s, Algorithm::Ismcts, &evaluated(), 300));
+    let evaluated = SearchConfig {
+        eval_turns: 2,
+        ..small()
+    };
+    legal_everywhere_and_deterministic(&evaluated, 6);
 }
 
 /// A cut playout stops at the start of a turn of the evaluated player's opponent, `eval_turns`
