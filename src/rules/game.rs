@@ -72,10 +72,8 @@ pub struct Game {
     queued_nodes: NodeMask,
     /// Nodes where a placed tile applies no troop effect (R9.7).
     no_troop_effect: NodeMask,
-    /// `unconnected[t]`: bases troop t may take without connection: Hook's exception (R5.6,
-    /// A4), none for the other troops. A table rather than a test on the troop, so that the
-    /// slots of all troops are computed alike.
-    unconnected: [NodeMask; 8],
+    /// Bases Hook may take without connection (R5.6, A4); no other troop has such bases.
+    hook_unconnected: NodeMask,
     /// `allowed[t]`: nodes where troop t may be placed, value restrictions applied (R5.4).
     allowed: [NodeMask; 8],
     /// The terrain's regions (R2.3) and objective (R8.5) in fixed-size tables, so that the region
@@ -159,11 +157,7 @@ impl Game {
             queued,
             queued_nodes,
             no_troop_effect,
-            unconnected: {
-                let mut u = [0; 8];
-                u[Troop::Hook.index()] = terrain.bases & !no_troop_effect;
-                u
-            },
+            hook_unconnected: terrain.bases & !no_troop_effect,
             allowed,
             node_regions: terrain.node_regions,
             region_bases: std::array::from_fn(|r| terrain.regions.get(r).map_or(0, |g| g.bases)),
@@ -216,12 +210,21 @@ impl Game {
         let still_own = ((known & !own) == 0) as NodeMask * NodeMask::MAX; // all ones or zero
         let mut connected = self.hq_neighbours[p.index()];
         let mut chain = (connected & own) | (known & still_own);
-        let mut frontier = chain;
-        while frontier != 0 {
+        // The neighbours of a wave, and the own bases among them that join the chain.
+        let wave = |frontier: NodeMask, connected: &mut NodeMask, chain: &mut NodeMask| {
             let around = self.neighbour_table.of(frontier);
-            connected |= around;
-            frontier = around & own & !chain;
-            chain |= frontier;
+            *connected |= around;
+            let next = around & own & !*chain;
+            *chain |= next;
+            next
+        };
+        // From a known chain, the usual case, the first wave reaches the bases placed since and
+        // the second finds nothing more: two waves without a test (a wave of nothing changes
+        // nothing), so that the loop's test is mispredicted only when the chain grew further.
+        let first = wave(chain, &mut connected, &mut chain);
+        let mut frontier = wave(first, &mut connected, &mut chain);
+        while frontier != 0 {
+            frontier = wave(frontier, &mut connected, &mut chain);
         }
         (connected, chain)
     }
@@ -239,26 +242,6 @@ impl Game {
             weaker |= top;
         }
         out
-    }
-
-    /// R5.1–R5.6: nodes where `p` may place a tile of troop index `t`, given the nodes
-    /// `connected` to p's HQs and the enemy top tiles `coverable` by `t`.
-    #[inline]
-    fn slots(
-        &self,
-        s: &State,
-        p: Colour,
-        t: usize,
-        connected: NodeMask,
-        coverable: NodeMask,
-    ) -> NodeMask {
-        let enemy = p.opponent();
-        // R5.2: empty, own-topped, or enemy-topped and coverable; R5.1: never an own HQ.
-        let base_slots = self.bases & (!s.board.occupied(enemy) | coverable);
-        // R5.5: connected, R5.6: or a base Hook may take anyway; an enemy HQ must be connected.
-        let reached = (base_slots & (connected | self.unconnected[t]))
-            | (self.hqs[enemy.index()] & connected);
-        reached & self.allowed[t] // R5.4
     }
 
     /// R4.2: DRAW is legal with a non-empty reserve and room on the rack.
@@ -282,7 +265,7 @@ impl Game {
     /// with no unfrozen tile on the rack): the placements of [`Game::legal_decisions`] as masks,
     /// so that a random playout can count and pick one without building the list.
     ///
-    /// Only the troops on the rack are computed, usually a few of the eight.
+    /// All eight troops are computed, without branches: the troops on the rack are random.
     #[inline]
     pub(crate) fn placement_slots(&self, s: &State, p: Colour) -> [NodeMask; 8] {
         self.placement_slots_from(s, p, &mut 0)
@@ -291,7 +274,7 @@ impl Game {
     /// [`Game::placement_slots`], with the connecting chain grown from `chain` (see
     /// [`Game::connection`]) and left there for the next call (unchanged when nothing is
     /// placeable).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn placement_slots_from(
         &self,
         s: &State,
@@ -306,11 +289,25 @@ impl Game {
         }
         let connected;
         (connected, *chain) = self.connection(s, p, *chain);
-        let coverable = self.coverable(s, p.opponent());
-        for t in bits(placeable as u32) {
-            let t = t & 7; // a troop index: lets the compiler drop the bounds checks
-            out[t] = self.slots(s, p, t, connected, coverable[t]);
+        let enemy = p.opponent();
+        let coverable = self.coverable(s, enemy);
+        // R5.2: empty or own-topped bases, and enemy-topped ones the troop may cover; R5.1:
+        // never an own HQ, but the enemy's; R5.5: all of them connected.
+        let open = self.bases & !s.board.occupied(enemy);
+        let for_every_troop = (open | self.hqs[enemy.index()]) & connected;
+        let coverable_bases = self.bases & connected;
+        // All ones for a troop with an unfrozen tile on the rack, zero otherwise.
+        let on_rack = |t: usize| 0u32.wrapping_sub((placeable as u32 >> t) & 1);
+        // All eight troops, without a branch on the troops on the rack (random in a playout);
+        // R5.4: value restrictions.
+        for (t, slots) in out.iter_mut().enumerate() {
+            *slots =
+                (for_every_troop | (coverable[t] & coverable_bases)) & self.allowed[t] & on_rack(t);
         }
+        // R5.6: Hook may also take the bases it may enter or cover, connected or not.
+        let hook = Troop::Hook.index();
+        out[hook] |=
+            self.hook_unconnected & (open | coverable[hook]) & self.allowed[hook] & on_rack(hook);
         out
     }
 
@@ -698,15 +695,26 @@ impl Game {
         self.advance(s);
     }
 
+    /// DRAW as the action (R4.2) with its chance events resolved at once, each tile being
+    /// `pick(reserve)`: the state [`Game::apply_step`] and [`Game::resolve_chance`] reach from
+    /// the same picks, without the chance phases in between (for the random playout loop).
+    #[inline(always)]
+    pub(crate) fn draw_action(&self, s: &mut State, mut pick: impl FnMut(TroopCounts) -> Troop) {
+        debug_assert!(s.phase == Phase::Action && self.can_draw(s, s.active));
+        let i = s.active.index();
+        for _ in 0..s.draw_count(s.active, 2) {
+            let t = pick(s.reserve[i]);
+            draw_tile(s, i, t);
+        }
+        self.advance(s);
+    }
+
     pub(crate) fn resolve_chance(&self, s: &mut State, t: Troop) {
         let p = s.active;
         let (i, e) = (p.index(), p.opponent().index());
         match s.phase {
             Phase::Chance(Chance::Draw { remaining }) => {
-                s.reserve[i].remove(t);
-                s.reserve_len[i] -= 1;
-                s.rack[i].add(t);
-                s.rack_len[i] += 1;
+                draw_tile(s, i, t);
                 if remaining > 1 {
                     s.phase = Phase::Chance(Chance::Draw {
                         remaining: remaining - 1,
@@ -870,6 +878,15 @@ impl Game {
             })
             .sum()
     }
+}
+
+/// One tile `t` from the reserve of colour index `i` to its rack (R4.2).
+#[inline(always)]
+fn draw_tile(s: &mut State, i: usize, t: Troop) {
+    s.reserve[i].remove(t);
+    s.reserve_len[i] -= 1;
+    s.rack[i].add(t);
+    s.rack_len[i] += 1;
 }
 
 /// A tile of type `t` left a rack: the opponent can no longer be sure the publicly known copy is

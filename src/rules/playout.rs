@@ -104,6 +104,11 @@ fn playout_loop<R: Rng>(game: &Game, s: &mut State, rng: &mut R, max_turns: u16)
                 if let Some(step) = PlacementStep::of(game, s, chain) {
                     match step.nth(below(rng, step.len() as u32) as usize) {
                         Decision::Place { troop, node } => game.place(s, troop, node as usize),
+                        // Only the action step offers DRAW first. Its chance events are
+                        // resolved here, from the random numbers their phases would take.
+                        Decision::Draw => game.draw_action(s, |reserve| {
+                            nth_tile(reserve, below(rng, reserve.total() as u32))
+                        }),
                         first => game.apply_step(s, first),
                     }
                 } else if let Some(d) = decide(game, s, rng) {
