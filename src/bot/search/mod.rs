@@ -134,18 +134,9 @@ pub const MAX_THREADS: usize = 256;
 impl SearchConfig {
     /// Checks every field against its valid range; the message names the field and the range.
     pub fn validate(&self) -> Result<(), String> {
-        if !(self.exploration.is_finite() && (0.0..=MAX_EXPLORATION).contains(&self.exploration)) {
-            return Err(format!(
-                "exploration = {} is out of range: expected a number from 0 to {MAX_EXPLORATION}",
-                self.exploration
-            ));
-        }
-        if !(self.prior.is_finite() && (0.0..=MAX_PRIOR).contains(&self.prior)) {
-            return Err(format!(
-                "prior = {} is out of range: expected a number from 0 to {MAX_PRIOR}",
-                self.prior
-            ));
-        }
+        real_in_range("exploration", self.exploration, 0.0, MAX_EXPLORATION)?;
+        real_in_range("prior", self.prior, 0.0, MAX_PRIOR)?;
+        real_in_range("eval_scale", self.eval_scale, 1.0, MAX_EVAL_SCALE)?;
         if !(1..=MAX_DETERMINIZATIONS).contains(&self.determinizations) {
             return Err(format!(
                 "determinizations = {} is out of range: expected 1 to {MAX_DETERMINIZATIONS}",
@@ -158,12 +149,6 @@ impl SearchConfig {
                 self.threads
             ));
         }
-        if !(self.eval_scale.is_finite() && (1.0..=MAX_EVAL_SCALE).contains(&self.eval_scale)) {
-            return Err(format!(
-                "eval_scale = {} is out of range: expected a number from 1 to {MAX_EVAL_SCALE}",
-                self.eval_scale
-            ));
-        }
         if self.max_playout_turns == 0 {
             return Err(format!(
                 "max_playout_turns = 0 is out of range: expected 1 to {}",
@@ -171,6 +156,26 @@ impl SearchConfig {
             ));
         }
         Ok(())
+    }
+}
+
+/// Checks that a real-valued field is a finite number from `lo` to `hi`; the message names it.
+fn real_in_range(field: &str, value: f64, lo: f64, hi: f64) -> Result<(), String> {
+    if value.is_finite() && (lo..=hi).contains(&value) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{field} = {value} is out of range: expected a number from {lo} to {hi}"
+        ))
+    }
+}
+
+/// `value` clamped into `lo..=hi`, or `fallback` when it is not a finite number.
+fn clamp_real(value: f64, lo: f64, hi: f64, fallback: f64) -> f64 {
+    if value.is_finite() {
+        value.clamp(lo, hi)
+    } else {
+        fallback
     }
 }
 
@@ -192,29 +197,17 @@ pub fn make_player(name: &str, algorithm: Algorithm, config: &SearchConfig) -> P
 }
 
 fn clamped(c: &SearchConfig) -> SearchConfig {
-    let exploration = if c.exploration.is_finite() {
-        c.exploration.clamp(0.0, MAX_EXPLORATION)
-    } else {
-        SearchConfig::default().exploration
-    };
+    let default = SearchConfig::default();
     SearchConfig {
-        exploration,
+        exploration: clamp_real(c.exploration, 0.0, MAX_EXPLORATION, default.exploration),
         determinizations: c.determinizations.clamp(1, MAX_DETERMINIZATIONS),
         threads: c.threads.clamp(1, MAX_THREADS),
         playout: c.playout,
         max_playout_turns: c.max_playout_turns.max(1),
         decisive: c.decisive,
         eval_turns: c.eval_turns,
-        eval_scale: if c.eval_scale.is_finite() {
-            c.eval_scale.clamp(1.0, MAX_EVAL_SCALE)
-        } else {
-            SearchConfig::default().eval_scale
-        },
-        prior: if c.prior.is_finite() {
-            c.prior.clamp(0.0, MAX_PRIOR)
-        } else {
-            0.0
-        },
+        eval_scale: clamp_real(c.eval_scale, 1.0, MAX_EVAL_SCALE, default.eval_scale),
+        prior: clamp_real(c.prior, 0.0, MAX_PRIOR, 0.0),
     }
 }
 
@@ -395,10 +388,11 @@ pub(crate) fn search(
         Root::Observation(o) => o.turn(),
         Root::State(s) => s.turn(),
     };
-    let judge = match root {
+    // The evaluation's judge reads the searching player's observation; built only when used.
+    let judge = (config.eval_turns > 0).then(|| match root {
         Root::Observation(o) => Judge::new(game, o),
         Root::State(s) => Judge::new(game, &Observation::new(s, s.active())),
-    };
+    });
     let settings = Settings {
         game,
         exploration: config.exploration,
@@ -406,8 +400,8 @@ pub(crate) fn search(
         last_turn: turn.saturating_add(config.max_playout_turns),
         decisive: config.decisive,
         prior: config.prior,
-        evaluation: (config.eval_turns > 0).then_some(Evaluation {
-            judge: &judge,
+        evaluation: judge.as_ref().map(|judge| Evaluation {
+            judge,
             turns: config.eval_turns,
             scale: config.eval_scale,
         }),

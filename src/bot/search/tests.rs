@@ -397,56 +397,19 @@ fn tactical_weights_take_a_medal_win_and_defend_the_hq() {
 #[test]
 fn validate_names_the_bad_field_and_its_range() {
     assert_eq!(SearchConfig::default().validate(), Ok(()));
+    let with = |change: fn(&mut SearchConfig)| {
+        let mut c = SearchConfig::default();
+        change(&mut c);
+        c
+    };
     let cases = [
-        (
-            SearchConfig {
-                exploration: f64::NAN,
-                ..SearchConfig::default()
-            },
-            "exploration",
-        ),
-        (
-            SearchConfig {
-                exploration: -1.0,
-                ..SearchConfig::default()
-            },
-            "exploration",
-        ),
-        (
-            SearchConfig {
-                determinizations: 0,
-                ..SearchConfig::default()
-            },
-            "determinizations",
-        ),
-        (
-            SearchConfig {
-                threads: 0,
-                ..SearchConfig::default()
-            },
-            "threads",
-        ),
-        (
-            SearchConfig {
-                max_playout_turns: 0,
-                ..SearchConfig::default()
-            },
-            "max_playout_turns",
-        ),
-        (
-            SearchConfig {
-                prior: f64::INFINITY,
-                ..SearchConfig::default()
-            },
-            "prior",
-        ),
-        (
-            SearchConfig {
-                eval_scale: 0.0,
-                ..SearchConfig::default()
-            },
-            "eval_scale",
-        ),
+        (with(|c| c.exploration = f64::NAN), "exploration"),
+        (with(|c| c.exploration = -1.0), "exploration"),
+        (with(|c| c.determinizations = 0), "determinizations"),
+        (with(|c| c.threads = 0), "threads"),
+        (with(|c| c.max_playout_turns = 0), "max_playout_turns"),
+        (with(|c| c.prior = f64::INFINITY), "prior"),
+        (with(|c| c.eval_scale = 0.0), "eval_scale"),
     ];
     for (config, field) in cases {
         let err = config.validate().expect_err(field);
