@@ -45,7 +45,7 @@ fn random_decision_states(game: &Game, seed: u64, max: usize) -> Vec<State> {
 #[test]
 fn every_shipped_preset_decides_legally_on_every_terrain() {
     let presets = shipped_presets();
-    assert_eq!(presets.len(), 11);
+    assert_eq!(presets.len(), 12);
     for game in games() {
         let states = random_decision_states(&game, 7, 60);
         // The opening, a middle position and a late one.
@@ -234,6 +234,9 @@ fn search_preset_without_a_budget_is_refused() {
 fn version_depends_on_play_only() {
     // A golden value: greedy's canonical content has no search parameters to drift.
     assert_eq!(resolve("greedy").unwrap().version(), "b0071f06177c");
+    // The version recorded by results/strength/ismcts-200k-vs-greedy: search options added
+    // later, off in this preset, must not change it.
+    assert_eq!(resolve("ismcts-200k").unwrap().version(), "b65da6fa0584");
     let shipped = resolve("ismcts-1s").unwrap();
     assert_eq!(shipped.version(), resolve("ismcts-1s").unwrap().version());
     let relaid = temp_file(
@@ -256,7 +259,7 @@ fn version_depends_on_play_only() {
     assert_ne!(b.version(), shipped.version());
     let versions: std::collections::BTreeSet<String> =
         shipped_presets().iter().map(|p| p.version()).collect();
-    assert_eq!(versions.len(), 11, "every shipped preset plays differently");
+    assert_eq!(versions.len(), 12, "every shipped preset plays differently");
 }
 
 #[test]

@@ -100,6 +100,12 @@ pub struct SearchConfig {
     /// 0..1 is its weight under the tactical playout policy, and untried children are expanded
     /// in proportion to that weight (see `tree.rs`); 0 = off (uniform expansion, plain UCB).
     pub prior: f64,
+    /// Chance outcomes the searching player sees (its own draws, XB-42 discards, a freeze of
+    /// its own tile) branch the tree, so that its later decisions are conditioned on them
+    /// (see `tree.rs`); off = every chance outcome is merged, as in the paper. Left out of the
+    /// serialized form when off, so that presets written before it keep their versions.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub observed_chance: bool,
 }
 
 impl Default for SearchConfig {
@@ -116,6 +122,7 @@ impl Default for SearchConfig {
             prior: 1.0,
             eval_turns: 0,
             eval_scale: 200.0,
+            observed_chance: false,
         }
     }
 }
@@ -208,6 +215,7 @@ fn clamped(c: &SearchConfig) -> SearchConfig {
         eval_turns: c.eval_turns,
         eval_scale: clamp_real(c.eval_scale, 1.0, MAX_EVAL_SCALE, default.eval_scale),
         prior: clamp_real(c.prior, 0.0, MAX_PRIOR, 0.0),
+        observed_chance: c.observed_chance,
     }
 }
 
@@ -289,6 +297,8 @@ pub(crate) struct Settings<'a> {
     pub decisive: bool,
     /// `SearchConfig::prior`.
     pub prior: f64,
+    /// `SearchConfig::observed_chance`.
+    pub observed_chance: bool,
     /// `SearchConfig::eval_turns` and `eval_scale`, when on.
     pub evaluation: Option<Evaluation<'a>>,
 }
@@ -400,6 +410,7 @@ pub(crate) fn search(
         last_turn: turn.saturating_add(config.max_playout_turns),
         decisive: config.decisive,
         prior: config.prior,
+        observed_chance: config.observed_chance,
         evaluation: judge.as_ref().map(|judge| Evaluation {
             judge,
             turns: config.eval_turns,

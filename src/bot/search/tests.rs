@@ -279,6 +279,7 @@ fn guided() -> SearchConfig {
         playout: PlayoutPolicy::Tactical,
         decisive: true,
         prior: 2.0,
+        observed_chance: true,
         ..small()
     }
 }
@@ -336,6 +337,7 @@ fn evaluation_cuts_playouts_at_the_opponents_turn_and_scores_them() {
         last_turn: u16::MAX,
         decisive: true,
         prior: 1.0,
+        observed_chance: false,
         evaluation: Some(Evaluation {
             judge: &judge,
             turns: 3,
