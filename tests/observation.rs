@@ -287,3 +287,57 @@ fn bots_never_see_the_opponents_hidden_rack_tiles() {
         "the check compared some differing racks"
     );
 }
+
+/// A rack belief changes only the odds: every determinization it deals keeps what the observer
+/// knows, and a belief that favours one troop puts it on the opponent's rack more often than
+/// the uniform deal does.
+#[test]
+fn rack_belief_keeps_what_the_observer_knows_and_shifts_the_odds() {
+    use toybattle::info::RackBelief;
+    let mut favour_kwak = [1; 8];
+    favour_kwak[Troop::Kwak.index()] = RackBelief::MAX_WEIGHT;
+    let belief = RackBelief::new(favour_kwak).unwrap();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(8);
+    let (mut weighted, mut uniform, mut checked) = (0u32, 0u32, 0u32);
+    for s in positions("castle_field", 6, |s| !s.is_over()) {
+        for me in Colour::BOTH {
+            let obs = Observation::new(&s, me);
+            let d = obs.determinize_with(&belief, &mut rng);
+            check_known_parts_kept(&s, &d, me);
+            let them = me.opponent();
+            let hidden = s.rack_len(them) - s.public_rack(them).total();
+            if hidden > 0 && obs.unseen(them).get(Troop::Kwak) > 0 {
+                checked += 1;
+                weighted += u32::from(d.rack(them).get(Troop::Kwak));
+                let u = obs.determinize(&mut rng);
+                uniform += u32::from(u.rack(them).get(Troop::Kwak));
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} positions");
+    assert!(
+        weighted > 2 * uniform,
+        "Kwak on the rack: {weighted} weighted, {uniform} uniform"
+    );
+}
+
+/// The uniform belief is the plain determinization, sample for sample; weights outside
+/// 1..=1000 are refused with the troop named.
+#[test]
+fn uniform_rack_belief_is_the_plain_determinization() {
+    use toybattle::info::RackBelief;
+    for s in positions("battlefield", 2, |s| !s.is_over()) {
+        let obs = Observation::new(&s, s.active());
+        let mut a = Xoshiro256PlusPlus::seed_from_u64(3);
+        let mut b = Xoshiro256PlusPlus::seed_from_u64(3);
+        assert_eq!(
+            obs.determinize(&mut a),
+            obs.determinize_with(&RackBelief::UNIFORM, &mut b)
+        );
+    }
+    let mut zero = [1; 8];
+    zero[Troop::Roxy.index()] = 0;
+    let e = RackBelief::new(zero).unwrap_err();
+    assert!(e.contains("Roxy") && e.contains("1 to 1000"), "{e}");
+    assert!(RackBelief::new([1001; 8]).is_err());
+}

@@ -2,4 +2,4 @@
 
 mod observation;
 
-pub use observation::Observation;
+pub use observation::{Observation, RackBelief};

@@ -125,6 +125,14 @@ impl Observation {
     /// opponent's unknown rack tiles, reserve and removed tiles; the opponent's frozen tiles
     /// among their rack.
     pub fn determinize<R: Rng>(&self, rng: &mut R) -> State {
+        self.determinize_with(&RackBelief::UNIFORM, rng)
+    }
+
+    /// As [`Observation::determinize`], but the opponent's unknown rack tiles are drawn from
+    /// their unseen tiles with the troop weights of `belief` (without replacement), the rest of
+    /// the unseen tiles going uniformly to their reserve and removed tiles. Every state it
+    /// returns is consistent with the observation; only the odds of each change.
+    pub fn determinize_with<R: Rng>(&self, belief: &RackBelief, rng: &mut R) -> State {
         let mut s = self.view;
         let me = self.observer.index();
         let them = self.observer.opponent().index();
@@ -135,7 +143,7 @@ impl Observation {
 
         let mut pool = Pool::new(self.unseen[them]);
         let hidden_rack = (s.rack_len[them] - s.public_rack[them].total()) as usize;
-        s.rack[them] = s.public_rack[them].plus(&pool.take(hidden_rack, rng));
+        s.rack[them] = s.public_rack[them].plus(&pool.take_weighted(hidden_rack, belief, rng));
         s.reserve[them] = pool.take(s.reserve_len[them] as usize, rng);
         s.removed[them] = pool.rest();
 
@@ -144,6 +152,41 @@ impl Observation {
             s.frozen[them] = Pool::new(s.rack[them]).take(frozen_len, rng);
         }
         s
+    }
+}
+
+/// Relative odds, per troop, that an unseen tile of the opponent is on their rack rather than
+/// in their reserve or among the removed tiles: players keep some troops on the rack longer than
+/// others, so the rack is not a uniform sample of the unseen tiles.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RackBelief {
+    /// Weight per troop (`Troop::index` order), each 1 to [`RackBelief::MAX_WEIGHT`].
+    weights: [u32; 8],
+}
+
+impl RackBelief {
+    /// Largest accepted weight.
+    pub const MAX_WEIGHT: u32 = 1000;
+    /// Every unseen tile equally likely to be on the rack.
+    pub const UNIFORM: RackBelief = RackBelief { weights: [1; 8] };
+
+    /// A belief from per-troop weights, or an error naming the troop whose weight is outside
+    /// 1 to [`RackBelief::MAX_WEIGHT`].
+    pub fn new(weights: [u32; 8]) -> Result<RackBelief, String> {
+        for t in Troop::ALL {
+            let w = weights[t.index()];
+            if !(1..=Self::MAX_WEIGHT).contains(&w) {
+                return Err(format!(
+                    "rack weight {w} for {t} is out of range: expected 1 to {}",
+                    Self::MAX_WEIGHT
+                ));
+            }
+        }
+        Ok(RackBelief { weights })
+    }
+
+    fn weight(&self, t: Troop) -> u32 {
+        self.weights[t.index()]
     }
 }
 
@@ -183,6 +226,31 @@ impl Pool {
         let mut out = TroopCounts::EMPTY;
         for _ in 0..k {
             let j = rng.random_range(0..self.len);
+            out.add(self.tiles[j]);
+            self.len -= 1;
+            self.tiles[j] = self.tiles[self.len];
+        }
+        out
+    }
+
+    /// Takes `k` tiles, each pick with odds proportional to its troop's weight in `belief`.
+    fn take_weighted<R: Rng>(&mut self, k: usize, belief: &RackBelief, rng: &mut R) -> TroopCounts {
+        if *belief == RackBelief::UNIFORM {
+            return self.take(k, rng); // the same random stream as before beliefs existed
+        }
+        debug_assert!(k <= self.len, "taking {k} of {}", self.len);
+        let mut out = TroopCounts::EMPTY;
+        for _ in 0..k {
+            let total: u32 = self.tiles[..self.len]
+                .iter()
+                .map(|&t| belief.weight(t))
+                .sum();
+            let mut x = rng.random_range(0..total);
+            let mut j = 0;
+            while x >= belief.weight(self.tiles[j]) {
+                x -= belief.weight(self.tiles[j]);
+                j += 1;
+            }
             out.add(self.tiles[j]);
             self.len -= 1;
             self.tiles[j] = self.tiles[self.len];

@@ -280,6 +280,7 @@ fn guided() -> SearchConfig {
         decisive: true,
         prior: 2.0,
         observed_chance: true,
+        rack_belief: true,
         ..small()
     }
 }
