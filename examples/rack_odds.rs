@@ -25,13 +25,22 @@ fn main() {
         eprintln!("usage: rack_odds RECORDS_DIR PLAYER");
         std::process::exit(2);
     };
+    let files = record_files(Path::new(dir));
+    if files.is_empty() {
+        eprintln!("no game records (*.json) found in {dir} or its sub-folders");
+        std::process::exit(1);
+    }
     let mut tally = [(0.0, 0.0); 8];
     let mut decisions = 0;
-    for path in record_files(Path::new(dir)) {
+    for path in files {
         match count_game(&path, player, &mut tally) {
             Ok(n) => decisions += n,
             Err(e) => eprintln!("{}: skipped: {e}", path.display()),
         }
+    }
+    if decisions == 0 {
+        eprintln!("no decision of an opponent of {player} in these records (players are named as recorded, e.g. greedy)");
+        std::process::exit(1);
     }
     println!("{decisions} decisions of {player}'s opponent");
     println!("| troop | on the rack | uniform deal | ratio |");
