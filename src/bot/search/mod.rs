@@ -23,7 +23,7 @@ mod tests;
 use super::greedy::Judge;
 use super::{Analysis, Bot, Budget, Candidate, CheatRequest, CheatingBot, Choice, Player, Request};
 use crate::info::{Observation, RackBelief};
-use crate::rules::{Decision, DecisionList, Game, State, WinType};
+use crate::rules::{Colour, Decision, DecisionList, Game, State, WinType};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
@@ -295,6 +295,14 @@ impl Root<'_> {
         match self {
             Root::Observation(o, belief) => o.determinize_with(belief, rng),
             Root::State(s) => **s,
+        }
+    }
+
+    /// The player deciding at the root.
+    fn active(&self) -> Colour {
+        match self {
+            Root::Observation(o, _) => o.active(),
+            Root::State(s) => s.active(),
         }
     }
 

@@ -62,11 +62,10 @@ pub(super) fn run(
     stop: Stop,
     rng: &mut Xoshiro256PlusPlus,
 ) -> RootStats {
-    let mut tree = Tree::new();
+    let mut tree = Tree::new(root.active());
     let mut iterations = 0;
     while !stop.reached(iterations) {
         let s = root.sample(rng);
-        tree.searcher = s.active();
         tree.iterate(settings, s, rng);
         iterations += 1;
     }
@@ -83,7 +82,7 @@ struct Tree {
 }
 
 impl Tree {
-    fn new() -> Tree {
+    fn new(searcher: Colour) -> Tree {
         let root = Node {
             decision: Decision::Decline,
             player: Colour::Blue,
@@ -97,7 +96,7 @@ impl Tree {
             nodes: vec![root],
             path: Vec::with_capacity(64),
             index: ChildIndex::new(),
-            searcher: Colour::Blue,
+            searcher,
         }
     }
 
@@ -333,8 +332,7 @@ mod tests {
     fn draw_branches(observed_chance: bool) -> Vec<Decision> {
         let game = Game::builtin("castle_field", Variant::Normal).expect("built-in terrain");
         let s = game.initial_state(&Deal::from_seed(9));
-        let mut tree = Tree::new();
-        tree.searcher = s.active();
+        let mut tree = Tree::new(s.active());
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         let settings = settings(&game, observed_chance);
         for _ in 0..3000 {
