@@ -225,12 +225,17 @@ impl Pool {
         debug_assert!(k <= self.len, "taking {k} of {}", self.len);
         let mut out = TroopCounts::EMPTY;
         for _ in 0..k {
-            let j = rng.random_range(0..self.len);
-            out.add(self.tiles[j]);
-            self.len -= 1;
-            self.tiles[j] = self.tiles[self.len];
+            out.add(self.remove(rng.random_range(0..self.len)));
         }
         out
+    }
+
+    /// Removes and returns tile `j`; the last tile takes its place.
+    fn remove(&mut self, j: usize) -> Troop {
+        let t = self.tiles[j];
+        self.len -= 1;
+        self.tiles[j] = self.tiles[self.len];
+        t
     }
 
     /// Takes `k` tiles, each pick with odds proportional to its troop's weight in `belief`.
@@ -251,9 +256,7 @@ impl Pool {
                 x -= belief.weight(self.tiles[j]);
                 j += 1;
             }
-            out.add(self.tiles[j]);
-            self.len -= 1;
-            self.tiles[j] = self.tiles[self.len];
+            out.add(self.remove(j));
         }
         out
     }
