@@ -9,6 +9,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Duration;
 use toybattle::bot::search::{make_player, Algorithm, PlayoutPolicy, SearchConfig};
 use toybattle::bot::Budget;
+use toybattle::info::RackEvidence;
 use toybattle::rules::{random_decision, Deal, Game, Referee, State, Variant};
 
 const ITERATIONS: u64 = 4000;
@@ -60,7 +61,13 @@ fn bench_search(c: &mut Criterion) {
             ..SearchConfig::default()
         };
         let mut player = make_player(algorithm.key(), algorithm, &config);
-        let searched = player.decide(&game, &s, Budget::iterations(ITERATIONS), 7);
+        let searched = player.decide(
+            &game,
+            &s,
+            RackEvidence::NONE,
+            Budget::iterations(ITERATIONS),
+            7,
+        );
         assert_eq!(
             searched.analysis.map(|a| a.iterations),
             Some(ITERATIONS),
@@ -68,7 +75,15 @@ fn bench_search(c: &mut Criterion) {
         );
         let id = BenchmarkId::new(algorithm.key(), format!("{threads}-thread-{playout:?}"));
         group.bench_function(id, |b| {
-            b.iter(|| player.decide(&game, &s, Budget::iterations(ITERATIONS), 7))
+            b.iter(|| {
+                player.decide(
+                    &game,
+                    &s,
+                    RackEvidence::NONE,
+                    Budget::iterations(ITERATIONS),
+                    7,
+                )
+            })
         });
     }
     group.finish();

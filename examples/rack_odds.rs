@@ -11,10 +11,12 @@
 //! (as the opponent sees them) gives on average, per troop. Ratios above 1: the troop stays on
 //! the rack longer than chance.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::{load_record, record_files};
+use std::path::Path;
 use toybattle::info::Observation;
-use toybattle::record::GameRecord;
-use toybattle::rules::{Decision, Game, Phase, Troop};
+use toybattle::rules::{Decision, Phase, Troop};
 
 /// Hidden rack tiles per troop: (found, expected under a uniform deal).
 type Tally = [(f64, f64); 8];
@@ -54,32 +56,10 @@ fn main() {
     }
 }
 
-/// The `.json` files under `dir`, one level of sub-folders deep (records/TERRAIN/*.json).
-fn record_files(dir: &Path) -> Vec<PathBuf> {
-    let entries = |d: &Path| -> Vec<PathBuf> {
-        match std::fs::read_dir(d) {
-            Ok(it) => it.filter_map(|e| e.ok().map(|e| e.path())).collect(),
-            Err(e) => {
-                eprintln!("{}: {e}", d.display());
-                Vec::new()
-            }
-        }
-    };
-    let mut files: Vec<PathBuf> = entries(dir)
-        .into_iter()
-        .flat_map(|p| if p.is_dir() { entries(&p) } else { vec![p] })
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    files
-}
-
 /// Replays one record and adds, at every action decision of `player`'s opponent, `player`'s
 /// hidden rack tiles and their uniform expectation to `tally`; returns the decisions counted.
 fn count_game(path: &Path, player: &str, tally: &mut Tally) -> Result<u32, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let record: GameRecord = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    let game = Game::builtin(&record.terrain, record.variant).map_err(|e| e.to_string())?;
+    let (record, game) = load_record(path)?;
     let mut s = game.initial_state(&record.deal);
     let mut counted = 0;
     for step in &record.steps {

@@ -6,6 +6,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use toybattle::bot::play::{play_game, PlayConfig};
 use toybattle::bot::preset::{resolve, shipped_presets, BotConfig, Preset};
 use toybattle::bot::{Budget, Player};
+use toybattle::info::RackEvidence;
 use toybattle::record::replay;
 use toybattle::rules::{
     random_decision, Deal, Decision, DecisionList, Game, State, Variant, WinType,
@@ -45,7 +46,7 @@ fn random_decision_states(game: &Game, seed: u64, max: usize) -> Vec<State> {
 #[test]
 fn every_shipped_preset_decides_legally_on_every_terrain() {
     let presets = shipped_presets();
-    assert_eq!(presets.len(), 12);
+    assert_eq!(presets.len(), 13);
     for game in games() {
         let states = random_decision_states(&game, 7, 60);
         // The opening, a middle position and a late one.
@@ -56,7 +57,7 @@ fn every_shipped_preset_decides_legally_on_every_terrain() {
         ] {
             for preset in &presets {
                 let mut player = preset.player();
-                let choice = player.decide(&game, &s, test_budget(preset), 11);
+                let choice = player.decide(&game, &s, RackEvidence::NONE, test_budget(preset), 11);
                 assert!(
                     game.is_legal(&s, choice.decision),
                     "{} chose illegal {:?} on {}",
@@ -106,7 +107,7 @@ fn greedy_takes_an_available_hq_capture() {
         for seed in 0..5 {
             let d = greedy
                 .player()
-                .decide(&game, &s, Budget::default(), seed)
+                .decide(&game, &s, RackEvidence::NONE, Budget::default(), seed)
                 .decision;
             assert_eq!(
                 wins_by(&game, &s, d),
@@ -133,7 +134,7 @@ fn greedy_takes_a_medal_win_when_no_hq_capture_is_available() {
         tried += 1;
         let d = greedy
             .player()
-            .decide(&game, &s, Budget::default(), 3)
+            .decide(&game, &s, RackEvidence::NONE, Budget::default(), 3)
             .decision;
         assert_eq!(
             wins_by(&game, &s, d),
@@ -259,7 +260,7 @@ fn version_depends_on_play_only() {
     assert_ne!(b.version(), shipped.version());
     let versions: std::collections::BTreeSet<String> =
         shipped_presets().iter().map(|p| p.version()).collect();
-    assert_eq!(versions.len(), 12, "every shipped preset plays differently");
+    assert_eq!(versions.len(), 13, "every shipped preset plays differently");
 }
 
 #[test]
@@ -401,7 +402,7 @@ fn greedy_against_random_strength_check() {
         for seed in 0..4 {
             for s in random_decision_states(&game, seed, usize::MAX) {
                 let start = std::time::Instant::now();
-                greedy.decide(&game, &s, Budget::default(), 1);
+                greedy.decide(&game, &s, RackEvidence::NONE, Budget::default(), 1);
                 times.push(start.elapsed().as_secs_f64());
             }
         }

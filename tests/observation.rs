@@ -7,7 +7,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::{Arc, Mutex};
 use toybattle::bot::play::{play_game, PlayConfig};
 use toybattle::bot::{Bot, Choice, Player, Request};
-use toybattle::info::Observation;
+use toybattle::info::{EvidenceTracker, Observation};
 use toybattle::rules::{
     random_decision, Colour, Deal, Decision, DecisionList, Game, State, Troop, TroopCounts, Variant,
 };
@@ -263,21 +263,26 @@ fn bots_never_see_the_opponents_hidden_rack_tiles() {
             let record = play_game(&game, &deal, &mut [&mut blue, &mut red], &config).record;
             // The bots' decisions are the record's non-chance steps, in order.
             let mut s = game.initial_state(&deal);
+            let mut evidence = EvidenceTracker::new(&game, &s);
             let mut shown = seen.lock().unwrap().clone().into_iter();
             for step in &record.steps {
                 let d = Decision::parse(step, game.terrain()).unwrap();
                 if !d.is_chance() {
                     let obs = shown.next().expect("one observation per decision");
                     let me = s.active();
-                    assert_eq!(obs, Observation::new(&s, me));
+                    // Besides the observation, only the public evidence about the opponent.
+                    let opponent = evidence.about(me.opponent());
+                    assert_eq!(obs, Observation::new(&s, me).with_evidence(opponent));
                     assert_eq!(obs.rack(), s.rack(me));
                     assert_eq!(obs.opponent_public_rack(), s.public_rack(me.opponent()));
                     // A state that differs in the opponent's hidden tiles looks the same.
                     let other = obs.determinize(&mut rng);
                     hidden_differs += (other.rack(me.opponent()) != s.rack(me.opponent())) as u32;
-                    assert_eq!(Observation::new(&other, me), obs);
+                    assert_eq!(Observation::new(&other, me).with_evidence(opponent), obs);
                 }
+                let before = s;
                 game.apply(&mut s, d).unwrap();
+                evidence.step(&game, &before, &s);
             }
             assert!(shown.next().is_none(), "no observation without a decision");
         }

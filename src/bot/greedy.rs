@@ -78,6 +78,20 @@ const EXPOSED_STAKE_PER_MEDAL: f64 = 10.0;
 /// Largest rack on which an optional draw is accepted.
 const SMALL_RACK: u8 = 5;
 
+/// The terms of the evaluation (rule 5 with the threats of rule 4), each from the evaluating
+/// player's side: medals held, rack sizes, bases occupied, region progress, the race to the
+/// enemy HQ, the opponent's threats and the exposure of our top tiles.
+pub const TERMS: [&str; 7] = [
+    "medals", "rack", "presence", "regions", "race", "threats", "exposure",
+];
+
+/// The terms of `observation`'s player's evaluation of `state` (an unfinished game, normally
+/// with the opponent to move), in [`TERMS`] order: for fitting evaluation weights to game
+/// outcomes (`examples/fit_eval.rs`).
+pub fn evaluation_terms(game: &Game, observation: &Observation, state: &State) -> [i32; 7] {
+    Judge::new(game, observation).terms(state)
+}
+
 /// The greedy player; see the module documentation for its rules.
 pub struct GreedyBot {
     name: String,
@@ -237,15 +251,21 @@ impl<'a> Judge<'a> {
 
     /// The position's worth for `me`, normally with the opponent to move.
     pub(crate) fn evaluate(&self, s: &State) -> i32 {
-        let (me, them) = (self.me, self.me.opponent());
         if let Some(o) = s.outcome() {
-            return match (o.winner == me, o.win) {
+            return match (o.winner == self.me, o.win) {
                 (true, WinType::Hq) => WIN + HQ_WIN_BONUS,
                 (true, WinType::Medals) => WIN + MEDAL_WIN_BONUS,
                 (true, WinType::Blocked) => BLOCKED_WIN,
                 (false, _) => -WIN,
             };
         }
+        self.terms(s).iter().sum()
+    }
+
+    /// The terms of [`Judge::evaluate`] for an unfinished game, in [`TERMS`] order; the
+    /// evaluation is their sum.
+    pub(crate) fn terms(&self, s: &State) -> [i32; TERMS.len()] {
+        let (me, them) = (self.me, self.me.opponent());
         let bases = self.game.terrain().bases;
         let board = s.board();
         let presence = (board.occupied(me) & bases).count_ones() as i32
@@ -254,13 +274,15 @@ impl<'a> Judge<'a> {
             self.game.connected_nodes(s, Colour::Blue),
             self.game.connected_nodes(s, Colour::Red),
         ];
-        MEDAL * (s.medals(me) as i32 - s.medals(them) as i32) + RACK_WORTH[s.rack_len(me) as usize]
-            - RACK_WORTH[s.rack_len(them) as usize]
-            + PRESENCE * presence
-            + self.regions(s, &connected)
-            + self.race(&connected)
-            - self.threats(s, &connected)
-            - self.exposure(s, connected[them.index()])
+        [
+            MEDAL * (s.medals(me) as i32 - s.medals(them) as i32),
+            RACK_WORTH[s.rack_len(me) as usize] - RACK_WORTH[s.rack_len(them) as usize],
+            PRESENCE * presence,
+            self.regions(s, &connected),
+            self.race(&connected),
+            -self.threats(s, &connected),
+            -self.exposure(s, connected[them.index()]),
+        ]
     }
 
     /// Progress in uncontested regions, and our own regions one base from complete.

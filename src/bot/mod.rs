@@ -9,7 +9,7 @@ pub mod preset;
 pub mod random;
 pub mod search;
 
-use crate::info::Observation;
+use crate::info::{Observation, RackEvidence};
 use crate::rules::{Decision, Game, State};
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -121,11 +121,20 @@ impl Player {
     }
 
     /// Asks the player for a decision. Only a cheating player sees `state`; a fair one gets the
-    /// observation of the active player.
-    pub fn decide(&mut self, game: &Game, state: &State, budget: Budget, seed: u64) -> Choice {
+    /// observation of the active player, with `evidence` about the opponent's rack (see
+    /// [`EvidenceTracker`](crate::info::EvidenceTracker); [`RackEvidence::NONE`] when the game's
+    /// history is unknown).
+    pub fn decide(
+        &mut self,
+        game: &Game,
+        state: &State,
+        evidence: RackEvidence,
+        budget: Budget,
+        seed: u64,
+    ) -> Choice {
         match self {
             Player::Fair(bot) => {
-                let observation = Observation::new(state, state.active());
+                let observation = Observation::new(state, state.active()).with_evidence(evidence);
                 bot.decide(&Request {
                     game,
                     observation: &observation,

@@ -1,6 +1,7 @@
 //! Playing one game between two players, under a referee, producing a replayable record.
 
 use super::{Budget, Player};
+use crate::info::EvidenceTracker;
 use crate::record::{GameRecord, RecordResult, RECORD_FORMAT};
 use crate::rules::{Colour, Deal, Game, Referee};
 use std::time::{Duration, Instant};
@@ -60,6 +61,7 @@ pub fn play_game(
     config: &PlayConfig,
 ) -> PlayedGame {
     let mut state = game.initial_state(deal);
+    let mut evidence = EvidenceTracker::new(game, &state);
     let mut referee = Referee::new(deal.clone());
     let mut steps = Vec::new();
     let mut decisions = [0u32; 2];
@@ -69,19 +71,25 @@ pub fn play_game(
         if state.is_chance() {
             let d = referee.resolve(game, &state);
             steps.push(d.notation(game.terrain()));
+            let before = state;
             game.apply_legal(&mut state, d);
+            evidence.step(game, &before, &state);
             continue;
         }
         let c = state.active();
         let seed = decision_seed(deal.seed, c, decisions[c.index()]);
         let start = Instant::now();
-        let choice = players[c.index()].decide(game, &state, config.budgets[c.index()], seed);
+        let shown = evidence.about(c.opponent());
+        let budget = config.budgets[c.index()];
+        let choice = players[c.index()].decide(game, &state, shown, budget, seed);
         think_time[c.index()] += start.elapsed();
         decisions[c.index()] += 1;
+        let before = state;
         if game.apply(&mut state, choice.decision).is_err() {
             forfeit = Some(c);
             break;
         }
+        evidence.step(game, &before, &state);
         steps.push(choice.decision.notation(game.terrain()));
     }
     let medals = [state.medals(Colour::Blue), state.medals(Colour::Red)];

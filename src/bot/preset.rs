@@ -22,7 +22,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The presets of `bots/`, by name.
-const SHIPPED: [(&str, &str); 12] = [
+const SHIPPED: [(&str, &str); 13] = [
     ("random", include_str!("../../bots/random.toml")),
     ("greedy", include_str!("../../bots/greedy.toml")),
     ("flat-mc", include_str!("../../bots/flat-mc.toml")),
@@ -31,6 +31,10 @@ const SHIPPED: [(&str, &str); 12] = [
     ("ismcts-100k", include_str!("../../bots/ismcts-100k.toml")),
     ("ismcts-200k", include_str!("../../bots/ismcts-200k.toml")),
     ("ismcts-250k", include_str!("../../bots/ismcts-250k.toml")),
+    (
+        "ismcts-250k-fitted",
+        include_str!("../../bots/ismcts-250k-fitted.toml"),
+    ),
     ("ismcts-1s", include_str!("../../bots/ismcts-1s.toml")),
     ("ismcts-5s", include_str!("../../bots/ismcts-5s.toml")),
     ("cheat-uct", include_str!("../../bots/cheat-uct.toml")),

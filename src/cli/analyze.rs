@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use toybattle::bot::preset::{resolve, Preset};
 use toybattle::bot::{Budget, Choice};
+use toybattle::info::RackEvidence;
 use toybattle::record::RecordResult;
 use toybattle::rules::{Colour, Game, State};
 
@@ -108,7 +109,9 @@ pub fn run(args: Args) -> CliResult {
     check_decision_pending(&game, &state).map_err(|e| format!("{path}: {e}"))?;
     let mut player = preset.player();
     let start = Instant::now();
-    let choice = player.decide(&game, &state, preset.budget, args.seed);
+    // A position file holds no history, so nothing is known of what the opponent's play showed.
+    let evidence = RackEvidence::NONE;
+    let choice = player.decide(&game, &state, evidence, preset.budget, args.seed);
     let elapsed_ms = start.elapsed().as_secs_f64() * 1000.0;
     let report = report(&args, &preset, &game, &state, &choice, elapsed_ms);
     if args.json {

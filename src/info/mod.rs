@@ -1,5 +1,8 @@
-//! Hidden information (§11): what one player knows, and sampling full states consistent with it.
+//! Hidden information (§11): what one player knows, what the opponent's play shows about their
+//! rack, and sampling full states consistent with both.
 
+mod evidence;
 mod observation;
 
+pub use evidence::{EvidenceTracker, RackEvidence};
 pub use observation::{Observation, RackBelief};

@@ -1,5 +1,6 @@
 //! A player's observation (information set) and determinization.
 
+use super::RackEvidence;
 use crate::rules::tile::TILES_PER_COLOUR;
 use crate::rules::{Board, Colour, DecisionList, Game, Phase, State, Troop, TroopCounts};
 use crate::terrain::MAX_NODES;
@@ -19,6 +20,8 @@ pub struct Observation {
     /// Tiles of each colour the observer cannot place: for the observer, reserve ∪ removed;
     /// for the opponent, rack (less what is public) ∪ reserve ∪ removed (R11.3).
     unseen: [TroopCounts; 2],
+    /// What the opponent's play has shown about their rack; none unless given.
+    evidence: RackEvidence,
 }
 
 impl Observation {
@@ -47,7 +50,25 @@ impl Observation {
             observer,
             view,
             unseen,
+            evidence: RackEvidence::NONE,
         }
+    }
+
+    /// The same observation with `evidence` about the opponent's rack, as kept by an
+    /// [`EvidenceTracker`](super::EvidenceTracker) over the game so far.
+    pub fn with_evidence(mut self, evidence: RackEvidence) -> Observation {
+        self.evidence = evidence;
+        self
+    }
+
+    /// What the opponent's play has shown about their rack.
+    pub fn opponent_evidence(&self) -> RackEvidence {
+        self.evidence
+    }
+
+    /// The state with every hidden multiset erased: for rules queries on public facts.
+    pub(crate) fn view(&self) -> &State {
+        &self.view
     }
 
     pub fn observer(&self) -> Colour {
@@ -143,7 +164,15 @@ impl Observation {
 
         let mut pool = Pool::new(self.unseen[them]);
         let hidden_rack = (s.rack_len[them] - s.public_rack[them].total()) as usize;
-        s.rack[them] = s.public_rack[them].plus(&pool.take_weighted(hidden_rack, belief, rng));
+        // Held tiles first, from the troops the evidence allows (all, when it cannot be met:
+        // an opponent that missed a win), then the rest of the hidden rack from any troop.
+        let (barred, held) = match belief.trusts_evidence {
+            true => (self.evidence.barred(), self.evidence.held() as usize),
+            false => (0, 0),
+        };
+        let held = pool.take_weighted(held.min(hidden_rack), !barred, belief, rng);
+        let rest = pool.take_weighted(hidden_rack - held.total() as usize, ALL_TROOPS, belief, rng);
+        s.rack[them] = s.public_rack[them].plus(&held).plus(&rest);
         s.reserve[them] = pool.take(s.reserve_len[them] as usize, rng);
         s.removed[them] = pool.rest();
 
@@ -162,13 +191,19 @@ impl Observation {
 pub struct RackBelief {
     /// Weight per troop (`Troop::index` order), each 1 to [`RackBelief::MAX_WEIGHT`].
     weights: [u32; 8],
+    /// Whether the observation's [`RackEvidence`] is trusted: the held tiles are then dealt
+    /// only from the troops it does not bar.
+    trusts_evidence: bool,
 }
 
 impl RackBelief {
     /// Largest accepted weight.
     pub const MAX_WEIGHT: u32 = 1000;
     /// Every unseen tile equally likely to be on the rack.
-    pub const UNIFORM: RackBelief = RackBelief { weights: [1; 8] };
+    pub const UNIFORM: RackBelief = RackBelief {
+        weights: [1; 8],
+        trusts_evidence: false,
+    };
 
     /// A belief from per-troop weights, or an error naming the troop whose weight is outside
     /// 1 to [`RackBelief::MAX_WEIGHT`].
@@ -182,13 +217,32 @@ impl RackBelief {
                 ));
             }
         }
-        Ok(RackBelief { weights })
+        Ok(RackBelief {
+            weights,
+            trusts_evidence: false,
+        })
+    }
+
+    /// The same belief, also trusting what the opponent's play has shown (see
+    /// [`RackEvidence`]): right against players who never miss an immediate win.
+    pub fn trusting_evidence(self) -> RackBelief {
+        RackBelief {
+            trusts_evidence: true,
+            ..self
+        }
+    }
+
+    fn is_uniform(&self) -> bool {
+        self.weights == [1; 8]
     }
 
     fn weight(&self, t: Troop) -> u32 {
         self.weights[t.index()]
     }
 }
+
+/// Every troop, as a mask over `Troop::index`.
+const ALL_TROOPS: u8 = 0xFF;
 
 /// Tiles of each colour on the board.
 fn board_census(board: &Board) -> [TroopCounts; 2] {
@@ -238,22 +292,29 @@ impl Pool {
         t
     }
 
-    /// Takes `k` tiles, each pick with odds proportional to its troop's weight in `belief`.
-    fn take_weighted<R: Rng>(&mut self, k: usize, belief: &RackBelief, rng: &mut R) -> TroopCounts {
-        if *belief == RackBelief::UNIFORM {
+    /// Takes up to `k` tiles of the troops in `allowed` (bit `Troop::index`), each pick with
+    /// odds proportional to its troop's weight in `belief`; fewer when the allowed ones run out.
+    fn take_weighted<R: Rng>(
+        &mut self,
+        k: usize,
+        allowed: u8,
+        belief: &RackBelief,
+        rng: &mut R,
+    ) -> TroopCounts {
+        if belief.is_uniform() && allowed == ALL_TROOPS {
             return self.take(k, rng); // the same random stream as before beliefs existed
         }
-        debug_assert!(k <= self.len, "taking {k} of {}", self.len);
+        let weight = |t: Troop| belief.weight(t) * ((allowed >> t.index()) & 1) as u32;
         let mut out = TroopCounts::EMPTY;
         for _ in 0..k {
-            let total: u32 = self.tiles[..self.len]
-                .iter()
-                .map(|&t| belief.weight(t))
-                .sum();
+            let total: u32 = self.tiles[..self.len].iter().map(|&t| weight(t)).sum();
+            if total == 0 {
+                break;
+            }
             let mut x = rng.random_range(0..total);
             let mut j = 0;
-            while x >= belief.weight(self.tiles[j]) {
-                x -= belief.weight(self.tiles[j]);
+            while x >= weight(self.tiles[j]) {
+                x -= weight(self.tiles[j]);
                 j += 1;
             }
             out.add(self.remove(j));

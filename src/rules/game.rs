@@ -311,6 +311,47 @@ impl Game {
         out
     }
 
+    /// The troops (bit `Troop::index`) with which the active player, choosing their action now,
+    /// would win at once whatever else they hold: a tile of that troop has a slot on an enemy
+    /// HQ (R10.1) or one whose region check reaches the medal objective (R8.5). Only the board
+    /// and the medals decide it, so it is public. Zero outside the action phase. A placement
+    /// that wins only because the opponent is then blocked (R10.3) does not count: whether it
+    /// does depends on the rest of the rack.
+    pub fn winning_troops(&self, s: &State) -> u8 {
+        if s.phase != Phase::Action {
+            return 0;
+        }
+        let p = s.active;
+        // The same position with one unfrozen tile of every troop on the rack.
+        let mut every = *s;
+        let i = p.index();
+        every.rack[i] = TroopCounts([1; 8]);
+        every.frozen[i] = TroopCounts::EMPTY;
+        every.public_rack[i] = TroopCounts::EMPTY;
+        every.rack_len[i] = RACK_LIMIT;
+        every.frozen_len[i] = 0;
+        let mut out = 0;
+        for (t, &slots) in self.placement_slots(&every, p).iter().enumerate() {
+            let troop = Troop::from_index(t);
+            let wins = bits(slots).any(|n| {
+                let mut after = every;
+                self.apply_step(
+                    &mut after,
+                    Decision::Place {
+                        troop,
+                        node: n as u8,
+                    },
+                );
+                // A blocked opponent (R10.3) depends on the rest of the rack: not counted.
+                after
+                    .outcome
+                    .is_some_and(|o| o.winner == p && o.win != WinType::Blocked)
+            });
+            out |= (wins as u8) << t;
+        }
+        out
+    }
+
     fn push_placements(&self, s: &State, p: Colour, out: &mut DecisionList) {
         for (t, &slots) in self.placement_slots(s, p).iter().enumerate() {
             let troop = Troop::from_index(t);

@@ -111,7 +111,27 @@ pub struct SearchConfig {
     /// Left out of the serialized form when off, like `observed_chance`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub rack_belief: bool,
+    /// Determinizations trust what the opponent's play has shown (`info::RackEvidence`): the
+    /// rack tiles they held when they could have won at once are dealt only from troops that
+    /// would not have won. Sound against opponents that never miss an immediate win; off =
+    /// ignored. Left out of the serialized form when off, like `observed_chance`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub rack_evidence: bool,
+    /// Cut playouts are scored with [`FITTED_EVAL`], weights fitted to game outcomes, instead
+    /// of the hand-set sum of the evaluation's terms over `eval_scale` (which it then ignores).
+    /// Left out of the serialized form when off, like `observed_chance`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fitted_eval: bool,
 }
+
+/// Weights of the evaluation with `fitted_eval`: an intercept, then logistic units per 100
+/// points of each of the `greedy` evaluation's terms (`bot::greedy::TERMS`: medals, rack,
+/// presence, regions, race, threats, exposure), all from the side of the player who has just
+/// moved. Fitted by `examples/fit_eval.rs` to 125,000 turn starts of 4,405 recorded games
+/// of search bots against `greedy` (results/search-strength.md, sixth round). Next to the
+/// hand-set reading (every term at 0.5 per 100 points), it weighs the threats a hundred times
+/// less and the bases held four times more.
+pub const FITTED_EVAL: [f64; 8] = [-0.291, 0.331, 1.029, 2.092, 0.438, 0.421, 0.0042, 0.575];
 
 /// How much likelier each troop (`Troop::index` order: Kwak, Skully, Cap'n, Jumbo, Hook, XB-42,
 /// Star, Roxy) is to be among a player's rack tiles than a uniform deal of their unseen tiles
@@ -137,6 +157,8 @@ impl Default for SearchConfig {
             eval_scale: 200.0,
             observed_chance: false,
             rack_belief: false,
+            rack_evidence: false,
+            fitted_eval: false,
         }
     }
 }
@@ -231,6 +253,8 @@ fn clamped(c: &SearchConfig) -> SearchConfig {
         prior: clamp_real(c.prior, 0.0, MAX_PRIOR, 0.0),
         observed_chance: c.observed_chance,
         rack_belief: c.rack_belief,
+        rack_evidence: c.rack_evidence,
+        fitted_eval: c.fitted_eval,
     }
 }
 
@@ -250,6 +274,10 @@ impl Bot for SearchBot {
             RackBelief::new(KEPT_TROOPS).expect("weights in range")
         } else {
             RackBelief::UNIFORM
+        };
+        let belief = match self.config.rack_evidence {
+            true => belief.trusting_evidence(),
+            false => belief,
         };
         let root = Root::Observation(request.observation, belief);
         search(
@@ -444,6 +472,7 @@ pub(crate) fn search(
             judge,
             turns: config.eval_turns,
             scale: config.eval_scale,
+            fitted: config.fitted_eval,
         }),
     };
     let plan = Plan {

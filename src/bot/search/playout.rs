@@ -25,7 +25,7 @@
 //! policy they did not beat the heuristic against `greedy` (results/search-strength.md), so the
 //! heuristic stays the default policy.
 
-use super::{PlayoutPolicy, Settings};
+use super::{PlayoutPolicy, Settings, FITTED_EVAL};
 use crate::bot::greedy::Judge;
 use crate::rules::{sample_chance, Colour, Decision, DecisionList, Game, State};
 use crate::terrain::{bits, NodeMask, Terrain, MAX_NODES};
@@ -97,12 +97,23 @@ pub(crate) struct Evaluation<'a> {
     pub turns: u16,
     /// Score points per logistic unit.
     pub scale: f64,
+    /// Weigh the terms with [`FITTED_EVAL`] instead (`scale` unused).
+    pub fitted: bool,
 }
 
 impl Evaluation<'_> {
     fn blue_win_probability(&self, s: &State) -> f64 {
-        let score = f64::from(self.judge.evaluate(s));
-        let mine = 1.0 / (1.0 + (-score / self.scale).exp());
+        let logit = if self.fitted {
+            let terms = self.judge.terms(s);
+            let (intercept, weights) = FITTED_EVAL.split_first().expect("weights");
+            let sum: f64 = (terms.iter().zip(weights))
+                .map(|(&t, w)| f64::from(t) * w)
+                .sum();
+            intercept + sum / 100.0
+        } else {
+            f64::from(self.judge.evaluate(s)) / self.scale
+        };
+        let mine = 1.0 / (1.0 + (-logit).exp());
         match self.judge.me() {
             Colour::Blue => mine,
             Colour::Red => 1.0 - mine,

@@ -1,5 +1,6 @@
 use super::*;
 use crate::bot::play::{play_game, PlayConfig};
+use crate::info::RackEvidence;
 use crate::rules::{random_decision, Colour, Deal, Referee, Variant, WinType};
 use crate::terrain::builtin_terrains;
 use crate::tournament::stats::{wilson_interval, Z95};
@@ -47,7 +48,7 @@ fn random_game_positions(game: &Game, seed: u64) -> Vec<State> {
 
 fn decide(game: &Game, s: &State, algorithm: Algorithm, config: &SearchConfig, n: u64) -> Choice {
     let mut player = make_player("test", algorithm, config);
-    player.decide(game, s, Budget::iterations(n), 42)
+    player.decide(game, s, RackEvidence::NONE, Budget::iterations(n), 42)
 }
 
 fn legal_of(game: &Game, s: &State) -> DecisionList {
@@ -212,6 +213,7 @@ fn a_time_budget_stops_the_search() {
         let choice = player.decide(
             &game,
             &s,
+            RackEvidence::NONE,
             Budget::time(std::time::Duration::from_millis(20)),
             1,
         );
@@ -320,13 +322,39 @@ fn evaluated_search_is_legal_on_every_terrain_and_deterministic() {
         ..small()
     };
     legal_everywhere_and_deterministic(&evaluated, 6);
+    let fitted = SearchConfig {
+        fitted_eval: true,
+        rack_evidence: true,
+        ..evaluated
+    };
+    legal_everywhere_and_deterministic(&fitted, 7);
 }
 
 /// A cut playout stops at the start of a turn of the evaluated player's opponent, `eval_turns`
-/// turns on, and its reward is the evaluation read as a probability, mirrored for the other
-/// player; a finished game still scores 1 or 0.
+/// turns on, and its reward is the evaluation read as a probability (hand-set or fitted),
+/// mirrored for the other player; a finished game still scores 1 or 0.
 #[test]
 fn evaluation_cuts_playouts_at_the_opponents_turn_and_scores_them() {
+    for fitted in [false, true] {
+        check_cut_playouts(fitted);
+    }
+}
+
+/// The win probability `fitted` or hand-set (scale 200) evaluation gives `judge`'s player.
+fn win_probability(judge: &Judge, s: &State, fitted: bool) -> f64 {
+    let logit = if fitted {
+        let terms = judge.terms(s);
+        FITTED_EVAL[0]
+            + (0..terms.len())
+                .map(|i| f64::from(terms[i]) * FITTED_EVAL[i + 1] / 100.0)
+                .sum::<f64>()
+    } else {
+        f64::from(judge.evaluate(s)) / 200.0
+    };
+    1.0 / (1.0 + (-logit).exp())
+}
+
+fn check_cut_playouts(fitted: bool) {
     let game = game_of("castle_field");
     let s = random_game_positions(&game, 8)[6];
     let observation = Observation::new(&s, s.active());
@@ -343,6 +371,7 @@ fn evaluation_cuts_playouts_at_the_opponents_turn_and_scores_them() {
             judge: &judge,
             turns: 3,
             scale: 200.0,
+            fitted,
         }),
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
@@ -359,7 +388,7 @@ fn evaluation_cuts_playouts_at_the_opponents_turn_and_scores_them() {
                 cut += 1;
                 assert_eq!(end.active(), them);
                 assert!(end.turn() > s.turn() + 3 && end.turn() <= s.turn() + 5);
-                let p = 1.0 / (1.0 + (-f64::from(judge.evaluate(&end)) / 200.0).exp());
+                let p = win_probability(&judge, &end, fitted);
                 assert!((reward.for_player(me) - p).abs() < 1e-12);
             }
         }
@@ -493,7 +522,13 @@ fn speed(game: &Game, s: &State, algorithm: Algorithm, config: &SearchConfig) ->
     let (wall, cpu) = (Instant::now(), process_cpu_seconds());
     let mut iterations = 0;
     for seed in 0..10 {
-        let choice = player.decide(game, s, Budget::iterations(50_000), seed);
+        let choice = player.decide(
+            game,
+            s,
+            RackEvidence::NONE,
+            Budget::iterations(50_000),
+            seed,
+        );
         iterations += choice.analysis.map_or(0, |a| a.iterations);
     }
     let (wall, cpu) = (wall.elapsed().as_secs_f64(), process_cpu_seconds() - cpu);

@@ -1,0 +1,97 @@
+//! What a player's own play shows about their hidden rack.
+//!
+//! A player who could win at once takes the win: when a turn begins, the troops that would win
+//! then (an enemy HQ in reach, a region that reaches the medal objective) are known to everyone,
+//! and if the player does not win, none of their unfrozen rack tiles was of those troops. Those
+//! tiles stay on the rack until they leave it; tiles drawn later are free of the constraint.
+//!
+//! Everything here is computed from what both players see (the board, the medals, the sizes of
+//! the racks), so the evidence about a player is the same for any observer and may be handed to
+//! a fair bot along with its observation. It assumes the player never misses an immediate win:
+//! a bot that trusts it plays against rational opponents, not against `random`.
+
+use super::Observation;
+use crate::rules::{Colour, Game, Phase, State};
+
+/// The evidence about one player's rack.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct RackEvidence {
+    /// Troops (bit `Troop::index`) that would have won at the start of the player's latest turn.
+    barred: u8,
+    /// How many of the player's hidden rack tiles were on the rack, unfrozen, at that start
+    /// and are surely still there: none of them is a barred troop.
+    held: u8,
+}
+
+impl RackEvidence {
+    /// No evidence: nothing is known beyond the observation.
+    pub const NONE: RackEvidence = RackEvidence { barred: 0, held: 0 };
+
+    /// Troops the held tiles cannot be, as a bit mask over `Troop::index`.
+    pub fn barred(&self) -> u8 {
+        self.barred
+    }
+
+    /// Hidden rack tiles known not to be barred troops.
+    pub fn held(&self) -> u8 {
+        if self.barred == 0 {
+            0
+        } else {
+            self.held
+        }
+    }
+}
+
+/// Follows a game from the referee's side, step by step, and keeps the evidence about both
+/// racks, computed only from public facts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EvidenceTracker {
+    /// Evidence from each player's latest completed turn.
+    shown: [RackEvidence; 2],
+    /// What the turn in progress will show about its player once it ends without a win.
+    pending: [RackEvidence; 2],
+}
+
+impl EvidenceTracker {
+    /// The tracker at the start of a game (`state` is the initial state).
+    pub fn new(game: &Game, state: &State) -> EvidenceTracker {
+        let mut t = EvidenceTracker::default();
+        t.turn_begins(game, state);
+        t
+    }
+
+    /// The evidence about `player`'s rack from their turns so far.
+    pub fn about(&self, player: Colour) -> RackEvidence {
+        self.shown[player.index()]
+    }
+
+    /// Takes in one step of the game, from `before` to `after` (one decision or chance outcome).
+    pub fn step(&mut self, game: &Game, before: &State, after: &State) {
+        for c in Colour::BOTH {
+            // A step moves tiles one way only (R11.1: every move is public), so a shorter rack
+            // means that many tiles left it; any of them may have been held ones.
+            let left = before.rack_len(c).saturating_sub(after.rack_len(c));
+            for e in [&mut self.shown[c.index()], &mut self.pending[c.index()]] {
+                e.held = e.held.saturating_sub(left);
+            }
+        }
+        if after.phase() == Phase::Action && after.turn() != before.turn() {
+            // The previous turn ended without a win: its player has shown what they held.
+            let previous = after.active().opponent().index();
+            self.shown[previous] = self.pending[previous];
+            self.turn_begins(game, after);
+        }
+    }
+
+    /// A turn begins in `state`: notes what the active player would win with.
+    fn turn_begins(&mut self, game: &Game, state: &State) {
+        let p = state.active();
+        // Seen through the opponent's eyes, so that only public facts can enter.
+        let public = Observation::new(state, p.opponent());
+        let hidden = state.rack_len(p) - state.public_rack(p).total();
+        self.pending[p.index()] = RackEvidence {
+            barred: game.winning_troops(public.view()),
+            held: hidden.saturating_sub(state.frozen_len(p)),
+        };
+    }
+}

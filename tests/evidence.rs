@@ -1,0 +1,170 @@
+//! Evidence from play (`info::RackEvidence`): the troops that would win at once are computed
+//! right, the evidence about a player who takes every immediate win is always true of their
+//! real rack, and determinizations that trust it deal racks that agree with it.
+
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+use toybattle::bot::greedy::GreedyBot;
+use toybattle::bot::play::{play_game, PlayConfig};
+use toybattle::bot::Player;
+use toybattle::info::{EvidenceTracker, Observation, RackBelief, RackEvidence};
+use toybattle::rules::{
+    random_decision, Colour, Deal, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts,
+    Variant, WinType,
+};
+use toybattle::terrain::builtin_terrains;
+
+fn games() -> impl Iterator<Item = Game> {
+    builtin_terrains()
+        .iter()
+        .map(|t| Game::builtin(&t.key, Variant::Normal).unwrap())
+}
+
+/// Whether some legal placement of `troop` wins the game at once for the active player, by an
+/// HQ capture or on medals.
+fn some_placement_wins(game: &Game, s: &State, troop: Troop) -> bool {
+    let mut list = DecisionList::new();
+    game.legal_decisions(s, &mut list);
+    list.iter().any(|&d| {
+        let mut after = *s;
+        game.apply_legal(&mut after, d);
+        matches!(d, Decision::Place { troop: t, .. } if t == troop)
+            && after
+                .outcome()
+                .is_some_and(|o| o.winner == s.active() && o.win != WinType::Blocked)
+    })
+}
+
+/// On random positions of all eight terrains, a troop the active player holds unfrozen is among
+/// the winning troops exactly when one of its legal placements wins at once (R10.1, R8.5).
+#[test]
+fn winning_troops_are_those_whose_placement_wins_at_once() {
+    let mut found = 0;
+    for game in games() {
+        for seed in 0..30 {
+            let mut s = game.initial_state(&Deal::from_seed(seed));
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            while let Some(d) = random_decision(&game, &s, &mut rng) {
+                if s.phase() == Phase::Action {
+                    let winning = game.winning_troops(&s);
+                    let placeable = s.rack(s.active()).minus(&s.frozen(s.active())).unwrap();
+                    for t in Troop::ALL.into_iter().filter(|&t| placeable.get(t) > 0) {
+                        let listed = winning >> t.index() & 1 == 1;
+                        assert_eq!(listed, some_placement_wins(&game, &s, t), "{t} {s:?}");
+                        found += listed as u32;
+                    }
+                } else {
+                    assert_eq!(game.winning_troops(&s), 0, "only for the action");
+                }
+                game.apply_legal(&mut s, d);
+            }
+        }
+    }
+    assert!(found > 50, "{found} winning tiles held");
+}
+
+/// Hidden rack tiles of `c` (rack less its public tiles) of troops outside `barred`.
+fn unbarred_hidden(s: &State, c: Colour, barred: u8) -> u8 {
+    let hidden = s.rack(c).minus(&s.public_rack(c)).unwrap();
+    Troop::ALL
+        .into_iter()
+        .filter(|t| barred >> t.index() & 1 == 0)
+        .map(|t| hidden.get(t))
+        .sum()
+}
+
+/// Every state of a `greedy` against `greedy` game (greedy takes every immediate win), with
+/// the evidence the tracker holds there.
+fn greedy_game(game: &Game, seed: u64) -> Vec<(State, EvidenceTracker)> {
+    let greedy = || Player::Fair(Box::new(GreedyBot::new("greedy")));
+    let (mut blue, mut red) = (greedy(), greedy());
+    let deal = Deal::from_seed(seed);
+    let record = play_game(
+        game,
+        &deal,
+        &mut [&mut blue, &mut red],
+        &PlayConfig::default(),
+    )
+    .record;
+    let mut s = game.initial_state(&deal);
+    let mut tracker = EvidenceTracker::new(game, &s);
+    let mut out = vec![(s, tracker)];
+    for step in &record.steps {
+        let before = s;
+        game.apply(&mut s, Decision::parse(step, game.terrain()).unwrap())
+            .unwrap();
+        tracker.step(game, &before, &s);
+        out.push((s, tracker));
+    }
+    out
+}
+
+/// Against players that never miss an immediate win the evidence is always true: at least
+/// `held` of a player's hidden rack tiles are of troops it does not bar.
+#[test]
+fn evidence_about_players_who_take_every_win_is_true() {
+    let mut informative = 0;
+    for game in games() {
+        for seed in 0..4 {
+            for (s, tracker) in greedy_game(&game, seed) {
+                for c in Colour::BOTH {
+                    let e = tracker.about(c);
+                    assert!(
+                        unbarred_hidden(&s, c, e.barred()) >= e.held(),
+                        "{e:?} {s:?}"
+                    );
+                    informative += (e.barred() != 0 && e.held() > 0) as u32;
+                }
+            }
+        }
+    }
+    assert!(informative > 5, "{informative} states with evidence");
+}
+
+/// A belief that trusts the evidence deals the held tiles from troops it does not bar, and
+/// keeps everything the observer knows; one that does not trust it ignores it.
+#[test]
+fn trusted_evidence_shapes_the_opponents_dealt_rack() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(6);
+    let trusting = RackBelief::UNIFORM.trusting_evidence();
+    let (mut checked, mut ignored) = (0, 0);
+    for game in games() {
+        for (s, tracker) in greedy_game(&game, 1) {
+            if s.is_over() {
+                continue;
+            }
+            let me = s.active();
+            let e = tracker.about(me.opponent());
+            let obs = Observation::new(&s, me).with_evidence(e);
+            assert_eq!(obs.opponent_evidence(), e);
+            for _ in 0..20 {
+                let d = obs.determinize_with(&trusting, &mut rng);
+                assert_eq!(Observation::new(&d, me).with_evidence(e), obs);
+                assert_eq!(d.tile_census(me.opponent()), TroopCounts::FULL);
+                assert!(unbarred_hidden(&d, me.opponent(), e.barred()) >= e.held());
+                let u = obs.determinize(&mut rng);
+                ignored += (unbarred_hidden(&u, me.opponent(), e.barred()) < e.held()) as u32;
+            }
+            checked += (e.held() > 0) as u32;
+        }
+    }
+    assert!(checked > 5, "{checked} positions with evidence");
+    assert!(ignored > 0, "the plain deal breaks the evidence sometimes");
+}
+
+/// No evidence changes nothing: a trusting belief deals as the plain one, sample for sample.
+#[test]
+fn without_evidence_a_trusting_belief_deals_as_before() {
+    let game = Game::builtin("castle_field", Variant::Normal).unwrap();
+    let s = game.initial_state(&Deal::from_seed(2));
+    let obs = Observation::new(&s, s.active());
+    assert_eq!(obs.opponent_evidence(), RackEvidence::NONE);
+    let mut a = Xoshiro256PlusPlus::seed_from_u64(4);
+    let mut b = Xoshiro256PlusPlus::seed_from_u64(4);
+    for _ in 0..50 {
+        assert_eq!(
+            obs.determinize(&mut a),
+            obs.determinize_with(&RackBelief::UNIFORM.trusting_evidence(), &mut b)
+        );
+    }
+}
