@@ -9,10 +9,13 @@
 //! At the start of every turn of every recorded game, the player who has just moved scores the
 //! position with the terms of the `greedy` bot's evaluation (`bot::greedy::TERMS`); the sample's
 //! label is whether that player went on to win (a draw counts a half). A logistic regression
-//! with an intercept (Newton's method, a little ridge) fits one weight per term. Games with an
-//! even index in the file order train it, odd ones test it, so the printed test log-loss is
-//! out of sample. It prints the log-loss of the hand-set evaluation (sum of the terms over
-//! 200, the `eval_scale` of the shipped presets) beside the fitted one's, then the weights.
+//! with an intercept (Newton's method, a little ridge) fits one weight per term, plus a pairing
+//! term (see [`strength_side`]) that the search leaves out. Games with an even index in the
+//! file order train it, odd ones test it, so the test log-loss is out of sample. It prints the
+//! log-loss of the hand-set evaluation as the search read it (the sum of the terms over 200,
+//! the `eval_scale` of the shipped presets), of the fitted weights as the search reads them,
+//! and, both with the pairing term, of the fitted weights and of the hand-set sum at its best
+//! scale; then the fitted weights.
 
 mod common;
 
@@ -58,21 +61,67 @@ fn main() {
     let mut hand = [0.0; K];
     hand[1..K - 1].fill(POINTS / 200.0);
     let fitted = fit(&train);
+    // The hand-set sum with its best intercept and scale, beside the pairing term.
+    let summed = |set: &[Sample]| -> Vec<Sample> {
+        set.iter()
+            .map(|s| {
+                let mut x = [0.0; K];
+                x[0] = 1.0;
+                x[1] = s.x[1..K - 1].iter().sum();
+                x[2] = s.x[K - 1];
+                Sample { x, y: s.y }
+            })
+            .collect()
+    };
+    let scaled = fit(&summed(&train));
     println!(
         "{} games; {} positions to train, {} to test",
         files.len(),
         train.len(),
         test.len()
     );
+    let mut searched = fitted;
+    searched[K - 1] = 0.0;
+    let (summed_train, summed_test) = (summed(&train), summed(&test));
     println!("| evaluation | train log-loss | test log-loss |");
     println!("|---|---:|---:|");
-    for (name, w) in [("hand-set / 200", &hand), ("fitted", &fitted)] {
+    let rows = [
+        (
+            "hand-set sum / 200 (`eval_scale` 200)",
+            &train,
+            &test,
+            &hand,
+        ),
+        (
+            "fitted weights, as the search reads them",
+            &train,
+            &test,
+            &searched,
+        ),
+        (
+            "with the pairing term: fitted weights",
+            &train,
+            &test,
+            &fitted,
+        ),
+        (
+            "with the pairing term: hand-set sum, best scale",
+            &summed_train,
+            &summed_test,
+            &scaled,
+        ),
+    ];
+    for (name, train, test, w) in rows {
         println!(
             "| {name} | {:.4} | {:.4} |",
-            log_loss(&train, w),
-            log_loss(&test, w)
+            log_loss(train, w),
+            log_loss(test, w)
         );
     }
+    println!(
+        "(best scale of the hand-set sum: {:.0} points per logistic unit)",
+        POINTS / scaled[1]
+    );
     println!(
         "\nweights (logistic units per 100 points): intercept {:.4}",
         fitted[0]
