@@ -34,11 +34,7 @@ impl RackEvidence {
 
     /// Hidden rack tiles known not to be barred troops.
     pub fn held(&self) -> u8 {
-        if self.barred == 0 {
-            0
-        } else {
-            self.held
-        }
+        self.held
     }
 }
 
@@ -89,9 +85,12 @@ impl EvidenceTracker {
         // Seen through the opponent's eyes, so that only public facts can enter.
         let public = Observation::new(state, p.opponent());
         let hidden = state.rack_len(p) - state.public_rack(p).total();
-        self.pending[p.index()] = RackEvidence {
-            barred: game.winning_troops(public.view()),
-            held: hidden.saturating_sub(state.frozen_len(p)),
+        let barred = game.winning_troops(public.view());
+        // Nothing barred, nothing shown: kept as NONE so that equal knowledge compares equal.
+        let held = match barred {
+            0 => 0,
+            _ => hidden.saturating_sub(state.frozen_len(p)),
         };
+        self.pending[p.index()] = RackEvidence { barred, held };
     }
 }
