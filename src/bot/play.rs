@@ -68,29 +68,27 @@ pub fn play_game(
     let mut think_time = [Duration::ZERO; 2];
     let mut forfeit: Option<Colour> = None;
     while !state.is_over() && state.turn() <= config.max_turns {
-        if state.is_chance() {
-            let d = referee.resolve(game, &state);
-            steps.push(d.notation(game.terrain()));
-            let before = state;
-            game.apply_legal(&mut state, d);
-            evidence.step(game, &before, &state);
-            continue;
-        }
-        let c = state.active();
-        let seed = decision_seed(deal.seed, c, decisions[c.index()]);
-        let start = Instant::now();
-        let shown = evidence.about(c.opponent());
-        let budget = config.budgets[c.index()];
-        let choice = players[c.index()].decide(game, &state, shown, budget, seed);
-        think_time[c.index()] += start.elapsed();
-        decisions[c.index()] += 1;
+        let d = if state.is_chance() {
+            referee.resolve(game, &state)
+        } else {
+            let c = state.active();
+            let seed = decision_seed(deal.seed, c, decisions[c.index()]);
+            let start = Instant::now();
+            let shown = evidence.about(c.opponent());
+            let budget = config.budgets[c.index()];
+            let choice = players[c.index()].decide(game, &state, shown, budget, seed);
+            think_time[c.index()] += start.elapsed();
+            decisions[c.index()] += 1;
+            choice.decision
+        };
         let before = state;
-        if game.apply(&mut state, choice.decision).is_err() {
-            forfeit = Some(c);
+        // The referee's outcomes are always legal: only a player's decision can be refused.
+        if game.apply(&mut state, d).is_err() {
+            forfeit = Some(before.active());
             break;
         }
         evidence.step(game, &before, &state);
-        steps.push(choice.decision.notation(game.terrain()));
+        steps.push(d.notation(game.terrain()));
     }
     let medals = [state.medals(Colour::Blue), state.medals(Colour::Red)];
     let result = match (state.outcome(), forfeit) {

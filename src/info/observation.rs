@@ -166,9 +166,10 @@ impl Observation {
         let hidden_rack = (s.rack_len[them] - s.public_rack[them].total()) as usize;
         // Held tiles first, from the troops the evidence allows (all, when it cannot be met:
         // an opponent that missed a win), then the rest of the hidden rack from any troop.
-        let (barred, held) = match belief.trusts_evidence {
-            true => (self.evidence.barred(), self.evidence.held() as usize),
-            false => (0, 0),
+        let (barred, held) = if belief.trusts_evidence {
+            (self.evidence.barred(), self.evidence.held() as usize)
+        } else {
+            (0, 0)
         };
         let held = pool.take_weighted(held.min(hidden_rack), !barred, belief, rng);
         let rest = pool.take_weighted(hidden_rack - held.total() as usize, ALL_TROOPS, belief, rng);

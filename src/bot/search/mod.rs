@@ -275,9 +275,10 @@ impl Bot for SearchBot {
         } else {
             RackBelief::UNIFORM
         };
-        let belief = match self.config.rack_evidence {
-            true => belief.trusting_evidence(),
-            false => belief,
+        let belief = if self.config.rack_evidence {
+            belief.trusting_evidence()
+        } else {
+            belief
         };
         let root = Root::Observation(request.observation, belief);
         search(
