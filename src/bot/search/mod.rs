@@ -81,9 +81,17 @@ pub struct SearchConfig {
     pub exploration: f64,
     /// PIMC: determinizations (trees) per decision; the iterations are split among them.
     pub determinizations: u32,
-    /// Root-parallel trees run on rayon; 1 = sequential. An iteration budget is split among
-    /// them, a time budget applies to each.
+    /// Searches run at once on rayon; 1 = sequential. Without `trees`, one tree (or flat
+    /// search) per thread: an iteration budget is split among them, a time budget applies to
+    /// each.
     pub threads: usize,
+    /// ISMCTS, flat MC and cheat-UCT: independent trees (or flat searches) per decision, their
+    /// root statistics summed (an ensemble), run `threads` at a time; the iteration budget is
+    /// split among them, and each thread's time budget among its trees in turn. 0 = one per
+    /// thread. Left out of the serialized form when 0, so that presets written before it keep
+    /// their versions.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trees: u32,
     pub playout: PlayoutPolicy,
     /// Playouts (and tree descents) stop as a 0.5 reward once this many turns have begun after
     /// the decision's turn.
@@ -147,6 +155,7 @@ impl Default for SearchConfig {
             exploration: 0.7,
             determinizations: 8,
             threads: 1,
+            trees: 0,
             playout: PlayoutPolicy::Heuristic,
             max_playout_turns: 200,
             // Both measured against `greedy` at 2,000 iterations (results/search-strength.md):
@@ -173,6 +182,12 @@ pub const MAX_DETERMINIZATIONS: u32 = 4096;
 pub const MAX_EVAL_SCALE: f64 = 1e6;
 /// Largest accepted `threads`.
 pub const MAX_THREADS: usize = 256;
+/// Largest accepted `trees`.
+pub const MAX_TREES: u32 = 4096;
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
 
 impl SearchConfig {
     /// Checks every field against its valid range; the message names the field and the range.
@@ -190,6 +205,12 @@ impl SearchConfig {
             return Err(format!(
                 "threads = {} is out of range: expected 1 to {MAX_THREADS}",
                 self.threads
+            ));
+        }
+        if self.trees > MAX_TREES {
+            return Err(format!(
+                "trees = {} is out of range: expected 0 (one per thread) to {MAX_TREES}",
+                self.trees
             ));
         }
         if self.max_playout_turns == 0 {
@@ -245,6 +266,7 @@ fn clamped(c: &SearchConfig) -> SearchConfig {
         exploration: clamp_real(c.exploration, 0.0, MAX_EXPLORATION, default.exploration),
         determinizations: c.determinizations.clamp(1, MAX_DETERMINIZATIONS),
         threads: c.threads.clamp(1, MAX_THREADS),
+        trees: c.trees.min(MAX_TREES),
         playout: c.playout,
         max_playout_turns: c.max_playout_turns.max(1),
         decisive: c.decisive,
@@ -525,7 +547,8 @@ struct Plan {
     seed: u64,
 }
 
-/// `config.threads` independent trees (or flat searches), their root statistics summed.
+/// `config.trees` independent trees (or flat searches; one per thread when 0), their root
+/// statistics summed.
 fn root_parallel(
     settings: &Settings,
     root: Root,
@@ -534,33 +557,26 @@ fn root_parallel(
     config: &SearchConfig,
     plan: Plan,
 ) -> RootStats {
-    let Plan {
-        total,
-        deadline,
-        seed,
-    } = plan;
-    let threads = config.threads as u64;
-    let worker = |t: u64| {
-        let stop = Stop {
-            iterations: share(total, threads, t).max(u64::from(t == 0)),
-            deadline,
-        };
-        let mut rng = rng_for(seed, t);
-        match algorithm {
-            Algorithm::FlatMc => flat_mc::run(settings, root, legal, stop, &mut rng),
-            _ => tree::run(settings, root, legal, stop, &mut rng),
-        }
+    let trees = match config.trees {
+        0 => config.threads as u64,
+        n => u64::from(n),
     };
-    let results: Vec<RootStats> = if threads == 1 {
-        vec![worker(0)]
-    } else {
-        (0..threads).into_par_iter().map(worker).collect()
-    };
-    merged(legal.len(), &results)
+    ensemble(
+        legal.len(),
+        trees,
+        config.threads as u64,
+        plan,
+        |k, stop| {
+            let mut rng = rng_for(plan.seed, k);
+            match algorithm {
+                Algorithm::FlatMc => flat_mc::run(settings, root, legal, stop, &mut rng),
+                _ => tree::run(settings, root, legal, stop, &mut rng),
+            }
+        },
+    )
 }
 
-/// One UCT tree per determinization, determinizations shared out among `config.threads`
-/// workers; statistics summed in determinization order.
+/// One UCT tree per determinization of the root; statistics summed in determinization order.
 fn pimc(
     settings: &Settings,
     root: Root,
@@ -568,48 +584,56 @@ fn pimc(
     config: &SearchConfig,
     plan: Plan,
 ) -> RootStats {
-    let Plan {
-        total,
-        deadline,
-        seed,
-    } = plan;
     let dets = u64::from(config.determinizations);
-    let threads = (config.threads as u64).min(dets);
-    let start = Instant::now();
-    let one = |k: u64, slice: Option<Instant>| {
-        let mut rng = rng_for(seed, k);
+    ensemble(legal.len(), dets, config.threads as u64, plan, |k, stop| {
+        let mut rng = rng_for(plan.seed, k);
         let state = root.sample(&mut rng);
+        tree::run(settings, Root::State(&state), legal, stop, &mut rng)
+    })
+}
+
+/// Runs `units` independent searches (`one(k, stop)` for unit k) on up to `threads` rayon
+/// workers and sums their root statistics in unit order, so the result does not depend on the
+/// threads. Worker t runs units t, t + threads, … in turn; an iteration budget is shared out
+/// among the units (unit 0 gets at least one), a time budget among each worker's units in equal
+/// slices. A unit left without iterations is not run.
+fn ensemble<F>(len: usize, units: u64, threads: u64, plan: Plan, one: F) -> RootStats
+where
+    F: Fn(u64, Stop) -> RootStats + Sync,
+{
+    let threads = threads.clamp(1, units.max(1));
+    let start = Instant::now();
+    let run = |k: u64, slice: Option<Instant>| {
         let stop = Stop {
-            iterations: share(total, dets, k).max(u64::from(k == 0)),
+            iterations: share(plan.total, units, k).max(u64::from(k == 0)),
             deadline: slice,
         };
         if stop.iterations == 0 {
-            return RootStats::new(legal.len());
+            return RootStats::new(len);
         }
-        tree::run(settings, Root::State(&state), legal, stop, &mut rng)
+        one(k, stop)
     };
-    // Worker t runs determinizations t, t + threads, …; with a time budget each gets an equal
-    // slice of the worker's time.
     let worker = |t: u64| {
-        let mine: Vec<u64> = (t..dets).step_by(threads as usize).collect();
+        let mine: Vec<u64> = (t..units).step_by(threads as usize).collect();
         let n = mine.len() as u32;
         mine.iter()
             .enumerate()
             .map(|(j, &k)| {
-                let slice = deadline
+                let slice = plan
+                    .deadline
                     .map(|d| start + d.saturating_duration_since(start) * (j as u32 + 1) / n);
-                (k, one(k, slice))
+                (k, run(k, slice))
             })
             .collect::<Vec<_>>()
     };
-    let mut per_det: Vec<(u64, RootStats)> = if threads == 1 {
+    let mut per_unit: Vec<(u64, RootStats)> = if threads == 1 {
         worker(0)
     } else {
         (0..threads).into_par_iter().flat_map(worker).collect()
     };
-    per_det.sort_by_key(|(k, _)| *k);
-    let stats: Vec<RootStats> = per_det.into_iter().map(|(_, s)| s).collect();
-    merged(legal.len(), &stats)
+    per_unit.sort_by_key(|(k, _)| *k);
+    let stats: Vec<RootStats> = per_unit.into_iter().map(|(_, s)| s).collect();
+    merged(len, &stats)
 }
 
 fn merged(len: usize, parts: &[RootStats]) -> RootStats {

@@ -426,6 +426,43 @@ fn tactical_weights_take_a_medal_win_and_defend_the_hq() {
     assert!(plain.weight(defence) < ctx.weight(defence));
 }
 
+/// An ensemble of trees (`trees`) gives the same decision and analysis whatever the threads
+/// that run it, shares the iteration budget out exactly, and `trees = 0` means one per thread.
+#[test]
+fn an_ensemble_of_trees_does_not_depend_on_the_threads_that_run_it() {
+    let game = game_of("city_of_clouds");
+    let searched = |s: &State| {
+        let c = decide(&game, s, Algorithm::Ismcts, &small(), 10);
+        c.analysis.is_some_and(|a| a.iterations > 0)
+    };
+    let positions = random_game_positions(&game, 5);
+    let s = *positions[positions.len() / 3..]
+        .iter()
+        .find(|s| searched(s))
+        .expect("a position that needs a search");
+    for algorithm in [Algorithm::Ismcts, Algorithm::FlatMc, Algorithm::CheatUct] {
+        let ensemble = |threads, trees| {
+            let config = SearchConfig {
+                threads,
+                trees,
+                ..small()
+            };
+            decide(&game, &s, algorithm, &config, 301)
+        };
+        let alone = ensemble(1, 3);
+        assert_eq!(alone, ensemble(2, 3), "{algorithm:?}");
+        assert_eq!(alone, ensemble(3, 3), "{algorithm:?}");
+        assert_eq!(
+            ensemble(2, 0),
+            ensemble(1, 2),
+            "{algorithm:?}: 0 = one tree per thread"
+        );
+        check_choice(&game, &s, &alone, 301);
+        let analysis = alone.analysis.expect("a searched decision has an analysis");
+        assert_eq!(analysis.iterations, 301, "{algorithm:?}");
+    }
+}
+
 #[test]
 fn validate_names_the_bad_field_and_its_range() {
     assert_eq!(SearchConfig::default().validate(), Ok(()));
@@ -439,6 +476,7 @@ fn validate_names_the_bad_field_and_its_range() {
         (with(|c| c.exploration = -1.0), "exploration"),
         (with(|c| c.determinizations = 0), "determinizations"),
         (with(|c| c.threads = 0), "threads"),
+        (with(|c| c.trees = MAX_TREES + 1), "trees"),
         (with(|c| c.max_playout_turns = 0), "max_playout_turns"),
         (with(|c| c.prior = f64::INFINITY), "prior"),
         (with(|c| c.eval_scale = 0.0), "eval_scale"),
