@@ -88,7 +88,11 @@ pub const TERMS: [&str; 7] = [
 /// The terms of `observation`'s player's evaluation of `state` (an unfinished game, normally
 /// with the opponent to move), in [`TERMS`] order: for fitting evaluation weights to game
 /// outcomes (`examples/fit_eval.rs`).
-pub fn evaluation_terms(game: &Game, observation: &Observation, state: &State) -> [i32; 7] {
+pub fn evaluation_terms(
+    game: &Game,
+    observation: &Observation,
+    state: &State,
+) -> [i32; TERMS.len()] {
     Judge::new(game, observation).terms(state)
 }
 

@@ -105,11 +105,10 @@ impl Evaluation<'_> {
     fn blue_win_probability(&self, s: &State) -> f64 {
         let logit = if self.fitted {
             let terms = self.judge.terms(s);
-            let (intercept, weights) = FITTED_EVAL.split_first().expect("weights");
-            let sum: f64 = (terms.iter().zip(weights))
+            let sum: f64 = (terms.iter().zip(&FITTED_EVAL[1..]))
                 .map(|(&t, w)| f64::from(t) * w)
                 .sum();
-            intercept + sum / 100.0
+            FITTED_EVAL[0] + sum / 100.0
         } else {
             f64::from(self.judge.evaluate(s)) / self.scale
         };
