@@ -150,8 +150,9 @@ impl<'a> Judge<'a> {
     }
 
     /// The decision of these rules in `s`, where `me` decides. `depth` 0 is the real decision,
-    /// whose candidates are played to the end of the turn; deeper ones are scored at once.
-    fn pick(&self, s: &State, depth: u8, rng: &mut Xoshiro256PlusPlus) -> Decision {
+    /// whose candidates are played to the end of the turn; deeper ones are scored at once. The
+    /// search bots' greedy playouts call it too (`PlayoutPolicy::Greedy`).
+    pub(crate) fn pick<R: Rng>(&self, s: &State, depth: u8, rng: &mut R) -> Decision {
         let mut list = DecisionList::new();
         self.game.legal_decisions(s, &mut list);
         if list.len() == 1 {
@@ -197,13 +198,7 @@ impl<'a> Judge<'a> {
 
     /// The best scored decision of `list`; `decline` only when nothing scores strictly better,
     /// other ties broken by the seed.
-    fn best(
-        &self,
-        s: &State,
-        list: &DecisionList,
-        depth: u8,
-        rng: &mut Xoshiro256PlusPlus,
-    ) -> Decision {
+    fn best<R: Rng>(&self, s: &State, list: &DecisionList, depth: u8, rng: &mut R) -> Decision {
         let scores: ArrayVec<i32, MAX_DECISIONS> =
             list.iter().map(|&d| self.score(s, d, depth, rng)).collect();
         let top = scores.iter().copied().max().unwrap_or(i32::MIN);
@@ -225,7 +220,7 @@ impl<'a> Judge<'a> {
     }
 
     /// The score after `d`: at depth 0, after the rest of the turn played by these rules.
-    fn score(&self, s: &State, d: Decision, depth: u8, rng: &mut Xoshiro256PlusPlus) -> i32 {
+    fn score<R: Rng>(&self, s: &State, d: Decision, depth: u8, rng: &mut R) -> i32 {
         let mut next = *s;
         self.game.apply_legal(&mut next, d);
         let mut steps = 0;

@@ -71,6 +71,9 @@ pub enum PlayoutPolicy {
     /// Heuristic, plus: always take a medal win, and defend an HQ the opponent can capture next
     /// turn (see `playout.rs`).
     Tactical,
+    /// The `greedy` bot's rules for both players, each judging from its own side (see
+    /// `playout.rs`); about ten times the cost of the heuristic per decision.
+    Greedy,
 }
 
 /// Settings of a search bot, as written in bot presets.
@@ -79,6 +82,11 @@ pub enum PlayoutPolicy {
 pub struct SearchConfig {
     /// UCB exploration constant (rewards are in 0..1).
     pub exploration: f64,
+    /// UCB exploration constant at the tree nodes where the opponent decides; none = the same
+    /// as `exploration`. Left out of the serialized form when none, so that presets written
+    /// before it keep their versions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opponent_exploration: Option<f64>,
     /// PIMC: determinizations (trees) per decision; the iterations are split among them.
     pub determinizations: u32,
     /// Searches run at once on rayon; 1 = sequential. Without `trees`, one tree (or flat
@@ -130,6 +138,16 @@ pub struct SearchConfig {
     /// Left out of the serialized form when off, like `observed_chance`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub fitted_eval: bool,
+    /// ISMCTS and cheat-UCT: multiple-observer search, one tree per player, each decision
+    /// selected in the tree of the player who makes it (see `tree.rs`); off = one tree, as in
+    /// single-observer ISMCTS. Left out of the serialized form when off, like `observed_chance`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub multi_observer: bool,
+    /// With `multi_observer`: the opponent's tree branches first on the rack the opponent holds
+    /// in the determinization, so that its replies are chosen knowing its own tiles. Left out
+    /// of the serialized form when off, like `observed_chance`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub opponent_rack: bool,
 }
 
 /// Weights of the evaluation with `fitted_eval`: an intercept, then logistic units per 100
@@ -153,6 +171,7 @@ impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
             exploration: 0.7,
+            opponent_exploration: None,
             determinizations: 8,
             threads: 1,
             trees: 0,
@@ -168,6 +187,8 @@ impl Default for SearchConfig {
             rack_belief: false,
             rack_evidence: false,
             fitted_eval: false,
+            multi_observer: false,
+            opponent_rack: false,
         }
     }
 }
@@ -193,6 +214,9 @@ impl SearchConfig {
     /// Checks every field against its valid range; the message names the field and the range.
     pub fn validate(&self) -> Result<(), String> {
         real_in_range("exploration", self.exploration, 0.0, MAX_EXPLORATION)?;
+        if let Some(c) = self.opponent_exploration {
+            real_in_range("opponent_exploration", c, 0.0, MAX_EXPLORATION)?;
+        }
         real_in_range("prior", self.prior, 0.0, MAX_PRIOR)?;
         real_in_range("eval_scale", self.eval_scale, 1.0, MAX_EVAL_SCALE)?;
         if !(1..=MAX_DETERMINIZATIONS).contains(&self.determinizations) {
@@ -264,6 +288,9 @@ fn clamped(c: &SearchConfig) -> SearchConfig {
     let default = SearchConfig::default();
     SearchConfig {
         exploration: clamp_real(c.exploration, 0.0, MAX_EXPLORATION, default.exploration),
+        opponent_exploration: c
+            .opponent_exploration
+            .map(|o| clamp_real(o, 0.0, MAX_EXPLORATION, default.exploration)),
         determinizations: c.determinizations.clamp(1, MAX_DETERMINIZATIONS),
         threads: c.threads.clamp(1, MAX_THREADS),
         trees: c.trees.min(MAX_TREES),
@@ -277,6 +304,8 @@ fn clamped(c: &SearchConfig) -> SearchConfig {
         rack_belief: c.rack_belief,
         rack_evidence: c.rack_evidence,
         fitted_eval: c.fitted_eval,
+        multi_observer: c.multi_observer,
+        opponent_rack: c.opponent_rack,
     }
 }
 
@@ -370,6 +399,10 @@ impl Root<'_> {
 pub(crate) struct Settings<'a> {
     pub game: &'a Game,
     pub exploration: f64,
+    /// `SearchConfig::opponent_exploration`, resolved.
+    pub opponent_exploration: f64,
+    /// The player deciding at the root.
+    pub searcher: Colour,
     pub playout: PlayoutPolicy,
     /// Playouts stop once `s.turn()` exceeds this.
     pub last_turn: u16,
@@ -379,6 +412,12 @@ pub(crate) struct Settings<'a> {
     pub prior: f64,
     /// `SearchConfig::observed_chance`.
     pub observed_chance: bool,
+    /// `SearchConfig::multi_observer`.
+    pub multi_observer: bool,
+    /// `SearchConfig::opponent_rack`.
+    pub opponent_rack: bool,
+    /// With `PlayoutPolicy::Greedy`: the greedy rules of each player, by `Colour::index`.
+    pub greedy: Option<&'a [Judge<'a>; 2]>,
     /// `SearchConfig::eval_turns` and `eval_scale`, when on.
     pub evaluation: Option<Evaluation<'a>>,
 }
@@ -483,14 +522,20 @@ pub(crate) fn search(
         Root::Observation(o, _) => Judge::new(game, o),
         Root::State(s) => Judge::new(game, &Observation::new(s, s.active())),
     });
+    let greedy = (config.playout == PlayoutPolicy::Greedy).then(|| greedy_judges(game, root, seed));
     let settings = Settings {
         game,
         exploration: config.exploration,
+        opponent_exploration: config.opponent_exploration.unwrap_or(config.exploration),
+        searcher: root.active(),
         playout: config.playout,
         last_turn: turn.saturating_add(config.max_playout_turns),
         decisive: config.decisive,
         prior: config.prior,
         observed_chance: config.observed_chance,
+        multi_observer: config.multi_observer,
+        opponent_rack: config.opponent_rack,
+        greedy: greedy.as_ref(),
         evaluation: judge.as_ref().map(|judge| Evaluation {
             judge,
             turns: config.eval_turns,
@@ -508,6 +553,25 @@ pub(crate) fn search(
         _ => root_parallel(&settings, root, &legal, algorithm, config, plan),
     };
     choice(&legal, &stats)
+}
+
+/// The greedy rules of both players for greedy playouts. The searcher judges from its own
+/// observation; the opponent from its view of one determinization of the root, since the
+/// searcher cannot know what the opponent has seen of it.
+fn greedy_judges<'a>(game: &'a Game, root: Root, seed: u64) -> [Judge<'a>; 2] {
+    let s = root.sample(&mut rng_for(seed, u64::MAX - 1));
+    let me = root.active();
+    let own = match root {
+        Root::Observation(o, _) => *o,
+        Root::State(_) => Observation::new(&s, me),
+    };
+    Colour::BOTH.map(|c| {
+        if c == me {
+            Judge::new(game, &own)
+        } else {
+            Judge::new(game, &Observation::new(&s, c))
+        }
+    })
 }
 
 /// A decision that wins the game at once for the decider (an HQ capture, or medals reaching the

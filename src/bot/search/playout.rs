@@ -14,8 +14,14 @@
 //!   tiles is adjacent to it, R5.5), covering, discarding (Jumbo) or moving (Volcanic Jungle)
 //!   such a tile weighs 256: the playout defends instead of losing at once.
 //!
-//! It costs two passes over the legal list with a few bit operations per decision (plus, for
-//! the tactical policy, one connection flood fill of the opponent per decision).
+//! The greedy policy plays the `greedy` bot's rules (`bot::greedy::Judge::pick`) for both
+//! players, each judging from its own side: the searcher from its observation, the opponent from
+//! its view of one determinization of the root. Each of its decisions plays every candidate to
+//! the end of the turn and scores it, so a playout costs about ten times the heuristic one; at
+//! an equal number of iterations it plays much better (results/search-strength.md, eighth round).
+//!
+//! The heuristic costs two passes over the legal list with a few bit operations per decision
+//! (plus, for the tactical policy, one connection flood fill of the opponent per decision).
 //!
 //! With `SearchConfig::eval_turns`, playouts are cut short and scored by the `greedy` bot's
 //! evaluation read as a win probability ([`Evaluation`]): a cut playout costs a few turns instead
@@ -54,6 +60,10 @@ pub(super) fn play_out<R: Rng>(settings: &Settings, s: &mut State, rng: &mut R) 
                 PlayoutPolicy::Random => list[rng.random_range(0..list.len())],
                 PlayoutPolicy::Heuristic => weighted(&Context::new(game, s, false), &list, rng),
                 PlayoutPolicy::Tactical => weighted(&Context::new(game, s, true), &list, rng),
+                PlayoutPolicy::Greedy => match settings.greedy {
+                    Some(judges) => judges[s.active().index()].pick(s, 0, rng),
+                    None => weighted(&Context::new(game, s, false), &list, rng),
+                },
             }
         };
         game.apply_legal(s, d);

@@ -330,6 +330,65 @@ fn evaluated_search_is_legal_on_every_terrain_and_deterministic() {
     legal_everywhere_and_deterministic(&fitted, 7);
 }
 
+/// Greedy playouts play the `greedy` rules for each player from that player's side: each judge
+/// judges for its own colour, the searcher's from its own observation, and a playout from a
+/// position with a medal win takes it at once every time (rule 2), which the heuristic policy,
+/// blind to medal wins, does not always do.
+#[test]
+fn greedy_playouts_play_the_greedy_rules_of_each_player() {
+    let (game, s) = find_position("tropical_pool", |g, s| {
+        has_win(g, s, WinType::Medals)
+            && !has_win(g, s, WinType::Hq)
+            && !has_win(g, s, WinType::Blocked)
+    });
+    let me = s.active();
+    let seen = Observation::new(&s, me);
+    let judges = greedy_judges(&game, Root::Observation(&seen, RackBelief::UNIFORM), 4);
+    for c in Colour::BOTH {
+        assert_eq!(judges[c.index()].me(), c);
+    }
+    let own = Judge::new(&game, &seen);
+    for t in random_game_positions(&game, 2).iter().step_by(7) {
+        assert_eq!(judges[me.index()].evaluate(t), own.evaluate(t));
+    }
+    let ends = |playout: PlayoutPolicy| {
+        let settings = Settings {
+            playout,
+            greedy: Some(&judges),
+            ..settings_of(&game, me)
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        (0..40)
+            .filter(|_| {
+                let mut end = s;
+                playout::play_out(&settings, &mut end, &mut rng);
+                end.turn() == s.turn() && end.outcome().map(|o| o.win) == Some(WinType::Medals)
+            })
+            .count()
+    };
+    assert_eq!(ends(PlayoutPolicy::Greedy), 40);
+    assert!(ends(PlayoutPolicy::Heuristic) < 40);
+}
+
+/// Settings of a plain search by `searcher`, without an evaluation.
+fn settings_of(game: &Game, searcher: Colour) -> Settings<'_> {
+    Settings {
+        game,
+        exploration: 0.7,
+        opponent_exploration: 0.7,
+        searcher,
+        playout: PlayoutPolicy::Heuristic,
+        last_turn: u16::MAX,
+        decisive: true,
+        prior: 1.0,
+        observed_chance: false,
+        multi_observer: false,
+        opponent_rack: false,
+        greedy: None,
+        evaluation: None,
+    }
+}
+
 /// A cut playout stops at the start of a turn of the evaluated player's opponent, `eval_turns`
 /// turns on, and its reward is the evaluation read as a probability (hand-set or fitted),
 /// mirrored for the other player; a finished game still scores 1 or 0.
@@ -360,19 +419,13 @@ fn check_cut_playouts(fitted: bool) {
     let observation = Observation::new(&s, s.active());
     let judge = Judge::new(&game, &observation);
     let settings = Settings {
-        game: &game,
-        exploration: 0.7,
-        playout: PlayoutPolicy::Heuristic,
-        last_turn: u16::MAX,
-        decisive: true,
-        prior: 1.0,
-        observed_chance: false,
         evaluation: Some(Evaluation {
             judge: &judge,
             turns: 3,
             scale: 200.0,
             fitted,
         }),
+        ..settings_of(&game, s.active())
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut cut = 0;
@@ -461,6 +514,68 @@ fn an_ensemble_of_trees_does_not_depend_on_the_threads_that_run_it() {
         let analysis = alone.analysis.expect("a searched decision has an analysis");
         assert_eq!(analysis.iterations, 301, "{algorithm:?}");
     }
+}
+
+/// Multiple-observer search keys both trees by the decisions alone when no chance outcome
+/// branches them (`observed_chance` and `opponent_rack` off): each decision then meets in its
+/// player's tree exactly the statistics the single tree holds, so the searches agree to the
+/// last visit. This pins the bookkeeping of the two trees (selection, following, back-up).
+#[test]
+fn multiple_observers_with_nothing_private_observed_are_one_tree() {
+    let single = SearchConfig {
+        eval_turns: 2,
+        fitted_eval: true,
+        ..small()
+    };
+    let multi = SearchConfig {
+        multi_observer: true,
+        ..single.clone()
+    };
+    for terrain in ["castle_field", "battlefield", "volcanic_jungle"] {
+        let game = game_of(terrain);
+        let positions = random_game_positions(&game, 8);
+        for s in [
+            positions[positions.len() / 4],
+            positions[positions.len() / 2],
+        ] {
+            for algorithm in [Algorithm::Ismcts, Algorithm::CheatUct] {
+                let one = decide(&game, &s, algorithm, &single, 400);
+                assert_eq!(one, decide(&game, &s, algorithm, &multi, 400), "{terrain}");
+            }
+        }
+    }
+}
+
+/// With every option of the multiple-observer search on, every algorithm stays legal on every
+/// terrain and repeats its decisions; so does the single tree that knows the opponent's rack
+/// at its first reply.
+#[test]
+fn rack_aware_opponent_search_is_legal_on_every_terrain_and_deterministic() {
+    let multi = SearchConfig {
+        eval_turns: 2,
+        fitted_eval: true,
+        multi_observer: true,
+        opponent_rack: true,
+        ..guided()
+    };
+    legal_everywhere_and_deterministic(&multi, 9);
+    let single = SearchConfig {
+        multi_observer: false,
+        ..multi
+    };
+    legal_everywhere_and_deterministic(&single, 10);
+}
+
+#[test]
+fn greedy_playout_search_is_legal_on_every_terrain_and_deterministic() {
+    let greedy = SearchConfig {
+        playout: PlayoutPolicy::Greedy,
+        eval_turns: 2,
+        fitted_eval: true,
+        observed_chance: true,
+        ..small()
+    };
+    legal_everywhere_and_deterministic(&greedy, 11);
 }
 
 #[test]
