@@ -82,11 +82,6 @@ pub enum PlayoutPolicy {
 pub struct SearchConfig {
     /// UCB exploration constant (rewards are in 0..1).
     pub exploration: f64,
-    /// UCB exploration constant at the tree nodes where the opponent decides; none = the same
-    /// as `exploration`. Left out of the serialized form when none, so that presets written
-    /// before it keep their versions.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub opponent_exploration: Option<f64>,
     /// PIMC: determinizations (trees) per decision; the iterations are split among them.
     pub determinizations: u32,
     /// Searches run at once on rayon; 1 = sequential. Without `trees`, one tree (or flat
@@ -171,7 +166,6 @@ impl Default for SearchConfig {
     fn default() -> Self {
         SearchConfig {
             exploration: 0.7,
-            opponent_exploration: None,
             determinizations: 8,
             threads: 1,
             trees: 0,
@@ -214,9 +208,6 @@ impl SearchConfig {
     /// Checks every field against its valid range; the message names the field and the range.
     pub fn validate(&self) -> Result<(), String> {
         real_in_range("exploration", self.exploration, 0.0, MAX_EXPLORATION)?;
-        if let Some(c) = self.opponent_exploration {
-            real_in_range("opponent_exploration", c, 0.0, MAX_EXPLORATION)?;
-        }
         real_in_range("prior", self.prior, 0.0, MAX_PRIOR)?;
         real_in_range("eval_scale", self.eval_scale, 1.0, MAX_EVAL_SCALE)?;
         if !(1..=MAX_DETERMINIZATIONS).contains(&self.determinizations) {
@@ -288,9 +279,6 @@ fn clamped(c: &SearchConfig) -> SearchConfig {
     let default = SearchConfig::default();
     SearchConfig {
         exploration: clamp_real(c.exploration, 0.0, MAX_EXPLORATION, default.exploration),
-        opponent_exploration: c
-            .opponent_exploration
-            .map(|o| clamp_real(o, 0.0, MAX_EXPLORATION, default.exploration)),
         determinizations: c.determinizations.clamp(1, MAX_DETERMINIZATIONS),
         threads: c.threads.clamp(1, MAX_THREADS),
         trees: c.trees.min(MAX_TREES),
@@ -399,10 +387,6 @@ impl Root<'_> {
 pub(crate) struct Settings<'a> {
     pub game: &'a Game,
     pub exploration: f64,
-    /// `SearchConfig::opponent_exploration`, resolved.
-    pub opponent_exploration: f64,
-    /// The player deciding at the root.
-    pub searcher: Colour,
     pub playout: PlayoutPolicy,
     /// Playouts stop once `s.turn()` exceeds this.
     pub last_turn: u16,
@@ -526,8 +510,6 @@ pub(crate) fn search(
     let settings = Settings {
         game,
         exploration: config.exploration,
-        opponent_exploration: config.opponent_exploration.unwrap_or(config.exploration),
-        searcher: root.active(),
         playout: config.playout,
         last_turn: turn.saturating_add(config.max_playout_turns),
         decisive: config.decisive,

@@ -355,7 +355,7 @@ fn greedy_playouts_play_the_greedy_rules_of_each_player() {
         let settings = Settings {
             playout,
             greedy: Some(&judges),
-            ..settings_of(&game, me)
+            ..settings_of(&game)
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         (0..40)
@@ -370,13 +370,11 @@ fn greedy_playouts_play_the_greedy_rules_of_each_player() {
     assert!(ends(PlayoutPolicy::Heuristic) < 40);
 }
 
-/// Settings of a plain search by `searcher`, without an evaluation.
-fn settings_of(game: &Game, searcher: Colour) -> Settings<'_> {
+/// Settings of a plain search, without an evaluation.
+fn settings_of(game: &Game) -> Settings<'_> {
     Settings {
         game,
         exploration: 0.7,
-        opponent_exploration: 0.7,
-        searcher,
         playout: PlayoutPolicy::Heuristic,
         last_turn: u16::MAX,
         decisive: true,
@@ -425,7 +423,7 @@ fn check_cut_playouts(fitted: bool) {
             scale: 200.0,
             fitted,
         }),
-        ..settings_of(&game, s.active())
+        ..settings_of(&game)
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut cut = 0;

@@ -243,11 +243,6 @@ impl Tree {
             (Some(ctx), true) => ctx.weight(d).min(PRIOR_CAP),
             _ => 1,
         };
-        let exploration = if s.active() == settings.searcher {
-            settings.exploration
-        } else {
-            settings.opponent_exploration
-        };
         let generation = self.index.fill(&self.nodes, node);
         let mut untried = 0u32;
         let mut pick = None;
@@ -267,8 +262,8 @@ impl Tree {
             let child = &mut self.nodes[c as usize];
             child.available += 1;
             let v = child.visits as f64;
-            let mut score =
-                child.reward / v + exploration * ((child.available as f64).ln() / v).sqrt();
+            let mut score = child.reward / v
+                + settings.exploration * ((child.available as f64).ln() / v).sqrt();
             if settings.prior > 0.0 {
                 score += settings.prior * prior(d) as f64 / f64::from(PRIOR_CAP) / (v + 1.0);
             }
@@ -422,8 +417,6 @@ mod tests {
         Settings {
             game,
             exploration: 0.7,
-            opponent_exploration: 0.7,
-            searcher: Colour::Blue,
             playout: PlayoutPolicy::Heuristic,
             last_turn: u16::MAX,
             decisive: true,
