@@ -46,7 +46,7 @@ fn random_decision_states(game: &Game, seed: u64, max: usize) -> Vec<State> {
 #[test]
 fn every_shipped_preset_decides_legally_on_every_terrain() {
     let presets = shipped_presets();
-    assert_eq!(presets.len(), 13);
+    assert_eq!(presets.len(), 14);
     for game in games() {
         let states = random_decision_states(&game, 7, 60);
         // The opening, a middle position and a late one.
@@ -260,7 +260,7 @@ fn version_depends_on_play_only() {
     assert_ne!(b.version(), shipped.version());
     let versions: std::collections::BTreeSet<String> =
         shipped_presets().iter().map(|p| p.version()).collect();
-    assert_eq!(versions.len(), 13, "every shipped preset plays differently");
+    assert_eq!(versions.len(), 14, "every shipped preset plays differently");
 }
 
 #[test]

@@ -22,7 +22,7 @@ use std::path::Path;
 use std::time::Duration;
 
 /// The presets of `bots/`, by name.
-const SHIPPED: [(&str, &str); 13] = [
+const SHIPPED: [(&str, &str); 14] = [
     ("random", include_str!("../../bots/random.toml")),
     ("greedy", include_str!("../../bots/greedy.toml")),
     ("flat-mc", include_str!("../../bots/flat-mc.toml")),
@@ -34,6 +34,10 @@ const SHIPPED: [(&str, &str); 13] = [
     (
         "ismcts-250k-fitted",
         include_str!("../../bots/ismcts-250k-fitted.toml"),
+    ),
+    (
+        "ismcts-13500-greedy",
+        include_str!("../../bots/ismcts-13500-greedy.toml"),
     ),
     ("ismcts-1s", include_str!("../../bots/ismcts-1s.toml")),
     ("ismcts-5s", include_str!("../../bots/ismcts-5s.toml")),

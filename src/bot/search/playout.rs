@@ -17,7 +17,7 @@
 //! The greedy policy plays the `greedy` bot's rules (`bot::greedy::Judge::pick`) for both
 //! players, each judging from its own side: the searcher from its observation, the opponent from
 //! its view of one determinization of the root. Each of its decisions plays every candidate to
-//! the end of the turn and scores it, so a playout costs about ten times the heuristic one; at
+//! the end of the turn and scores it, so an iteration costs about 30 times a heuristic one; at
 //! an equal number of iterations it plays much better (results/search-strength.md, eighth round).
 //!
 //! The heuristic costs two passes over the legal list with a few bit operations per decision
