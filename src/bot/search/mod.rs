@@ -406,6 +406,27 @@ pub(crate) struct Settings<'a> {
     pub evaluation: Option<Evaluation<'a>>,
 }
 
+#[cfg(test)]
+impl<'a> Settings<'a> {
+    /// Settings of a plain search for tests: the default exploration, heuristic playouts to
+    /// the end, both tree guides, no option.
+    pub(crate) fn plain(game: &'a Game) -> Settings<'a> {
+        Settings {
+            game,
+            exploration: 0.7,
+            playout: PlayoutPolicy::Heuristic,
+            last_turn: u16::MAX,
+            decisive: true,
+            prior: 1.0,
+            observed_chance: false,
+            multi_observer: false,
+            opponent_rack: false,
+            greedy: None,
+            evaluation: None,
+        }
+    }
+}
+
 /// When a tree stops: after `iterations`, or at `deadline`, whichever comes first. The first
 /// tree of a search is always given at least one iteration, so every search has a result.
 #[derive(Clone, Copy)]

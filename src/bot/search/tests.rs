@@ -162,6 +162,15 @@ fn find_position(terrain: &str, pick: impl Fn(&Game, &State) -> bool) -> (Game, 
     panic!("no such position in 500 random games on {terrain}");
 }
 
+/// A Tropical Pool position whose only immediate wins are on medals.
+fn medal_win_position() -> (Game, State) {
+    find_position("tropical_pool", |g, s| {
+        has_win(g, s, WinType::Medals)
+            && !has_win(g, s, WinType::Hq)
+            && !has_win(g, s, WinType::Blocked)
+    })
+}
+
 fn has_win(game: &Game, s: &State, win: WinType) -> bool {
     legal_of(game, s)
         .iter()
@@ -183,11 +192,7 @@ fn an_available_hq_capture_is_taken() {
 
 #[test]
 fn a_region_that_wins_on_medals_is_taken() {
-    let (game, s) = find_position("tropical_pool", |g, s| {
-        has_win(g, s, WinType::Medals)
-            && !has_win(g, s, WinType::Hq)
-            && !has_win(g, s, WinType::Blocked)
-    });
+    let (game, s) = medal_win_position();
     for algorithm in ALL {
         let choice = decide(&game, &s, algorithm, &small(), 1000);
         assert_eq!(
@@ -336,11 +341,7 @@ fn evaluated_search_is_legal_on_every_terrain_and_deterministic() {
 /// blind to medal wins, does not always do.
 #[test]
 fn greedy_playouts_play_the_greedy_rules_of_each_player() {
-    let (game, s) = find_position("tropical_pool", |g, s| {
-        has_win(g, s, WinType::Medals)
-            && !has_win(g, s, WinType::Hq)
-            && !has_win(g, s, WinType::Blocked)
-    });
+    let (game, s) = medal_win_position();
     let me = s.active();
     let seen = Observation::new(&s, me);
     let judges = greedy_judges(&game, Root::Observation(&seen, RackBelief::UNIFORM), 4);
@@ -355,7 +356,7 @@ fn greedy_playouts_play_the_greedy_rules_of_each_player() {
         let settings = Settings {
             playout,
             greedy: Some(&judges),
-            ..settings_of(&game)
+            ..Settings::plain(&game)
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         (0..40)
@@ -368,23 +369,6 @@ fn greedy_playouts_play_the_greedy_rules_of_each_player() {
     };
     assert_eq!(ends(PlayoutPolicy::Greedy), 40);
     assert!(ends(PlayoutPolicy::Heuristic) < 40);
-}
-
-/// Settings of a plain search, without an evaluation.
-fn settings_of(game: &Game) -> Settings<'_> {
-    Settings {
-        game,
-        exploration: 0.7,
-        playout: PlayoutPolicy::Heuristic,
-        last_turn: u16::MAX,
-        decisive: true,
-        prior: 1.0,
-        observed_chance: false,
-        multi_observer: false,
-        opponent_rack: false,
-        greedy: None,
-        evaluation: None,
-    }
 }
 
 /// A cut playout stops at the start of a turn of the evaluated player's opponent, `eval_turns`
@@ -423,7 +407,7 @@ fn check_cut_playouts(fitted: bool) {
             scale: 200.0,
             fitted,
         }),
-        ..settings_of(&game)
+        ..Settings::plain(&game)
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut cut = 0;

@@ -408,25 +408,32 @@ impl ChildIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bot::search::PlayoutPolicy;
     use crate::info::{Observation, RackBelief};
     use crate::rules::{Deal, Game, Troop, Variant};
     use rand::SeedableRng;
 
     fn settings(game: &Game, observed_chance: bool) -> Settings<'_> {
         Settings {
-            game,
-            exploration: 0.7,
-            playout: PlayoutPolicy::Heuristic,
-            last_turn: u16::MAX,
-            decisive: true,
-            prior: 1.0,
             observed_chance,
-            multi_observer: false,
-            opponent_rack: false,
-            greedy: None,
-            evaluation: None,
+            ..Settings::plain(game)
         }
+    }
+
+    /// The children of node `n`, newest first.
+    fn children(tree: &Tree, n: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut c = tree.nodes[n as usize].first_child;
+        while c != NONE {
+            out.push(c);
+            c = tree.nodes[c as usize].next_sibling;
+        }
+        out
+    }
+
+    /// The opening of a City of Clouds deal and what the player to move sees of it.
+    fn opening(game: &Game) -> (State, Observation) {
+        let s = game.initial_state(&Deal::from_seed(3));
+        (s, Observation::new(&s, s.active()))
     }
 
     /// The outcomes of the chance branches below the root's DRAW child.
@@ -439,20 +446,11 @@ mod tests {
         for _ in 0..3000 {
             tree.iterate(&settings, s, &mut rng);
         }
-        let children = |n: u32| {
-            let mut out = Vec::new();
-            let mut c = tree.nodes[n as usize].first_child;
-            while c != NONE {
-                out.push(c);
-                c = tree.nodes[c as usize].next_sibling;
-            }
-            out
-        };
-        let draw = children(0)
+        let draw = children(&tree, 0)
             .into_iter()
             .find(|&c| tree.nodes[c as usize].decision == Decision::Draw)
             .expect("DRAW was searched");
-        children(draw)
+        children(&tree, draw)
             .into_iter()
             .map(|c| tree.nodes[c as usize].decision)
             .filter(|d| d.is_chance())
@@ -472,12 +470,10 @@ mod tests {
     /// The nodes below `n` reached through chance branches only, with their depth.
     fn chance_paths(tree: &Tree, n: u32, depth: usize, out: &mut Vec<(u32, usize)>) {
         out.push((n, depth));
-        let mut c = tree.nodes[n as usize].first_child;
-        while c != NONE {
+        for c in children(tree, n) {
             if tree.nodes[c as usize].decision.is_chance() {
                 chance_paths(tree, c, depth + 1, out);
             }
-            c = tree.nodes[c as usize].next_sibling;
         }
     }
 
@@ -487,9 +483,8 @@ mod tests {
     #[test]
     fn the_opponents_tree_branches_on_the_rack_it_holds() {
         let game = Game::builtin("city_of_clouds", Variant::Normal).expect("built-in terrain");
-        let s = game.initial_state(&Deal::from_seed(3));
+        let (s, seen) = opening(&game);
         let me = s.active();
-        let seen = Observation::new(&s, me);
         let settings = Settings {
             multi_observer: true,
             opponent_rack: true,
@@ -517,11 +512,9 @@ mod tests {
             .count();
         assert_eq!(ends, racks.len(), "one branch per rack held");
         let mine = &trees[me.index()];
-        let mut c = mine.nodes[0].first_child;
-        while c != NONE {
+        for c in children(mine, 0) {
             let child = &mine.nodes[c as usize];
             assert!(!child.decision.is_chance() && child.player == me);
-            c = child.next_sibling;
         }
         // Each decision is selected, and its availability counted, only in its player's tree.
         for (tree, owner) in [(mine, me), (theirs, me.opponent())] {
@@ -541,12 +534,11 @@ mod tests {
     #[test]
     fn the_single_tree_branches_on_the_opponents_rack_at_its_first_reply() {
         let game = Game::builtin("city_of_clouds", Variant::Normal).expect("built-in terrain");
-        let s = game.initial_state(&Deal::from_seed(3));
+        let (s, seen) = opening(&game);
         let me = s.active();
-        let seen = Observation::new(&s, me);
         let settings = Settings {
             opponent_rack: true,
-            ..settings(&game, false)
+            ..Settings::plain(&game)
         };
         let mut tree = Tree::new(me);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
@@ -555,21 +547,18 @@ mod tests {
             tree.iterate(&settings, d, &mut rng);
         }
         let mut checked = 0;
-        let mut c = tree.nodes[0].first_child;
-        while c != NONE {
+        for c in children(&tree, 0) {
             let child = &tree.nodes[c as usize];
             assert!(!child.decision.is_chance() && child.player == me);
             let mut after = s;
             game.apply_legal(&mut after, child.decision);
-            let mut g = child.first_child;
-            if after.active() != me && g != NONE {
+            let below = children(&tree, c);
+            if after.active() != me && !below.is_empty() {
                 checked += 1;
-                while g != NONE {
-                    assert!(tree.nodes[g as usize].decision.is_chance());
-                    g = tree.nodes[g as usize].next_sibling;
-                }
+                assert!(below
+                    .iter()
+                    .all(|&g| tree.nodes[g as usize].decision.is_chance()));
             }
-            c = child.next_sibling;
         }
         assert!(
             checked > 0,
