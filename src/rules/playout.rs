@@ -5,11 +5,11 @@
 //! mask of every troop, counts the placements with popcount and picks the k-th one in the order
 //! of [`Game::legal_decisions`]. With the same random number, it returns exactly the decision
 //! the list would have given, so the policy stays uniform over the legal decisions. The
-//! optional effects met most often are enumerated the same way ([`EffectStep`]).
+//! optional effects met most often are enumerated the same way (`EffectStep`).
 //!
 //! The choices of a random playout are random by nature, so a branch on them is mispredicted
 //! about as often as not: the k-th troop, node and tile are found with bit arithmetic instead of
-//! loops ([`nth_node`], [`nth_tile`]).
+//! loops (`nth_node`, `nth_tile`).
 
 use super::decision::{Decision, DecisionList};
 use super::game::Game;

@@ -28,6 +28,13 @@
 //! a small budget looks at region takes, HQ defences and attacks first. Against `greedy` at
 //! 2,000 iterations they raise ISMCTS from about 54% to 64% (results/search-strength.md).
 //!
+//! Two research options change whose information the opponent's replies are chosen from
+//! (`SearchConfig::multi_observer`, `opponent_rack`): one tree per player, each decision selected
+//! in its player's tree (multiple-observer ISMCTS, [`iterate_observers`]), and a branch on the
+//! rack the opponent holds in the determinization ([`Tree::rack_branch`]). Both were measured
+//! far weaker against `greedy` than the single tree (results/search-strength.md, eighth round):
+//! they split the opponent's statistics over what it holds.
+//!
 //! Nodes live in one arena `Vec` with index links (first child, next sibling).
 
 use super::playout::{play_out, Context, Reward, WIN};
@@ -127,11 +134,8 @@ fn iterate_observers(
         game.apply_legal(&mut s, d);
         trees[me].path.push(child);
         trees[other].path.push(follow);
-        node = if me == 0 {
-            [child, follow]
-        } else {
-            [follow, child]
-        };
+        node[me] = child;
+        node[other] = follow;
         if expanded {
             play_out(settings, &mut s, rng);
             break;
