@@ -435,9 +435,10 @@ mod tests {
     }
 
     /// The opening of a City of Clouds deal and what the player to move sees of it.
-    fn opening(game: &Game) -> (State, Observation) {
+    fn opening() -> (Game, State, Observation) {
+        let game = Game::builtin("city_of_clouds", Variant::Normal).expect("built-in terrain");
         let s = game.initial_state(&Deal::from_seed(3));
-        (s, Observation::new(&s, s.active()))
+        (game, s, Observation::new(&s, s.active()))
     }
 
     /// The outcomes of the chance branches below the root's DRAW child.
@@ -486,8 +487,7 @@ mod tests {
     /// searcher's tree, which must not know that rack, starts with the searcher's decisions.
     #[test]
     fn the_opponents_tree_branches_on_the_rack_it_holds() {
-        let game = Game::builtin("city_of_clouds", Variant::Normal).expect("built-in terrain");
-        let (s, seen) = opening(&game);
+        let (game, s, seen) = opening();
         let me = s.active();
         let settings = Settings {
             multi_observer: true,
@@ -537,8 +537,7 @@ mod tests {
     /// begins: below a root decision that ends the turn, only rack branches.
     #[test]
     fn the_single_tree_branches_on_the_opponents_rack_at_its_first_reply() {
-        let game = Game::builtin("city_of_clouds", Variant::Normal).expect("built-in terrain");
-        let (s, seen) = opening(&game);
+        let (game, s, seen) = opening();
         let me = s.active();
         let settings = Settings {
             opponent_rack: true,
