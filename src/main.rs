@@ -31,6 +31,8 @@ enum Command {
     Tournament(cli::tournament::Args),
     /// Merge the outputs of tournament shards into one summary.
     Merge(cli::tournament::MergeArgs),
+    /// Compare two bots game by game on the deals both played against the same opponent.
+    Compare(cli::tournament::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         Command::Analyze(a) => cli::analyze::run(a),
         Command::Tournament(a) => cli::tournament::run(a),
         Command::Merge(a) => cli::tournament::merge(a),
+        Command::Compare(a) => cli::tournament::compare(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

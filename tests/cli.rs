@@ -335,6 +335,7 @@ fn every_subcommand_has_help() {
         "analyze",
         "tournament",
         "merge",
+        "compare",
     ] {
         assert!(top.contains(sub), "{sub} missing from --help");
         let out = ok(&[sub, "--help"]);

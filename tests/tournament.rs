@@ -11,8 +11,8 @@ use toybattle::tournament::config::RUN_FORMAT;
 use toybattle::tournament::stats::{wilson_interval, Pentanomial, SprtDecision, SprtParams, Z95};
 use toybattle::tournament::store::{read_games, GameLine, GAMES_FILE};
 use toybattle::tournament::{
-    merge_runs, run_tournament, MergeOptions, RunConfig, RunOptions, RunReport, Shard,
-    TournamentError,
+    compare_runs, merge_runs, run_tournament, CompareSide, MergeOptions, RunConfig, RunOptions,
+    RunReport, Shard, TournamentError,
 };
 
 const TERRAINS: [&str; 2] = ["castle_field", "tropical_pool"];
@@ -425,4 +425,83 @@ fn the_example_external_bot_plays_legal_games() {
         replay(&Game::builtin(&g.terrain, g.variant).unwrap(), &record).unwrap();
     }
     fs::remove_dir_all(out).unwrap();
+}
+
+/// `toybattle compare`: the games of two gauntlets on the same seed pair up deal by deal and
+/// seat by seat, and the counts are those of the game lines.
+#[test]
+fn compare_pairs_the_games_of_two_gauntlets_deal_by_deal() {
+    let root = temp_dir("compare");
+    fs::create_dir_all(&root).unwrap();
+    // Greedy against a second random player (the same algorithm under another name), both
+    // against random.
+    let other = root.join("other-random.toml");
+    fs::write(&other, "description = \"random\"\nalgorithm = \"random\"\n").unwrap();
+    let other = other.display().to_string();
+    let gauntlet = |bot: &str, out: &Path| {
+        let mut c = config(&["random"], 4);
+        c.gauntlet = Some(bot.to_string());
+        run(&c, out, 2).unwrap();
+    };
+    let (a_dir, b_dir) = (root.join("a"), root.join("b"));
+    gauntlet("greedy", &a_dir);
+    gauntlet(&other, &b_dir);
+    let side = |dir: &Path| CompareSide {
+        dir: dir.to_path_buf(),
+        bot: None,
+    };
+    let c = compare_runs(&side(&a_dir), &side(&b_dir)).unwrap();
+    assert_eq!((c.a.as_str(), c.b.as_str()), ("greedy", other.as_str()));
+    let (a_games, b_games) = (games_of(&a_dir), games_of(&b_dir));
+    let mut expected = [0u64; 4];
+    for (ga, gb) in a_games.iter().zip(&b_games) {
+        assert_eq!((ga.deal_seed, ga.game), (gb.deal_seed, gb.game));
+        let (a_won, b_won) = (
+            ga.winner.as_deref() == Some("greedy"),
+            gb.winner == Some(other.clone()),
+        );
+        expected[usize::from(!a_won) * 2 + usize::from(!b_won)] += 1;
+    }
+    let all = &c.rows[0];
+    assert_eq!(all.terrain, "all");
+    assert_eq!(
+        [
+            all.counts.both_won,
+            all.counts.only_a_won,
+            all.counts.only_b_won,
+            all.counts.neither_won
+        ],
+        expected
+    );
+    assert_eq!(all.counts.games, 8);
+    assert!(
+        expected[1] > 0,
+        "greedy wins games the random player loses: {expected:?}"
+    );
+    let terrains: Vec<&str> = c.rows[1..].iter().map(|r| r.terrain.as_str()).collect();
+    assert_eq!(terrains, TERRAINS);
+    assert_eq!(
+        all.sign_test_p,
+        toybattle::tournament::compare::sign_test_p(expected[1], expected[2])
+    );
+
+    // Bad requests name what was wrong.
+    let refused = |a: CompareSide, b: CompareSide| compare_runs(&a, &b).unwrap_err().to_string();
+    let named = |bot: &str| CompareSide {
+        dir: a_dir.clone(),
+        bot: Some(bot.to_string()),
+    };
+    let err = refused(side(&a_dir), side(&a_dir));
+    assert!(err.contains("both sides are greedy"), "{err}");
+    let err = refused(named("nobody"), side(&b_dir));
+    assert!(
+        err.contains("no bot 'nobody'") && err.contains("random, greedy"),
+        "{err}"
+    );
+    // In one run, greedy met random and random met greedy: no deal has the same opponent.
+    let err = refused(side(&a_dir), named("random"));
+    assert!(err.contains("no game in common"), "{err}");
+    let err = refused(side(&root), side(&b_dir));
+    assert!(err.contains("has no run.json"), "{err}");
+    fs::remove_dir_all(root).unwrap();
 }

@@ -1,13 +1,14 @@
-//! `toybattle tournament` and `toybattle merge`: see docs/tournament.md.
+//! `toybattle tournament`, `toybattle merge` and `toybattle compare`: see docs/tournament.md.
 
-use super::{emit, select_terrains, CliResult};
+use super::{emit, print_json, select_terrains, CliResult};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use toybattle::rules::Variant;
 use toybattle::tournament::config::{fnv1a, RUN_FORMAT};
 use toybattle::tournament::stats::SprtParams;
 use toybattle::tournament::{
-    merge_runs, run_tournament, MergeOptions, RunConfig, RunOptions, Shard,
+    compare_runs, merge_runs, run_tournament, CompareSide, MergeOptions, RunConfig, RunOptions,
+    Shard,
 };
 
 /// The bots of the default tournament: the fast shipped presets.
@@ -74,6 +75,25 @@ pub struct MergeArgs {
     /// Write the summary even if some games are in no input.
     #[arg(long)]
     allow_incomplete: bool,
+}
+
+#[derive(clap::Args)]
+pub struct CompareArgs {
+    /// Run folder of bot A.
+    #[arg(value_name = "RUN_A")]
+    run_a: PathBuf,
+    /// Run folder of bot B (may be RUN_A, to compare two bots of one run).
+    #[arg(value_name = "RUN_B")]
+    run_b: PathBuf,
+    /// Bot A as named in RUN_A [default: RUN_A's gauntlet bot].
+    #[arg(long, value_name = "BOT")]
+    bot_a: Option<String>,
+    /// Bot B as named in RUN_B [default: RUN_B's gauntlet bot].
+    #[arg(long, value_name = "BOT")]
+    bot_b: Option<String>,
+    /// Print the comparison as JSON.
+    #[arg(long)]
+    json: bool,
 }
 
 fn list(spec: &str) -> Vec<String> {
@@ -148,4 +168,15 @@ pub fn merge(args: MergeArgs) -> CliResult {
     }
     eprintln!("merged into {}", args.out.display());
     Ok(())
+}
+
+pub fn compare(args: CompareArgs) -> CliResult {
+    let side = |dir: PathBuf, bot: Option<String>| CompareSide { dir, bot };
+    let comparison = compare_runs(&side(args.run_a, args.bot_a), &side(args.run_b, args.bot_b))
+        .map_err(|e| e.to_string())?;
+    if args.json {
+        print_json(&comparison)
+    } else {
+        emit(&comparison.to_markdown())
+    }
 }

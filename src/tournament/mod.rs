@@ -1,11 +1,12 @@
 //! Self-play tournaments: scheduling paired games, playing them in parallel, resumable storage,
-//! shards and their merge, and the summary statistics.
+//! shards and their merge, the summary statistics, and the deal-by-deal comparison of two runs.
 //!
 //! A run's folder holds `run.json` (the settings), `games.jsonl` (one line per finished game,
 //! append-only), `records/` (every game as a replayable record) and the summaries
 //! (`summary.md`, `summary.csv`, `summary.json`). See docs/tournament.md.
 
 pub mod bots;
+pub mod compare;
 pub mod config;
 pub mod merge;
 pub mod runner;
@@ -14,6 +15,7 @@ pub mod stats;
 pub mod store;
 pub mod summary;
 
+pub use compare::{compare_runs, CompareSide, Comparison};
 pub use config::{RunConfig, Shard};
 pub use merge::{merge_runs, MergeOptions};
 pub use runner::{run_tournament, RunOptions, RunReport};

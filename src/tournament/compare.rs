@@ -1,0 +1,411 @@
+//! Deal by deal: two bots that played the same deals, from the same seats, against the same
+//! opponent in two runs (`toybattle compare`).
+//!
+//! Two runs with the same seed play the same deals (`schedule::deal_seed` leaves the pairing out
+//! on purpose). Comparing their scores alone wastes that: most deals are won or lost by both
+//! bots, and what tells them apart are the games only one of them won. Those discordant games
+//! are tested with the exact two-sided sign test (McNemar's test on paired outcomes): under
+//! the hypothesis that both bots are equally strong, each discordant game is won by either with
+//! probability one half.
+
+use super::config::RunConfig;
+use super::stats::{wilson_interval, Z95};
+use super::store::{read_games, read_run, GameLine, GAMES_FILE};
+use super::TournamentError;
+use crate::rules::{Colour, Variant};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+/// One side of a comparison: a run folder and the bot of that run to compare.
+#[derive(Clone, Debug)]
+pub struct CompareSide {
+    pub dir: PathBuf,
+    /// The bot; `None` takes the run's gauntlet bot.
+    pub bot: Option<String>,
+}
+
+/// Outcomes of the games both bots played, counted by who won.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct PairedCounts {
+    pub games: u64,
+    pub both_won: u64,
+    pub only_a_won: u64,
+    pub only_b_won: u64,
+    pub neither_won: u64,
+}
+
+impl PairedCounts {
+    fn add(&mut self, a_won: bool, b_won: bool) {
+        self.games += 1;
+        match (a_won, b_won) {
+            (true, true) => self.both_won += 1,
+            (true, false) => self.only_a_won += 1,
+            (false, true) => self.only_b_won += 1,
+            (false, false) => self.neither_won += 1,
+        }
+    }
+
+    /// Two-sided exact sign test on the discordant games.
+    pub fn sign_test_p(&self) -> f64 {
+        sign_test_p(self.only_a_won, self.only_b_won)
+    }
+}
+
+/// One row of the report: the counts of a terrain, or of all terrains.
+#[derive(Clone, Debug, Serialize)]
+pub struct CompareRow {
+    /// Terrain key, or "all".
+    pub terrain: String,
+    #[serde(flatten)]
+    pub counts: PairedCounts,
+    /// Win rates on these games, in percent, with 95% Wilson intervals.
+    pub a_wins: [f64; 3],
+    pub b_wins: [f64; 3],
+    pub sign_test_p: f64,
+}
+
+/// The report of `toybattle compare`.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    pub a: String,
+    pub a_run: String,
+    pub b: String,
+    pub b_run: String,
+    /// Games of each bot in its run, and how many of them the other bot played too.
+    pub a_games: u64,
+    pub b_games: u64,
+    /// "all" first, then the terrains in the order of run A's settings.
+    pub rows: Vec<CompareRow>,
+}
+
+/// What makes two games the same game for two different bots: the deal, the seat and the
+/// opponent.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct GameSlot {
+    terrain: String,
+    variant: Variant,
+    deal_seed: u64,
+    colour: Colour,
+    opponent: String,
+}
+
+/// The slot of `bot` in a game, or `None` when it did not play in it.
+fn slot_of(game: &GameLine, bot: &str) -> Option<GameSlot> {
+    let (colour, opponent) = if game.blue == bot {
+        (Colour::Blue, &game.red)
+    } else if game.red == bot {
+        (Colour::Red, &game.blue)
+    } else {
+        return None;
+    };
+    Some(GameSlot {
+        terrain: game.terrain.clone(),
+        variant: game.variant,
+        deal_seed: game.deal_seed,
+        colour,
+        opponent: opponent.clone(),
+    })
+}
+
+/// Compares the bot of side `a` with the bot of side `b` on every game slot both played; two
+/// bots with no game in common are an error.
+pub fn compare_runs(a: &CompareSide, b: &CompareSide) -> Result<Comparison, TournamentError> {
+    let (a_config, a_bot, a_games) = load_side(a)?;
+    let (_, b_bot, b_games) = load_side(b)?;
+    if a.dir == b.dir && a_bot == b_bot {
+        return Err(TournamentError::Usage(format!(
+            "both sides are {a_bot} in {}: name two different bots or runs",
+            a.dir.display()
+        )));
+    }
+    let comparison = compare_games(
+        (&a_bot, &a.dir, &a_games),
+        (&b_bot, &b.dir, &b_games),
+        &a_config.terrains,
+    );
+    if comparison.rows[0].counts.games == 0 {
+        return Err(TournamentError::Usage(format!(
+            "{a_bot} and {b_bot} played no game in common (same terrain, deal, seat and \
+             opponent): were the runs made with the same --seed, terrains and opponents?"
+        )));
+    }
+    Ok(comparison)
+}
+
+/// The settings and games of one side's run, with the bot to compare.
+fn load_side(side: &CompareSide) -> Result<(RunConfig, String, Vec<GameLine>), TournamentError> {
+    let config = read_run(&side.dir)?.ok_or_else(|| {
+        TournamentError::Usage(format!(
+            "{} is not a tournament run folder: it has no run.json",
+            side.dir.display()
+        ))
+    })?;
+    let bot = side_bot(side, &config)?;
+    let games = read_games(&side.dir.join(GAMES_FILE), &config.run_id())?.games;
+    Ok((config, bot, games))
+}
+
+/// The bot named for a side, checked against the run's bots, or the run's gauntlet bot.
+fn side_bot(side: &CompareSide, config: &RunConfig) -> Result<String, TournamentError> {
+    let mut bots = config.bots.clone();
+    bots.extend(config.gauntlet.clone());
+    match (&side.bot, &config.gauntlet) {
+        (Some(bot), _) if bots.contains(bot) => Ok(bot.clone()),
+        (Some(bot), _) => Err(TournamentError::Usage(format!(
+            "{} has no bot '{bot}'; its bots are: {}",
+            side.dir.display(),
+            bots.join(", ")
+        ))),
+        (None, Some(gauntlet)) => Ok(gauntlet.clone()),
+        (None, None) => Err(TournamentError::Usage(format!(
+            "{} is a round robin between {}: name the bot to compare",
+            side.dir.display(),
+            bots.join(", ")
+        ))),
+    }
+}
+
+/// Pairs the games of two bots by slot and counts the outcomes, in all and by terrain (in the
+/// order given, then any other terrain by name).
+fn compare_games(
+    (a_bot, a_dir, a_games): (&str, &Path, &[GameLine]),
+    (b_bot, b_dir, b_games): (&str, &Path, &[GameLine]),
+    terrain_order: &[String],
+) -> Comparison {
+    let b_won: HashMap<GameSlot, bool> = b_games
+        .iter()
+        .filter_map(|g| slot_of(g, b_bot).map(|s| (s, won(g, b_bot))))
+        .collect();
+    let mut by_terrain: BTreeMap<String, PairedCounts> = BTreeMap::new();
+    let mut all = PairedCounts::default();
+    let mut a_count = 0;
+    for game in a_games {
+        let Some(slot) = slot_of(game, a_bot) else {
+            continue;
+        };
+        a_count += 1;
+        let Some(&b) = b_won.get(&slot) else {
+            continue;
+        };
+        let a = won(game, a_bot);
+        all.add(a, b);
+        by_terrain.entry(slot.terrain).or_default().add(a, b);
+    }
+    let rank = |t: &String| {
+        terrain_order
+            .iter()
+            .position(|o| o == t)
+            .unwrap_or(usize::MAX)
+    };
+    let mut terrains: Vec<&String> = by_terrain.keys().collect();
+    terrains.sort_by_key(|t| rank(t));
+    let mut rows = vec![row("all", all)];
+    rows.extend(terrains.into_iter().map(|t| row(t, by_terrain[t])));
+    Comparison {
+        a: a_bot.to_string(),
+        a_run: a_dir.display().to_string(),
+        b: b_bot.to_string(),
+        b_run: b_dir.display().to_string(),
+        a_games: a_count,
+        b_games: b_won.len() as u64,
+        rows,
+    }
+}
+
+/// Whether `bot` won the game (a game stopped by the turn cap is won by neither).
+fn won(game: &GameLine, bot: &str) -> bool {
+    game.winner.as_deref() == Some(bot)
+}
+
+fn row(terrain: &str, counts: PairedCounts) -> CompareRow {
+    let rate = |wins: u64| {
+        let n = counts.games as f64;
+        let (lo, hi) = wilson_interval(wins as f64, n, Z95);
+        let p = if n > 0.0 { wins as f64 / n } else { 0.0 };
+        [100.0 * p, 100.0 * lo, 100.0 * hi]
+    };
+    CompareRow {
+        terrain: terrain.to_string(),
+        counts,
+        a_wins: rate(counts.both_won + counts.only_a_won),
+        b_wins: rate(counts.both_won + counts.only_b_won),
+        sign_test_p: counts.sign_test_p(),
+    }
+}
+
+/// Two-sided exact sign test: the probability, if each of the `x + y` discordant games were
+/// won by either side with probability one half, of a split at least as uneven as `x`/`y`.
+/// Summed in logarithms so thousands of games neither overflow nor underflow.
+pub fn sign_test_p(x: u64, y: u64) -> f64 {
+    let n = x + y;
+    if n == 0 {
+        return 1.0;
+    }
+    let k = x.min(y);
+    let ln_factorial: Vec<f64> = std::iter::once(0.0)
+        .chain((1..=n).scan(0.0, |acc, i| {
+            *acc += (i as f64).ln();
+            Some(*acc)
+        }))
+        .collect();
+    let n_ln2 = n as f64 * std::f64::consts::LN_2;
+    let tail: f64 = (0..=k)
+        .map(|i| {
+            let ln_choose = ln_factorial[n as usize]
+                - ln_factorial[i as usize]
+                - ln_factorial[(n - i) as usize];
+            (ln_choose - n_ln2).exp()
+        })
+        .sum();
+    (2.0 * tail).min(1.0)
+}
+
+impl Comparison {
+    /// The report as Markdown: the counts and rates by terrain, then how to read them.
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!(
+            "# Deal by deal: {} against {}\n\n\
+             A = {} in `{}` ({} games); B = {} in `{}` ({} games). A game counts when both \
+             bots played the same deal from the same seat against the same opponent.\n\n",
+            self.a, self.b, self.a, self.a_run, self.a_games, self.b, self.b_run, self.b_games
+        );
+        out.push_str(
+            "| terrain | games | both won | only A won | only B won | neither won \
+             | A wins [95% CI] | B wins [95% CI] | sign test p |\n\
+             |---|---:|---:|---:|---:|---:|---|---|---:|\n",
+        );
+        for r in &self.rows {
+            let c = &r.counts;
+            let name = if r.terrain == "all" {
+                "**all**".to_string()
+            } else {
+                r.terrain.clone()
+            };
+            out.push_str(&format!(
+                "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                c.games,
+                c.both_won,
+                c.only_a_won,
+                c.only_b_won,
+                c.neither_won,
+                percent(r.a_wins),
+                percent(r.b_wins),
+                p_value(r.sign_test_p)
+            ));
+        }
+        out.push_str(
+            "\nThe sign test (two-sided, exact) asks whether the games won by only one bot \
+             split more unevenly than chance would make them if both were equally strong.\n",
+        );
+        out
+    }
+}
+
+fn percent([p, lo, hi]: [f64; 3]) -> String {
+    format!("{p:.1}% [{lo:.1}, {hi:.1}]")
+}
+
+fn p_value(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(
+        terrain: &str,
+        deal_seed: u64,
+        blue: &str,
+        red: &str,
+        winner: Option<&str>,
+    ) -> GameLine {
+        GameLine {
+            run: "r".into(),
+            position: 0,
+            a: blue.into(),
+            b: red.into(),
+            terrain: terrain.into(),
+            variant: Variant::Normal,
+            deal_seed,
+            pair: 0,
+            game: 0,
+            blue: blue.into(),
+            red: red.into(),
+            first: Colour::Blue,
+            first_bot: blue.into(),
+            winner: winner.map(str::to_string),
+            winner_colour: None,
+            end: "hq".into(),
+            forfeit_reason: None,
+            turns: 10,
+            medals: [0, 0],
+            decisions: [5, 5],
+            think_ms: [1.0, 1.0],
+            versions: ["v".into(), "w".into()],
+            record: String::new(),
+        }
+    }
+
+    #[test]
+    fn the_sign_test_matches_the_binomial_tail() {
+        // 2 * P(X <= 1) for X ~ Binomial(6, 1/2) = 2 * 7/64.
+        assert!((sign_test_p(1, 5) - 14.0 / 64.0).abs() < 1e-12);
+        assert!((sign_test_p(5, 1) - 14.0 / 64.0).abs() < 1e-12);
+        assert_eq!(sign_test_p(3, 3), 1.0);
+        assert_eq!(sign_test_p(0, 0), 1.0);
+        // 2 * 2^-10 when one side won all 10 discordant games.
+        assert!((sign_test_p(10, 0) - 2.0 / 1024.0).abs() < 1e-15);
+        // Thousands of games: finite, tiny, no underflow to NaN.
+        let p = sign_test_p(100, 3000);
+        assert!((0.0..1e-100).contains(&p), "{p}");
+    }
+
+    #[test]
+    fn games_pair_by_deal_seat_and_opponent_only() {
+        let a_games = vec![
+            game("castle_field", 1, "new", "greedy", Some("new")),
+            game("castle_field", 1, "greedy", "new", Some("new")),
+            game("castle_field", 2, "new", "greedy", Some("greedy")),
+            game("tropical_pool", 3, "new", "greedy", None),
+            // No counterpart: another opponent, another deal.
+            game("tropical_pool", 3, "new", "random", Some("new")),
+            game("tropical_pool", 4, "new", "greedy", Some("new")),
+        ];
+        let b_games = vec![
+            game("castle_field", 1, "old", "greedy", Some("old")),
+            game("castle_field", 1, "greedy", "old", Some("greedy")),
+            game("castle_field", 2, "old", "greedy", Some("old")),
+            game("tropical_pool", 3, "old", "greedy", Some("greedy")),
+        ];
+        let c = compare_games(
+            ("new", Path::new("a"), &a_games),
+            ("old", Path::new("b"), &b_games),
+            &["tropical_pool".to_string(), "castle_field".to_string()],
+        );
+        assert_eq!((c.a_games, c.b_games), (6, 4));
+        let all = c.rows[0].counts;
+        assert_eq!(
+            all,
+            PairedCounts {
+                games: 4,
+                both_won: 1,
+                only_a_won: 1,
+                only_b_won: 1,
+                neither_won: 1
+            }
+        );
+        assert_eq!(c.rows[1].terrain, "tropical_pool");
+        assert_eq!(c.rows[1].counts.neither_won, 1);
+        assert_eq!(c.rows[2].terrain, "castle_field");
+        assert_eq!(c.rows[2].counts.games, 3);
+        assert_eq!(c.rows[0].a_wins[0], 50.0);
+        let md = c.to_markdown();
+        assert!(md.contains("| **all** | 4 | 1 | 1 | 1 | 1 |"), "{md}");
+    }
+}
