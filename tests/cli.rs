@@ -342,3 +342,56 @@ fn every_subcommand_has_help() {
         assert!(out.contains("Usage: toybattle"), "{sub} --help: {out}");
     }
 }
+
+/// `toybattle compare` on two gauntlets of the same seed: the JSON counts add up to the games
+/// of the runs, and two bots with no opponent in common are refused with the reason.
+#[test]
+fn compare_reports_two_gauntlets_deal_by_deal_as_json() {
+    let dir = scratch("compare");
+    let run = |bot: &str, name: &str| {
+        let out = dir.join(name);
+        ok(&[
+            "tournament",
+            "--gauntlet",
+            bot,
+            "--vs",
+            "random",
+            "--terrains",
+            "castle_field",
+            "--games",
+            "4",
+            "--seed",
+            "3",
+            "--quiet",
+            "--out",
+            path_str(&out),
+        ]);
+        out
+    };
+    let (greedy, flat_mc) = (run("greedy", "greedy"), run("flat-mc", "flat-mc"));
+    let report: Value = serde_json::from_str(&ok(&[
+        "compare",
+        path_str(&greedy),
+        path_str(&flat_mc),
+        "--json",
+    ]))
+    .expect("JSON");
+    assert_eq!(
+        (report["a"].as_str(), report["b"].as_str()),
+        (Some("greedy"), Some("flat-mc"))
+    );
+    let rows = report["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 2, "all, then castle_field: {report}");
+    let count = |k: &str| rows[0][k].as_u64().expect(k);
+    assert_eq!(count("games"), 4);
+    let outcomes = ["both_won", "only_a_won", "only_b_won", "neither_won"];
+    assert_eq!(outcomes.iter().map(|k| count(k)).sum::<u64>(), 4);
+    let err = fails(&[
+        "compare",
+        path_str(&greedy),
+        path_str(&greedy),
+        "--bot-b",
+        "random",
+    ]);
+    assert!(err.contains("no game in common"), "{err}");
+}
