@@ -326,29 +326,15 @@ mod tests {
         winner: Option<&str>,
     ) -> GameLine {
         GameLine {
-            run: "r".into(),
-            position: 0,
             a: blue.into(),
             b: red.into(),
             terrain: terrain.into(),
-            variant: Variant::Normal,
             deal_seed,
-            pair: 0,
-            game: 0,
             blue: blue.into(),
             red: red.into(),
-            first: Colour::Blue,
             first_bot: blue.into(),
             winner: winner.map(str::to_string),
-            winner_colour: None,
-            end: "hq".into(),
-            forfeit_reason: None,
-            turns: 10,
-            medals: [0, 0],
-            decisions: [5, 5],
-            think_ms: [1.0, 1.0],
-            versions: ["v".into(), "w".into()],
-            record: String::new(),
+            ..crate::tournament::store::tests::line(0, 0)
         }
     }
 

@@ -302,9 +302,10 @@ pub fn open_run_dir(dir: &Path, config: &RunConfig) -> Result<(), TournamentErro
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
+    /// A game line of bots `a` (blue, the winner) and `b` for other modules' tests too.
     pub(crate) fn line(position: usize, game: u8) -> GameLine {
         GameLine {
             run: "r".into(),
