@@ -9,8 +9,8 @@
 //! probability one half.
 
 use super::config::RunConfig;
-use super::stats::{wilson_interval, Z95};
 use super::store::{read_games, read_run, GameLine, GAMES_FILE};
+use super::summary::Rate;
 use super::TournamentError;
 use crate::rules::{Colour, Variant};
 use serde::Serialize;
@@ -59,9 +59,9 @@ pub struct CompareRow {
     pub terrain: String,
     #[serde(flatten)]
     pub counts: PairedCounts,
-    /// Win rates on these games, in percent, with 95% Wilson intervals.
-    pub a_wins: [f64; 3],
-    pub b_wins: [f64; 3],
+    /// Win rates on these games, with 95% Wilson intervals.
+    pub a_wins: Rate,
+    pub b_wins: Rate,
     pub sign_test_p: f64,
 }
 
@@ -219,12 +219,7 @@ fn won(game: &GameLine, bot: &str) -> bool {
 }
 
 fn row(terrain: &str, counts: PairedCounts) -> CompareRow {
-    let rate = |wins: u64| {
-        let n = counts.games as f64;
-        let (lo, hi) = wilson_interval(wins as f64, n, Z95);
-        let p = if n > 0.0 { wins as f64 / n } else { 0.0 };
-        [100.0 * p, 100.0 * lo, 100.0 * hi]
-    };
+    let rate = |wins: u64| Rate::new(wins as f64, counts.games);
     CompareRow {
         terrain: terrain.to_string(),
         counts,
@@ -289,8 +284,8 @@ impl Comparison {
                 c.only_a_won,
                 c.only_b_won,
                 c.neither_won,
-                percent(r.a_wins),
-                percent(r.b_wins),
+                r.a_wins.show(),
+                r.b_wins.show(),
                 p_value(r.sign_test_p)
             ));
         }
@@ -300,10 +295,6 @@ impl Comparison {
         );
         out
     }
-}
-
-fn percent([p, lo, hi]: [f64; 3]) -> String {
-    format!("{p:.1}% [{lo:.1}, {hi:.1}]")
 }
 
 fn p_value(p: f64) -> String {
@@ -390,7 +381,7 @@ mod tests {
         assert_eq!(c.rows[1].counts.neither_won, 1);
         assert_eq!(c.rows[2].terrain, "castle_field");
         assert_eq!(c.rows[2].counts.games, 3);
-        assert_eq!(c.rows[0].a_wins[0], 50.0);
+        assert_eq!(c.rows[0].a_wins.rate, Some(0.5));
         let md = c.to_markdown();
         assert!(md.contains("| **all** | 4 | 1 | 1 | 1 | 1 |"), "{md}");
     }

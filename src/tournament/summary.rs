@@ -47,7 +47,8 @@ impl Rate {
         }
     }
 
-    fn show(&self) -> String {
+    /// "91.8% [88.6, 94.1]", or "-" without games.
+    pub(crate) fn show(&self) -> String {
         match self.rate {
             Some(r) => format!(
                 "{:.1}% [{:.1}, {:.1}]",
