@@ -482,7 +482,7 @@ fn compare_pairs_the_games_of_two_gauntlets_deal_by_deal() {
     assert_eq!(terrains, TERRAINS);
     assert_eq!(
         all.sign_test_p,
-        toybattle::tournament::compare::sign_test_p(expected[1], expected[2])
+        toybattle::tournament::stats::sign_test_p(expected[1], expected[2])
     );
 
     // Bad requests name what was wrong.

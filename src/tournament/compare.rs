@@ -9,6 +9,7 @@
 //! probability one half.
 
 use super::config::RunConfig;
+use super::stats::sign_test_p;
 use super::store::{read_games, read_run, GameLine, GAMES_FILE};
 use super::summary::Rate;
 use super::TournamentError;
@@ -229,33 +230,6 @@ fn row(terrain: &str, counts: PairedCounts) -> CompareRow {
     }
 }
 
-/// Two-sided exact sign test: the probability, if each of the `x + y` discordant games were
-/// won by either side with probability one half, of a split at least as uneven as `x`/`y`.
-/// Summed in logarithms so thousands of games neither overflow nor underflow.
-pub fn sign_test_p(x: u64, y: u64) -> f64 {
-    let n = x + y;
-    if n == 0 {
-        return 1.0;
-    }
-    let k = x.min(y);
-    let ln_factorial: Vec<f64> = std::iter::once(0.0)
-        .chain((1..=n).scan(0.0, |acc, i| {
-            *acc += (i as f64).ln();
-            Some(*acc)
-        }))
-        .collect();
-    let n_ln2 = n as f64 * std::f64::consts::LN_2;
-    let tail: f64 = (0..=k)
-        .map(|i| {
-            let ln_choose = ln_factorial[n as usize]
-                - ln_factorial[i as usize]
-                - ln_factorial[(n - i) as usize];
-            (ln_choose - n_ln2).exp()
-        })
-        .sum();
-    (2.0 * tail).min(1.0)
-}
-
 impl Comparison {
     /// The report as Markdown: the counts and rates by terrain, then how to read them.
     pub fn to_markdown(&self) -> String {
@@ -327,20 +301,6 @@ mod tests {
             winner: winner.map(str::to_string),
             ..crate::tournament::store::tests::line(0, 0)
         }
-    }
-
-    #[test]
-    fn the_sign_test_matches_the_binomial_tail() {
-        // 2 * P(X <= 1) for X ~ Binomial(6, 1/2) = 2 * 7/64.
-        assert!((sign_test_p(1, 5) - 14.0 / 64.0).abs() < 1e-12);
-        assert!((sign_test_p(5, 1) - 14.0 / 64.0).abs() < 1e-12);
-        assert_eq!(sign_test_p(3, 3), 1.0);
-        assert_eq!(sign_test_p(0, 0), 1.0);
-        // 2 * 2^-10 when one side won all 10 discordant games.
-        assert!((sign_test_p(10, 0) - 2.0 / 1024.0).abs() < 1e-15);
-        // Thousands of games: finite, tiny, no underflow to NaN.
-        let p = sign_test_p(100, 3000);
-        assert!((0.0..1e-100).contains(&p), "{p}");
     }
 
     #[test]

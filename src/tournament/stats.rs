@@ -61,6 +61,23 @@ pub fn wilson_interval(successes: f64, n: f64, z: f64) -> (f64, f64) {
     ((center - half).max(0.0), (center + half).min(1.0))
 }
 
+/// Two-sided exact sign test: the probability, if each of the `x + y` discordant games were
+/// won by either side with probability one half, of a split at least as uneven as `x`/`y`.
+/// The binomial terms are stepped in logarithms (`C(n, i+1) = C(n, i)·(n−i)/(i+1)`), so
+/// thousands of games neither overflow nor underflow.
+pub fn sign_test_p(x: u64, y: u64) -> f64 {
+    let n = (x + y) as f64;
+    let mut ln_choose = 0.0;
+    let mut tail = 0.0;
+    for i in 0..=x.min(y) {
+        if i > 0 {
+            ln_choose += ((n - i as f64 + 1.0) / i as f64).ln();
+        }
+        tail += (ln_choose - n * std::f64::consts::LN_2).exp();
+    }
+    (2.0 * tail).min(1.0)
+}
+
 /// Logistic Elo difference implied by a per-game score `s`:
 /// `-400 · log10(1/s − 1)`, the inverse of [`score_from_elo`].
 ///
@@ -679,5 +696,19 @@ mod tests {
             err.contains("\"a,b\"") && err.contains("elo0,elo1"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_sign_test_matches_the_binomial_tail() {
+        // 2 * P(X <= 1) for X ~ Binomial(6, 1/2) = 2 * 7/64.
+        assert!((sign_test_p(1, 5) - 14.0 / 64.0).abs() < 1e-12);
+        assert!((sign_test_p(5, 1) - 14.0 / 64.0).abs() < 1e-12);
+        assert_eq!(sign_test_p(3, 3), 1.0);
+        assert_eq!(sign_test_p(0, 0), 1.0);
+        // 2 * 2^-10 when one side won all 10 discordant games.
+        assert!((sign_test_p(10, 0) - 2.0 / 1024.0).abs() < 1e-15);
+        // Thousands of games: finite, tiny, no underflow to NaN.
+        let p = sign_test_p(100, 3000);
+        assert!((0.0..1e-100).contains(&p), "{p}");
     }
 }
