@@ -1,6 +1,7 @@
 //! toybattle: a rules engine, bots and tournament runner for the board game Toy Battle.
 //!
-//! Layers, each depending only on those above it in this list:
+//! Layers, each depending only on those above it in this list (`tests/layers.rs` checks it):
+//! - [`vocabulary`]: colours, troops, multisets of tiles, per-colour values, stable hashes;
 //! - [`terrain`]: the eight terrains as validated graph data and bitmask tables;
 //! - [`rules`]: the compact state, legal decisions, applying them, setup and chance;
 //! - [`info`]: what each player may know (observations) and sampling states from it;
@@ -15,3 +16,4 @@ pub mod record;
 pub mod rules;
 pub mod terrain;
 pub mod tournament;
+pub mod vocabulary;

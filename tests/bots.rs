@@ -163,7 +163,7 @@ fn every_shipped_preset_finishes_games_on_every_terrain() {
                 ([&mut random, &mut bot], [Budget::default(), budget])
             };
             let config = PlayConfig {
-                budgets,
+                budgets: budgets.into(),
                 ..PlayConfig::default()
             };
             let played = play_game(game, &deal, &mut players, &config);
@@ -392,8 +392,8 @@ fn greedy_against_random_strength_check() {
                 if played.record.result.winner == Some(greedy_colour) {
                     terrain_wins += 1;
                 }
-                decisions += played.decisions[greedy_seat];
-                think += played.think_time[greedy_seat].as_secs_f64();
+                decisions += played.decisions[greedy_colour];
+                think += played.think_time[greedy_colour].as_secs_f64();
             }
         }
         println!("{:16} greedy won {terrain_wins}/64", game.terrain().key);

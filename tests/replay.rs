@@ -230,7 +230,7 @@ fn wrong_recorded_result_is_reported() {
     let corruptions: [fn(&mut GameRecord); 4] = [
         |r| r.result.winner = r.result.winner.map(Colour::opponent),
         |r| r.result.turns += 1,
-        |r| r.result.medals[0] += 1,
+        |r| r.result.medals[Colour::Blue] += 1,
         |r| r.result.end = if r.result.end == "hq" { "medals" } else { "hq" }.into(),
     ];
     for corrupt in corruptions {
@@ -261,7 +261,7 @@ fn wrong_header_is_reported() {
     assert!(matches!(err, ReplayError::Terrain { .. }), "{err:?}");
 
     let mut record = original;
-    record.deal.reserve[Colour::Red.index()].pop();
+    record.deal.reserve[Colour::Red].pop();
     let err = replay(&game, &record).unwrap_err();
     assert!(matches!(err, ReplayError::Deal(_)), "{err:?}");
 }

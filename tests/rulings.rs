@@ -274,7 +274,7 @@ fn r3_2_medals_start_at_zero() {
 fn r3_3_each_reserve_is_a_shuffle_of_the_colours_tiles() {
     let a = Deal::from_seed(1);
     let b = Deal::from_seed(2);
-    for c in [0, 1] {
+    for c in Colour::BOTH {
         let all = |d: &Deal| counts(&[d.removed[c].clone(), d.reserve[c].clone()].concat());
         assert_eq!(all(&a), TroopCounts::FULL);
         assert_eq!(all(&b), TroopCounts::FULL);
@@ -313,7 +313,7 @@ fn r3_5_first_player_draws_3_second_draws_4() {
         assert_eq!(s.rack_len(first.opponent()), 4);
         assert_eq!(
             s.rack(first),
-            counts(&deal.reserve[first.index()][..3]),
+            counts(&deal.reserve[first][..3]),
             "the opening rack is the top of the reserve"
         );
     }
@@ -1285,7 +1285,7 @@ fn r11_4_random_events_and_their_weights() {
     assert_eq!(weights, expected, "a draw is weighted by the reserve");
     // The referee draws the deal's next tile.
     let mut referee = Referee::new(deal.clone());
-    let next = deal.reserve[p.index()][deal.opening_draw(p)];
+    let next = deal.reserve[p][deal.opening_draw(p)];
     assert_eq!(referee.resolve(&game, &s), Decision::Chance(next));
 }
 

@@ -4,6 +4,7 @@ use super::{Budget, Player};
 use crate::info::EvidenceTracker;
 use crate::record::{GameRecord, RecordResult, RECORD_FORMAT};
 use crate::rules::{Colour, Deal, Game, Referee};
+use crate::vocabulary::ByColour;
 use std::time::{Duration, Instant};
 
 /// Settings of one game that are not rules.
@@ -12,15 +13,15 @@ pub struct PlayConfig {
     /// Self-play safety cap on turns (R10.5: the game itself has none). A game that reaches it
     /// ends with no winner and `end = "turn_cap"`.
     pub max_turns: u16,
-    /// Budget per decision for each colour (blue, red).
-    pub budgets: [Budget; 2],
+    /// Budget per decision for each colour.
+    pub budgets: ByColour<Budget>,
 }
 
 impl Default for PlayConfig {
     fn default() -> Self {
         PlayConfig {
             max_turns: 500,
-            budgets: [Budget::default(); 2],
+            budgets: ByColour::default(),
         }
     }
 }
@@ -29,10 +30,10 @@ impl Default for PlayConfig {
 #[derive(Clone, Debug)]
 pub struct PlayedGame {
     pub record: GameRecord,
-    /// Decisions taken by each colour (blue, red).
-    pub decisions: [u32; 2],
-    /// Total thinking time of each colour (blue, red).
-    pub think_time: [Duration; 2],
+    /// Decisions taken by each colour.
+    pub decisions: ByColour<u32>,
+    /// Total thinking time of each colour.
+    pub think_time: ByColour<Duration>,
 }
 
 /// Seed of a player's `k`-th decision in a game: distinct per game, colour and decision.
@@ -64,21 +65,21 @@ pub fn play_game(
     let mut evidence = EvidenceTracker::new(game, &state);
     let mut referee = Referee::new(deal.clone());
     let mut steps = Vec::new();
-    let mut decisions = [0u32; 2];
-    let mut think_time = [Duration::ZERO; 2];
+    let mut decisions = ByColour::new(0u32, 0);
+    let mut think_time = ByColour::new(Duration::ZERO, Duration::ZERO);
     let mut forfeit: Option<Colour> = None;
     while !state.is_over() && state.turn() <= config.max_turns {
         let d = if state.is_chance() {
             referee.resolve(game, &state)
         } else {
             let c = state.active();
-            let seed = decision_seed(deal.seed, c, decisions[c.index()]);
+            let seed = decision_seed(deal.seed, c, decisions[c]);
             let start = Instant::now();
             let shown = evidence.about(c.opponent());
-            let budget = config.budgets[c.index()];
+            let budget = config.budgets[c];
             let choice = players[c.index()].decide(game, &state, shown, budget, seed);
-            think_time[c.index()] += start.elapsed();
-            decisions[c.index()] += 1;
+            think_time[c] += start.elapsed();
+            decisions[c] += 1;
             choice.decision
         };
         let before = state;
@@ -90,7 +91,7 @@ pub fn play_game(
         evidence.step(game, &before, &state);
         steps.push(d.notation(game.terrain()));
     }
-    let medals = [state.medals(Colour::Blue), state.medals(Colour::Red)];
+    let medals = ByColour::from_fn(|c| state.medals(c));
     let result = match (state.outcome(), forfeit) {
         (_, Some(loser)) => RecordResult {
             winner: Some(loser.opponent()),

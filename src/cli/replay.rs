@@ -5,7 +5,7 @@ use super::{emit, load_game, print_json, read_text, CliResult};
 use serde::Serialize;
 use std::path::PathBuf;
 use toybattle::record::{replay, GameRecord, RecordResult, ReplayError};
-use toybattle::rules::{Decision, Game};
+use toybattle::rules::{Colour, Decision, Game};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -96,8 +96,8 @@ fn summary_text(record: &GameRecord, result: &RecordResult) -> String {
         record.players[0],
         record.players[1],
         result.turns,
-        result.medals[0],
-        result.medals[1],
+        result.medals[Colour::Blue],
+        result.medals[Colour::Red],
         record.steps.len()
     )
 }

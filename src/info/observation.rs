@@ -4,6 +4,7 @@ use super::RackEvidence;
 use crate::rules::tile::TILES_PER_COLOUR;
 use crate::rules::{Board, Colour, DecisionList, Game, Phase, State, Troop, TroopCounts};
 use crate::terrain::MAX_NODES;
+use crate::vocabulary::ByColour;
 use rand::Rng;
 
 /// What one player knows (R11): everything public, their own rack, and the sizes — never the
@@ -19,7 +20,7 @@ pub struct Observation {
     view: State,
     /// Tiles of each colour the observer cannot place: for the observer, reserve ∪ removed;
     /// for the opponent, rack (less what is public) ∪ reserve ∪ removed (R11.3).
-    unseen: [TroopCounts; 2],
+    unseen: ByColour<TroopCounts>,
     /// What the opponent's play has shown about their rack; none unless given.
     evidence: RackEvidence,
 }
@@ -27,15 +28,15 @@ pub struct Observation {
 impl Observation {
     /// The observation of `observer` in `state`.
     pub fn new(state: &State, observer: Colour) -> Observation {
-        let me = observer.index();
-        let them = observer.opponent().index();
+        let me = observer;
+        let them = observer.opponent();
         let mut view = *state;
         view.rack[them] = state.public_rack[them];
         view.frozen[them] = TroopCounts::EMPTY; // R9.8: the freezer does not know which tile
-        view.reserve = [TroopCounts::EMPTY; 2]; // R11.3
-        view.removed = [TroopCounts::EMPTY; 2];
+        view.reserve = ByColour::default(); // R11.3
+        view.removed = ByColour::default();
         let on_board = board_census(&state.board);
-        let mut unseen = [TroopCounts::EMPTY; 2];
+        let mut unseen = ByColour::<TroopCounts>::default();
         let seen_own = state.rack[me].plus(&on_board[me]).plus(&state.discard[me]);
         let seen_theirs = state.public_rack[them]
             .plus(&on_board[them])
@@ -121,7 +122,7 @@ impl Observation {
     }
     /// Tiles of colour `c` whose place the observer does not know (see the field's doc).
     pub fn unseen(&self, c: Colour) -> TroopCounts {
-        self.unseen[c.index()]
+        self.unseen[c]
     }
     pub fn is_over(&self) -> bool {
         self.view.is_over()
@@ -155,8 +156,8 @@ impl Observation {
     /// returns is consistent with the observation; only the odds of each change.
     pub fn determinize_with<R: Rng>(&self, belief: &RackBelief, rng: &mut R) -> State {
         let mut s = self.view;
-        let me = self.observer.index();
-        let them = self.observer.opponent().index();
+        let me = self.observer;
+        let them = self.observer.opponent();
 
         let mut pool = Pool::new(self.unseen[me]);
         s.reserve[me] = pool.take(s.reserve_len[me] as usize, rng);
@@ -246,11 +247,11 @@ impl RackBelief {
 const ALL_TROOPS: u8 = 0xFF;
 
 /// Tiles of each colour on the board.
-fn board_census(board: &Board) -> [TroopCounts; 2] {
-    let mut out = [TroopCounts::EMPTY; 2];
+fn board_census(board: &Board) -> ByColour<TroopCounts> {
+    let mut out = ByColour::<TroopCounts>::default();
     for n in 0..MAX_NODES {
         for t in board.stack(n) {
-            out[t.colour().index()].add(t.troop());
+            out[t.colour()].add(t.troop());
         }
     }
     out
@@ -335,8 +336,8 @@ mod tests {
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
-    const BLUE: usize = 0;
-    const RED: usize = 1;
+    const BLUE: Colour = Colour::Blue;
+    const RED: Colour = Colour::Red;
 
     /// An opening on Castle Field with blue to act: red holds four hidden rack tiles.
     fn opening() -> State {
@@ -380,8 +381,8 @@ mod tests {
             "not which tile is frozen"
         );
         assert_eq!(obs.view.frozen_len[RED], 1, "but how many");
-        assert_eq!(obs.view.reserve, [TroopCounts::EMPTY; 2]);
-        assert_eq!(obs.view.removed, [TroopCounts::EMPTY; 2]);
+        assert_eq!(obs.view.reserve, ByColour::default());
+        assert_eq!(obs.view.removed, ByColour::default());
         assert_eq!(obs.view.rack[BLUE], s.rack[BLUE], "own rack");
         assert_eq!(obs.view.rack_len, s.rack_len);
         assert_eq!(obs.view.reserve_len, s.reserve_len);

@@ -10,6 +10,7 @@ mod replay;
 pub use replay::{replay, ReplayError, ReplaySummary};
 
 use crate::rules::{Colour, Deal, Variant, WinType};
+use crate::vocabulary::ByColour;
 use serde::{Deserialize, Serialize};
 
 /// The format tag every record carries.
@@ -24,8 +25,8 @@ pub struct RecordResult {
     pub end: String,
     /// Turns begun.
     pub turns: u16,
-    /// Medals (blue, red).
-    pub medals: [u8; 2],
+    /// Medals of each colour, written `[blue, red]`.
+    pub medals: ByColour<u8>,
 }
 
 /// A complete game.

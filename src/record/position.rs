@@ -10,6 +10,7 @@ use crate::rules::{
     Chance, Colour, Game, Outcome, Phase, State, Tile, Troop, TroopCounts, Variant, WinType,
 };
 use crate::terrain::{self, bits, SpecialEffect, Terrain, TerrainError};
+use crate::vocabulary::ByColour;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -371,7 +372,6 @@ impl Position {
     /// count of every colour checked.
     fn set_tiles(&self, s: &mut State) -> Result<(), PositionError> {
         for c in Colour::BOTH {
-            let i = c.index();
             let rack = self.racks.get(c);
             if rack.len() > RACK_LIMIT as usize {
                 return Err(PositionError::RackOverLimit {
@@ -379,16 +379,16 @@ impl Position {
                     count: rack.len(),
                 });
             }
-            s.rack[i] = counts(rack);
-            s.rack_len[i] = rack.len() as u8;
-            s.frozen[i] = rack_subset("frozen", c, &s.rack[i], self.frozen.get(c))?;
-            s.frozen_len[i] = s.frozen[i].total();
-            s.public_rack[i] = rack_subset("public_rack", c, &s.rack[i], self.public_rack.get(c))?;
-            s.discard[i] = counts(self.discard.get(c));
+            s.rack[c] = counts(rack);
+            s.rack_len[c] = rack.len() as u8;
+            s.frozen[c] = rack_subset("frozen", c, &s.rack[c], self.frozen.get(c))?;
+            s.frozen_len[c] = s.frozen[c].total();
+            s.public_rack[c] = rack_subset("public_rack", c, &s.rack[c], self.public_rack.get(c))?;
+            s.discard[c] = counts(self.discard.get(c));
             let (reserve, removed) = self.hidden_tiles(s, c)?;
-            s.reserve[i] = reserve;
-            s.reserve_len[i] = reserve.total();
-            s.removed[i] = removed;
+            s.reserve[c] = reserve;
+            s.reserve_len[c] = reserve.total();
+            s.removed[c] = removed;
         }
         Ok(())
     }
@@ -401,7 +401,6 @@ impl Position {
         s: &State,
         c: Colour,
     ) -> Result<(TroopCounts, TroopCounts), PositionError> {
-        let i = c.index();
         let on_board = TroopCounts::from_troops(
             (0..terrain::MAX_NODES)
                 .flat_map(|n| s.board.stack(n))
@@ -410,7 +409,7 @@ impl Position {
         );
         let reserve = self.reserves.get(c).as_deref().map(counts);
         let removed = self.removed.get(c).as_deref().map(counts);
-        let visible = on_board.plus(&s.rack[i]).plus(&s.discard[i]);
+        let visible = on_board.plus(&s.rack[c]).plus(&s.discard[c]);
         let given = visible
             .plus(&reserve.unwrap_or_default())
             .plus(&removed.unwrap_or_default());
@@ -424,8 +423,8 @@ impl Position {
                         t,
                         &[
                             ("board", on_board),
-                            ("rack", s.rack[i]),
-                            ("discard", s.discard[i]),
+                            ("rack", s.rack[c]),
+                            ("discard", s.discard[c]),
                             ("reserve", reserve.unwrap_or_default()),
                             ("removed", removed.unwrap_or_default()),
                         ],
@@ -479,7 +478,7 @@ impl Position {
                 ),
             });
         }
-        s.medals = [blue, red];
+        s.medals = ByColour::new(blue, red);
         let over = matches!(self.phase, PositionPhase::Over { .. });
         for c in Colour::BOTH {
             if !over && s.medals(c) >= t.medals_to_win {

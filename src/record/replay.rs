@@ -61,7 +61,7 @@ pub fn replay(game: &Game, record: &GameRecord) -> Result<ReplaySummary, ReplayE
         let d = Decision::parse(step, game.terrain()).map_err(&err)?;
         if let (Phase::Chance(Chance::Draw { .. }), Decision::Chance(t)) = (state.phase(), d) {
             let i = state.active().index();
-            let expected = record.deal.reserve[i].get(drawn[i]).copied();
+            let expected = record.deal.reserve[state.active()].get(drawn[i]).copied();
             if expected != Some(t) {
                 return Err(err(format!(
                     "draws {t} but the deal's reserve order has {} next",
@@ -95,7 +95,8 @@ fn result_of(state: &State, record: &GameRecord) -> RecordResult {
     let medals = [
         state.medals(crate::rules::Colour::Blue),
         state.medals(crate::rules::Colour::Red),
-    ];
+    ]
+    .into();
     match state.outcome() {
         Some(o) => RecordResult {
             winner: Some(o.winner),

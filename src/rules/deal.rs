@@ -4,6 +4,7 @@ use super::decision::Decision;
 use super::game::Game;
 use super::state::{Chance, Phase, State};
 use super::tile::{Colour, Troop, TroopCounts, REMOVED_PER_COLOUR, TILES_PER_COLOUR};
+use crate::vocabulary::ByColour;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
@@ -18,10 +19,10 @@ pub const RESERVE_AT_SETUP: usize = (TILES_PER_COLOUR - REMOVED_PER_COLOUR) as u
 pub struct Deal {
     pub seed: u64,
     pub first: Colour,
-    /// Removed tiles per colour (blue, red).
-    pub removed: [Vec<Troop>; 2],
+    /// Removed tiles per colour.
+    pub removed: ByColour<Vec<Troop>>,
     /// Reserve order per colour, first drawn first; the opening racks are its first 3 or 4.
-    pub reserve: [Vec<Troop>; 2],
+    pub reserve: ByColour<Vec<Troop>>,
 }
 
 impl Deal {
@@ -46,8 +47,8 @@ impl Deal {
         Deal {
             seed,
             first,
-            removed: [blue_removed, red_removed],
-            reserve: [blue_reserve, red_reserve],
+            removed: ByColour::new(blue_removed, red_removed),
+            reserve: ByColour::new(blue_reserve, red_reserve),
         }
     }
 
@@ -64,7 +65,7 @@ impl Deal {
     /// of each troop in all.
     pub fn validate(&self) -> Result<(), String> {
         for c in Colour::BOTH {
-            let (removed, reserve) = (&self.removed[c.index()], &self.reserve[c.index()]);
+            let (removed, reserve) = (&self.removed[c], &self.reserve[c]);
             if removed.len() != REMOVED_PER_COLOUR as usize || reserve.len() != RESERVE_AT_SETUP {
                 return Err(format!(
                     "{c}: {} removed and {} in reserve, expected {REMOVED_PER_COLOUR} and {RESERVE_AT_SETUP}",
@@ -98,13 +99,12 @@ impl Game {
     pub fn initial_state(&self, deal: &Deal) -> State {
         let mut s = State::empty(deal.first);
         for c in Colour::BOTH {
-            let i = c.index();
             let opening = deal.opening_draw(c);
-            s.removed[i] = TroopCounts::from_troops(deal.removed[i].iter().copied());
-            s.rack[i] = TroopCounts::from_troops(deal.reserve[i][..opening].iter().copied());
-            s.reserve[i] = TroopCounts::from_troops(deal.reserve[i][opening..].iter().copied());
-            s.rack_len[i] = opening as u8;
-            s.reserve_len[i] = (RESERVE_AT_SETUP - opening) as u8;
+            s.removed[c] = TroopCounts::from_troops(deal.removed[c].iter().copied());
+            s.rack[c] = TroopCounts::from_troops(deal.reserve[c][..opening].iter().copied());
+            s.reserve[c] = TroopCounts::from_troops(deal.reserve[c][opening..].iter().copied());
+            s.rack_len[c] = opening as u8;
+            s.reserve_len[c] = (RESERVE_AT_SETUP - opening) as u8;
         }
         self.begin_turn(&mut s);
         s
@@ -116,7 +116,7 @@ impl Game {
 #[derive(Clone, Debug)]
 pub struct Referee {
     deal: Deal,
-    drawn: [usize; 2],
+    drawn: ByColour<usize>,
     rng: Xoshiro256PlusPlus,
 }
 
@@ -124,10 +124,7 @@ impl Referee {
     pub fn new(deal: Deal) -> Referee {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(deal.seed);
         rng.jump(); // a stream independent of the one that made the deal
-        let drawn = [
-            deal.opening_draw(Colour::Blue),
-            deal.opening_draw(Colour::Red),
-        ];
+        let drawn = ByColour::from_fn(|c| deal.opening_draw(c));
         Referee { deal, drawn, rng }
     }
 
@@ -139,9 +136,9 @@ impl Referee {
     pub fn resolve(&mut self, game: &Game, s: &State) -> Decision {
         match s.phase() {
             Phase::Chance(Chance::Draw { .. }) => {
-                let i = s.active().index();
-                let t = self.deal.reserve[i][self.drawn[i]];
-                self.drawn[i] += 1;
+                let p = s.active();
+                let t = self.deal.reserve[p][self.drawn[p]];
+                self.drawn[p] += 1;
                 Decision::Chance(t)
             }
             Phase::Chance(_) => sample_chance(game, s, &mut self.rng),

@@ -11,6 +11,7 @@ use super::tile::{Colour, Tile, Troop, TroopCounts, RACK_LIMIT};
 use crate::terrain::{
     bits, NodeMask, RegionMask, SpecialEffect, Terrain, TerrainError, MAX_NODES, MAX_REGIONS,
 };
+use crate::vocabulary::ByColour;
 use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -64,9 +65,9 @@ pub struct Game {
     terrain: Arc<Terrain>,
     variant: Variant,
     bases: NodeMask,
-    hqs: [NodeMask; 2],
+    hqs: ByColour<NodeMask>,
     /// Nodes adjacent to each colour's HQs: always reachable for placement (R5.5).
-    hq_neighbours: [NodeMask; 2],
+    hq_neighbours: ByColour<NodeMask>,
     /// Queued special effect of each node (R6.4), normal variant only.
     queued: [Option<SpecialEffect>; MAX_NODES],
     queued_nodes: NodeMask,
@@ -149,11 +150,8 @@ impl Game {
         };
         Game {
             bases: terrain.bases,
-            hqs: terrain.hqs,
-            hq_neighbours: [
-                terrain.neighbours_of(terrain.hqs[0]),
-                terrain.neighbours_of(terrain.hqs[1]),
-            ],
+            hqs: terrain.hqs.into(),
+            hq_neighbours: ByColour::from(terrain.hqs).map(|m| terrain.neighbours_of(m)),
             queued,
             queued_nodes,
             no_troop_effect,
@@ -208,7 +206,7 @@ impl Game {
     pub(crate) fn connection(&self, s: &State, p: Colour, known: NodeMask) -> (NodeMask, NodeMask) {
         let own = s.board.occupied(p) & self.bases;
         let still_own = ((known & !own) == 0) as NodeMask * NodeMask::MAX; // all ones or zero
-        let mut connected = self.hq_neighbours[p.index()];
+        let mut connected = self.hq_neighbours[p];
         let mut chain = (connected & own) | (known & still_own);
         // The neighbours of a wave, and the own bases among them that join the chain.
         let wave = |frontier: NodeMask, connected: &mut NodeMask, chain: &mut NodeMask| {
@@ -255,8 +253,7 @@ impl Game {
     fn has_placement(&self, s: &State, p: Colour) -> bool {
         // Usually a base next to an own HQ is empty or own-topped: a slot for every troop its
         // restriction allows (R5.2, R5.4, R5.5), found without the flood fill.
-        let open_by_hq =
-            self.hq_neighbours[p.index()] & self.bases & !s.board.occupied(p.opponent());
+        let open_by_hq = self.hq_neighbours[p] & self.bases & !s.board.occupied(p.opponent());
         bits(s.placeable_troops(p) as u32).any(|t| open_by_hq & self.allowed[t & 7] != 0)
             || self.placement_slots(s, p).iter().any(|&m| m != 0)
     }
@@ -294,7 +291,7 @@ impl Game {
         // R5.2: empty or own-topped bases, and enemy-topped ones the troop may cover; R5.1:
         // never an own HQ, but the enemy's; R5.5: all of them connected.
         let open = self.bases & !s.board.occupied(enemy);
-        let for_every_troop = (open | self.hqs[enemy.index()]) & connected;
+        let for_every_troop = (open | self.hqs[enemy]) & connected;
         let coverable_bases = self.bases & connected;
         // All ones for a troop with an unfrozen tile on the rack, zero otherwise.
         let on_rack = |t: usize| 0u32.wrapping_sub((placeable as u32 >> t) & 1);
@@ -324,12 +321,11 @@ impl Game {
         let p = s.active;
         // The same position with one unfrozen tile of every troop on the rack.
         let mut every = *s;
-        let i = p.index();
-        every.rack[i] = TroopCounts([1; 8]);
-        every.frozen[i] = TroopCounts::EMPTY;
-        every.public_rack[i] = TroopCounts::EMPTY;
-        every.rack_len[i] = RACK_LIMIT;
-        every.frozen_len[i] = 0;
+        every.rack[p] = TroopCounts([1; 8]);
+        every.frozen[p] = TroopCounts::EMPTY;
+        every.public_rack[p] = TroopCounts::EMPTY;
+        every.rack_len[p] = RACK_LIMIT;
+        every.frozen_len[p] = 0;
         let mut out = 0;
         for (t, &slots) in self.placement_slots(&every, p).iter().enumerate() {
             let troop = Troop::from_index(t);
@@ -581,10 +577,9 @@ impl Game {
     #[inline(always)]
     pub(crate) fn place(&self, s: &mut State, troop: Troop, n: usize) {
         let p = s.active;
-        let i = p.index();
-        s.rack[i].remove(troop);
-        s.rack_len[i] -= 1;
-        forget_public(&mut s.public_rack[i], troop);
+        s.rack[p].remove(troop);
+        s.rack_len[p] -= 1;
+        forget_public(&mut s.public_rack[p], troop);
         s.board.push(n, Tile::new(p, troop)); // R6.1
         if self.bases & (1 << n) == 0 {
             // R6.3, R10.1: a tile on an enemy HQ wins at once.
@@ -634,7 +629,7 @@ impl Game {
 
     fn jumbo_discard(&self, s: &mut State, n: usize) {
         let tile = s.board.pop(n);
-        s.discard[tile.colour().index()].add(tile.troop());
+        s.discard[tile.colour()].add(tile.troop());
         if !self.region_check(s, n) {
             self.advance(s);
         }
@@ -696,10 +691,10 @@ impl Game {
     fn castle_return(&self, s: &mut State, n: usize) {
         let level = (s.board.height(n) - 1) as u8;
         let tile = s.board.pop(n);
-        let i = s.active.index();
-        s.rack[i].add(tile.troop());
-        s.rack_len[i] += 1;
-        s.public_rack[i].add(tile.troop()); // R11.1: the tile was face up
+        let p = s.active;
+        s.rack[p].add(tile.troop());
+        s.rack_len[p] += 1;
+        s.public_rack[p].add(tile.troop()); // R11.1: the tile was face up
         s.queue.cancel(n as u8, level); // R6.6: a returned tile's queued effect is dropped
         if !self.region_check(s, n) {
             self.advance(s);
@@ -728,11 +723,11 @@ impl Game {
     }
 
     fn cemetery_recover(&self, s: &mut State, troop: Troop) {
-        let i = s.active.index();
-        s.discard[i].remove(troop);
-        s.rack[i].add(troop);
-        s.rack_len[i] += 1;
-        s.public_rack[i].add(troop); // R9.5: the identity stays public
+        let p = s.active;
+        s.discard[p].remove(troop);
+        s.rack[p].add(troop);
+        s.rack_len[p] += 1;
+        s.public_rack[p].add(troop); // R9.5: the identity stays public
         self.advance(s);
     }
 
@@ -742,20 +737,20 @@ impl Game {
     #[inline(always)]
     pub(crate) fn draw_action(&self, s: &mut State, mut pick: impl FnMut(TroopCounts) -> Troop) {
         debug_assert!(s.phase == Phase::Action && self.can_draw(s, s.active));
-        let i = s.active.index();
+        let p = s.active;
         for _ in 0..s.draw_count(s.active, 2) {
-            let t = pick(s.reserve[i]);
-            draw_tile(s, i, t);
+            let t = pick(s.reserve[p]);
+            draw_tile(s, p, t);
         }
         self.advance(s);
     }
 
     pub(crate) fn resolve_chance(&self, s: &mut State, t: Troop) {
         let p = s.active;
-        let (i, e) = (p.index(), p.opponent().index());
+        let e = p.opponent();
         match s.phase {
             Phase::Chance(Chance::Draw { remaining }) => {
-                draw_tile(s, i, t);
+                draw_tile(s, p, t);
                 if remaining > 1 {
                     s.phase = Phase::Chance(Chance::Draw {
                         remaining: remaining - 1,
@@ -803,8 +798,8 @@ impl Game {
         if gained == 0 {
             return false;
         }
-        s.medals[owner.index()] += gained;
-        if s.medals[owner.index()] >= self.medals_to_win {
+        s.medals[owner] += gained;
+        if s.medals[owner] >= self.medals_to_win {
             self.finish(s, owner, WinType::Medals);
             return true;
         }
@@ -816,9 +811,9 @@ impl Game {
     /// R4.5: the active player's frozen tiles thaw, the other player's turn begins.
     #[inline]
     fn end_turn(&self, s: &mut State) {
-        let i = s.active.index();
-        s.frozen[i] = TroopCounts::EMPTY;
-        s.frozen_len[i] = 0;
+        let p = s.active;
+        s.frozen[p] = TroopCounts::EMPTY;
+        s.frozen_len[p] = 0;
         s.active = s.active.opponent();
         s.turn = s.turn.saturating_add(1);
         s.queue.clear();
@@ -921,13 +916,13 @@ impl Game {
     }
 }
 
-/// One tile `t` from the reserve of colour index `i` to its rack (R4.2).
+/// One tile `t` from the reserve of `p` to their rack (R4.2).
 #[inline(always)]
-fn draw_tile(s: &mut State, i: usize, t: Troop) {
-    s.reserve[i].remove(t);
-    s.reserve_len[i] -= 1;
-    s.rack[i].add(t);
-    s.rack_len[i] += 1;
+fn draw_tile(s: &mut State, p: Colour, t: Troop) {
+    s.reserve[p].remove(t);
+    s.reserve_len[p] -= 1;
+    s.rack[p].add(t);
+    s.rack_len[p] += 1;
 }
 
 /// A tile of type `t` left a rack: the opponent can no longer be sure the publicly known copy is

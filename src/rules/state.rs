@@ -3,6 +3,7 @@
 use super::board::Board;
 use super::tile::{Colour, Troop, TroopCounts, RACK_LIMIT};
 use crate::terrain::{SpecialEffect, MAX_NODES};
+use crate::vocabulary::ByColour;
 use serde::{Deserialize, Serialize};
 
 /// How a game was won (R10).
@@ -124,20 +125,20 @@ impl SpecialQueue {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct State {
     pub(crate) board: Board,
-    pub(crate) rack: [TroopCounts; 2],
+    pub(crate) rack: ByColour<TroopCounts>,
     /// Rack tiles frozen by Battlefield (R9.8); a subset of `rack`.
-    pub(crate) frozen: [TroopCounts; 2],
+    pub(crate) frozen: ByColour<TroopCounts>,
     /// Rack tiles whose identity is public: they entered the rack from the board or the discard
     /// (R11.1). A lower bound: it shrinks whenever a tile of that type leaves the rack.
-    pub(crate) public_rack: [TroopCounts; 2],
-    pub(crate) reserve: [TroopCounts; 2],
-    pub(crate) removed: [TroopCounts; 2],
-    pub(crate) discard: [TroopCounts; 2],
+    pub(crate) public_rack: ByColour<TroopCounts>,
+    pub(crate) reserve: ByColour<TroopCounts>,
+    pub(crate) removed: ByColour<TroopCounts>,
+    pub(crate) discard: ByColour<TroopCounts>,
     /// Sizes kept apart from the contents so that an observation can hide contents, not sizes.
-    pub(crate) rack_len: [u8; 2],
-    pub(crate) reserve_len: [u8; 2],
-    pub(crate) frozen_len: [u8; 2],
-    pub(crate) medals: [u8; 2],
+    pub(crate) rack_len: ByColour<u8>,
+    pub(crate) reserve_len: ByColour<u8>,
+    pub(crate) frozen_len: ByColour<u8>,
+    pub(crate) medals: ByColour<u8>,
     /// Regions whose medals have been taken (R8.4).
     pub(crate) regions_taken: u32,
     pub(crate) active: Colour,
@@ -175,34 +176,34 @@ impl State {
         &self.board
     }
     pub fn rack(&self, c: Colour) -> TroopCounts {
-        self.rack[c.index()]
+        self.rack[c]
     }
     pub fn frozen(&self, c: Colour) -> TroopCounts {
-        self.frozen[c.index()]
+        self.frozen[c]
     }
     pub fn public_rack(&self, c: Colour) -> TroopCounts {
-        self.public_rack[c.index()]
+        self.public_rack[c]
     }
     pub fn reserve(&self, c: Colour) -> TroopCounts {
-        self.reserve[c.index()]
+        self.reserve[c]
     }
     pub fn removed(&self, c: Colour) -> TroopCounts {
-        self.removed[c.index()]
+        self.removed[c]
     }
     pub fn discard(&self, c: Colour) -> TroopCounts {
-        self.discard[c.index()]
+        self.discard[c]
     }
     pub fn rack_len(&self, c: Colour) -> u8 {
-        self.rack_len[c.index()]
+        self.rack_len[c]
     }
     pub fn reserve_len(&self, c: Colour) -> u8 {
-        self.reserve_len[c.index()]
+        self.reserve_len[c]
     }
     pub fn frozen_len(&self, c: Colour) -> u8 {
-        self.frozen_len[c.index()]
+        self.frozen_len[c]
     }
     pub fn medals(&self, c: Colour) -> u8 {
-        self.medals[c.index()]
+        self.medals[c]
     }
     pub fn regions_taken(&self) -> u32 {
         self.regions_taken
@@ -214,7 +215,7 @@ impl State {
     /// Rack tiles of `c` that may be placed now (not frozen).
     #[inline]
     pub(crate) fn placeable(&self, c: Colour) -> TroopCounts {
-        let (r, f) = (&self.rack[c.index()], &self.frozen[c.index()]);
+        let (r, f) = (&self.rack[c], &self.frozen[c]);
         let mut out = *r;
         for i in 0..8 {
             out.0[i] -= f.0[i];
@@ -228,9 +229,9 @@ impl State {
         // The eight counts as the bytes of one word. Frozen tiles are a subset of the rack, so
         // the bytes subtract without borrows; a count is at most 8, so adding 0x7f sets a
         // byte's high bit exactly when the count is not zero.
-        debug_assert!(self.rack[c.index()].contains(&self.frozen[c.index()]));
-        let rack = u64::from_le_bytes(self.rack[c.index()].0);
-        let frozen = u64::from_le_bytes(self.frozen[c.index()].0);
+        debug_assert!(self.rack[c].contains(&self.frozen[c]));
+        let rack = u64::from_le_bytes(self.rack[c].0);
+        let frozen = u64::from_le_bytes(self.frozen[c].0);
         let nonzero = ((rack - frozen) + 0x7f7f_7f7f_7f7f_7f7f) & 0x8080_8080_8080_8080;
         // Gathers bit 7 of byte t into bit 56 + t (no two partial products meet).
         ((nonzero >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) as u8
@@ -239,19 +240,17 @@ impl State {
     /// Tiles a draw would bring now: min(2, reserve, room on the rack) (R4.2, R7.2).
     #[inline]
     pub(crate) fn draw_count(&self, c: Colour, want: u8) -> u8 {
-        let i = c.index();
-        want.min(self.reserve_len[i])
-            .min(RACK_LIMIT - self.rack_len[i])
+        want.min(self.reserve_len[c])
+            .min(RACK_LIMIT - self.rack_len[c])
     }
 
     /// Every tile of colour `c` by place: rack + reserve + removed + board + discard. Equal to
     /// three of each type in every consistent state (tile conservation).
     pub fn tile_census(&self, c: Colour) -> TroopCounts {
-        let i = c.index();
-        let mut total = self.rack[i]
-            .plus(&self.reserve[i])
-            .plus(&self.removed[i])
-            .plus(&self.discard[i]);
+        let mut total = self.rack[c]
+            .plus(&self.reserve[c])
+            .plus(&self.removed[c])
+            .plus(&self.discard[c]);
         for n in 0..MAX_NODES {
             for t in self.board.stack(n) {
                 if t.colour() == c {
@@ -266,16 +265,16 @@ impl State {
     pub(crate) fn empty(first: Colour) -> State {
         State {
             board: Board::default(),
-            rack: [TroopCounts::EMPTY; 2],
-            frozen: [TroopCounts::EMPTY; 2],
-            public_rack: [TroopCounts::EMPTY; 2],
-            reserve: [TroopCounts::EMPTY; 2],
-            removed: [TroopCounts::EMPTY; 2],
-            discard: [TroopCounts::EMPTY; 2],
-            rack_len: [0; 2],
-            reserve_len: [0; 2],
-            frozen_len: [0; 2],
-            medals: [0; 2],
+            rack: ByColour::new(TroopCounts::EMPTY, TroopCounts::EMPTY),
+            frozen: ByColour::new(TroopCounts::EMPTY, TroopCounts::EMPTY),
+            public_rack: ByColour::new(TroopCounts::EMPTY, TroopCounts::EMPTY),
+            reserve: ByColour::new(TroopCounts::EMPTY, TroopCounts::EMPTY),
+            removed: ByColour::new(TroopCounts::EMPTY, TroopCounts::EMPTY),
+            discard: ByColour::new(TroopCounts::EMPTY, TroopCounts::EMPTY),
+            rack_len: ByColour::new(0, 0),
+            reserve_len: ByColour::new(0, 0),
+            frozen_len: ByColour::new(0, 0),
+            medals: ByColour::new(0, 0),
             regions_taken: 0,
             active: first,
             first,

@@ -7,7 +7,7 @@ use super::{
     bits, Node, NodeKind, NodeMask, Region, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS,
     MEDALS_IN_BOX,
 };
-use crate::rules::tile::{Colour, Troop};
+use crate::vocabulary::{Colour, Troop};
 use serde::Deserialize;
 use std::path::Path;
 use std::sync::OnceLock;

@@ -9,7 +9,7 @@ mod load;
 
 pub use load::{builtin, builtin_terrains, find, load_terrain_file, parse_terrains, TerrainError};
 
-use crate::rules::tile::{Colour, Troop};
+use crate::vocabulary::{Colour, Troop};
 
 /// Most nodes a terrain may have: a set of nodes is one `u32`.
 pub const MAX_NODES: usize = 32;

@@ -288,7 +288,7 @@ fn play_one(
     let (mut blue, mut red) = (bot(Colour::Blue).seat(), bot(Colour::Red).seat());
     let config = PlayConfig {
         max_turns: shared.config.max_turns,
-        budgets: [blue.budget, red.budget],
+        budgets: [blue.budget, red.budget].into(),
     };
     let played = play_game(
         game,
@@ -335,9 +335,12 @@ fn play_one(
         end: result.end.clone(),
         forfeit_reason,
         turns: result.turns,
-        medals: result.medals,
-        decisions: played.decisions,
-        think_ms: played.think_time.map(|t| t.as_secs_f64() * 1000.0),
+        medals: result.medals.into_array(),
+        decisions: played.decisions.into_array(),
+        think_ms: played
+            .think_time
+            .map(|t| t.as_secs_f64() * 1000.0)
+            .into_array(),
         versions: Colour::BOTH.map(|c| bot(c).version.clone()),
         record: rel,
     })

@@ -3,7 +3,6 @@ use crate::bot::play::{play_game, PlayConfig};
 use crate::info::RackEvidence;
 use crate::rules::{random_decision, Colour, Deal, Referee, Variant, WinType};
 use crate::terrain::builtin_terrains;
-use crate::tournament::stats::{wilson_interval, Z95};
 
 const ALL: [Algorithm; 4] = [
     Algorithm::FlatMc,
@@ -234,7 +233,7 @@ fn score_against_random(algorithm: Algorithm, iterations: u64, pairs: u64) -> f6
     let game = game_of("castle_field");
     let config = PlayConfig {
         max_turns: 300,
-        budgets: [Budget::iterations(iterations); 2],
+        budgets: [Budget::iterations(iterations); 2].into(),
     };
     let mut score = 0.0;
     for seed in 0..pairs {
@@ -594,60 +593,6 @@ fn config_reads_from_toml_with_defaults_and_refuses_unknown_fields() {
     assert!(toml::from_str::<SearchConfig>("explore = 1.0").is_err());
     let a: Algorithm = serde_json::from_str("\"cheat-uct\"").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(a, Algorithm::CheatUct);
-}
-
-/// Head-to-head experiment behind results/search-speed.md (slow; run in release):
-/// `cargo test --release --lib bot::search::tests::heuristic_playout_match -- --ignored --nocapture`
-///
-/// ISMCTS with heuristic playouts against ISMCTS with random playouts, same iteration budget,
-/// every deal played twice with the seats swapped.
-#[test]
-#[ignore]
-fn heuristic_playout_match() {
-    let pairs: u64 = std::env::var("PAIRS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(60);
-    let iterations: u64 = std::env::var("ITERATIONS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(500);
-    for terrain in ["castle_field", "city_of_clouds"] {
-        let game = game_of(terrain);
-        let config = PlayConfig {
-            max_turns: 300,
-            budgets: [Budget::iterations(iterations); 2],
-        };
-        let heuristic = SearchConfig::default();
-        let random = SearchConfig {
-            playout: PlayoutPolicy::Random,
-            ..heuristic.clone()
-        };
-        let (mut score, mut games) = (0.0, 0.0);
-        for seed in 0..pairs {
-            let deal = Deal::from_seed(seed);
-            for heuristic_seat in [Colour::Blue, Colour::Red] {
-                let mut h = make_player("heuristic", Algorithm::Ismcts, &heuristic);
-                let mut r = make_player("random", Algorithm::Ismcts, &random);
-                let mut players = match heuristic_seat {
-                    Colour::Blue => [&mut h, &mut r],
-                    Colour::Red => [&mut r, &mut h],
-                };
-                let played = play_game(&game, &deal, &mut players, &config);
-                score += match played.record.result.winner {
-                    Some(w) if w == heuristic_seat => 1.0,
-                    Some(_) => 0.0,
-                    None => 0.5,
-                };
-                games += 1.0;
-            }
-        }
-        let (lo, hi) = wilson_interval(score, games, Z95);
-        println!(
-            "{terrain}: heuristic playouts score {score}/{games} = {:.3} (95% Wilson {lo:.3}–{hi:.3}) at {iterations} iterations",
-            score / games
-        );
-    }
 }
 
 /// Iterations per wall-clock second and per CPU second of `config` on `s`: ten decisions of
