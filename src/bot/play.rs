@@ -4,6 +4,7 @@ use super::{Budget, Player};
 use crate::info::EvidenceTracker;
 use crate::record::{GameRecord, RecordResult, RECORD_FORMAT};
 use crate::rules::{Colour, Deal, Game, Referee};
+use crate::vocabulary::hash::{splitmix64, GOLDEN_GAMMA};
 use crate::vocabulary::ByColour;
 use std::time::{Duration, Instant};
 
@@ -38,17 +39,8 @@ pub struct PlayedGame {
 
 /// Seed of a player's `k`-th decision in a game: distinct per game, colour and decision.
 pub fn decision_seed(game_seed: u64, colour: Colour, k: u32) -> u64 {
-    let x = game_seed
-        ^ ((colour.index() as u64) << 62)
-        ^ ((k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let x = game_seed ^ ((colour.index() as u64) << 62) ^ ((k as u64).wrapping_mul(GOLDEN_GAMMA));
     splitmix64(x)
-}
-
-fn splitmix64(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 /// Plays `deal` on `game`; `players[0]` plays blue, `players[1]` red.

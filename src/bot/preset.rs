@@ -17,6 +17,7 @@ use super::greedy::GreedyBot;
 use super::random::RandomBot;
 use super::search::{make_player, Algorithm, SearchConfig};
 use super::{Budget, Player};
+use crate::vocabulary::hash::fnv1a;
 use serde::Deserialize;
 use std::path::Path;
 use std::time::Duration;
@@ -239,11 +240,4 @@ impl Preset {
         );
         format!("{:012x}", fnv1a(canonical.as_bytes()) >> 16)
     }
-}
-
-/// 64-bit FNV-1a: a tiny hash whose output never changes between builds or platforms.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
 }

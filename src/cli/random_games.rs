@@ -18,6 +18,7 @@ use toybattle::bot::Player;
 use toybattle::record::GameRecord;
 use toybattle::rules::{Colour, Deal, Game, Variant};
 use toybattle::tournament::stats::{mean_and_ci95, wilson_interval, Z95};
+use toybattle::vocabulary::hash::{mix64, GOLDEN_GAMMA};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -154,12 +155,10 @@ pub fn run(args: Args) -> CliResult {
 
 /// The seed of game `i`: a SplitMix64 step, so neighbouring games get unrelated deals.
 fn deal_seed(seed: u64, i: u64) -> u64 {
-    let mut z = seed
-        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        .wrapping_add(i.wrapping_add(1).wrapping_mul(0xD1B5_4A32_D192_ED03));
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    mix64(
+        seed.wrapping_mul(GOLDEN_GAMMA)
+            .wrapping_add(i.wrapping_add(1).wrapping_mul(0xD1B5_4A32_D192_ED03)),
+    )
 }
 
 fn progress_bar(total: u64, quiet: bool) -> ProgressBar {

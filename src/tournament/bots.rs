@@ -1,10 +1,10 @@
 //! The bots of a tournament, from their specs: a shipped preset name, a path to a `.toml`
 //! preset, or `ext:PATH` for an external program.
 
-use super::config::fnv1a;
 use crate::bot::external::{ExternalBot, FailureCell};
 use crate::bot::preset::{self, Preset};
 use crate::bot::{Budget, Player};
+use crate::vocabulary::hash::fnv1a;
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -6,8 +6,9 @@
 //! once and, since the deal's first player colour stays, each bot moves first exactly once:
 //! luck of the deal, colour and first-player advantage all cancel within the pair.
 
-use super::config::{fnv1a, RunConfig};
+use super::config::RunConfig;
 use crate::rules::Colour;
+use crate::vocabulary::hash::{fnv1a, splitmix64 as mix};
 
 /// Two bots that meet: `a` is the one whose score, win rate and Elo are reported.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -97,13 +98,6 @@ pub fn schedule(config: &RunConfig) -> Vec<PairJob> {
 pub fn deal_seed(seed: u64, terrain: &str, pair: u32) -> u64 {
     let h = mix(mix(seed) ^ fnv1a(terrain.as_bytes()));
     mix(h ^ pair as u64)
-}
-
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

@@ -477,11 +477,7 @@ impl RootStats {
 
 /// A well-mixed seed for tree `index` of a search seeded with `seed` (splitmix64).
 fn derive_seed(seed: u64, index: u64) -> u64 {
-    let mut z = seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03);
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    crate::vocabulary::hash::splitmix64(seed ^ index.wrapping_mul(0xD1B5_4A32_D192_ED03))
 }
 
 fn rng_for(seed: u64, index: u64) -> Xoshiro256PlusPlus {
