@@ -382,7 +382,7 @@ fn r4_2_draw_quantity_and_legality() {
 
 #[test]
 fn r4_3_place_only_unfrozen_tiles() {
-    let (game, s) = pos(r#"{"terrain": "castle_field", "to_move": "blue",
+    let (game, s) = pos(r#"{"terrain": "battlefield", "to_move": "blue",
         "racks": {"blue": ["Roxy", "Star"]}, "frozen": {"blue": ["Roxy"]}}"#);
     assert_eq!(legal(&game, &s), ["draw", "place Star 11", "place Star 12"]);
     refuse(&game, &s, "place Roxy 11");
@@ -414,7 +414,7 @@ fn r4_4_rack_never_exceeds_8() {
 
 #[test]
 fn r4_5_own_frozen_tiles_thaw_at_the_end_of_the_turn() {
-    let (game, mut s) = pos(r#"{"terrain": "castle_field", "to_move": "blue",
+    let (game, mut s) = pos(r#"{"terrain": "battlefield", "to_move": "blue",
         "racks": {"blue": ["Roxy", "Star"]}, "frozen": {"blue": ["Roxy"]}}"#);
     play(&game, &mut s, &["place Star 11", "decline"]);
     assert_eq!((s.active(), s.turn()), (Red, 2));
@@ -544,7 +544,7 @@ fn r5_7_tiles_cut_off_stay_in_play() {
 #[test]
 fn r5_8_stacks_grow_on_top_without_limit() {
     let (game, mut s) = pos(r#"{"terrain": "castle_field", "to_move": "blue",
-        "stacks": {"11": ["red:Skully", "blue:Skully", "red:Jumbo", "blue:Hook", "red:XB-42",
+        "stacks": {"11": ["red:Skully", "blue:Capn", "red:Jumbo", "blue:Hook", "red:XB-42",
                           "blue:Star"]},
         "racks": {"blue": ["Roxy"]}}"#);
     play(&game, &mut s, &["place Roxy 11"]);
@@ -552,7 +552,7 @@ fn r5_8_stacks_grow_on_top_without_limit() {
         stack(&game, &s, 11),
         [
             "red:Skully",
-            "blue:Skully",
+            "blue:Capn",
             "red:Jumbo",
             "blue:Hook",
             "red:XB-42",
@@ -849,7 +849,7 @@ fn r7_8_roxy_has_no_effect() {
 fn r8_1_control_needs_every_base_of_the_region_on_top() {
     // Blue's Roxy on 15 is covered by red: region 2 (13, 15, 17) is not blue's.
     let (game, mut s) = pos(r#"{"terrain": "castle_field", "to_move": "blue",
-        "stacks": {"11": ["blue:Kwak"], "13": ["blue:Kwak"], "15": ["blue:Roxy", "red:Skully"]},
+        "stacks": {"11": ["blue:Kwak"], "13": ["blue:Kwak"], "15": ["blue:Roxy", "red:Kwak"]},
         "racks": {"blue": ["Roxy"]}}"#);
     play(&game, &mut s, &["place Roxy 17"]);
     assert_eq!((s.medals(Blue), s.medals(Red)), (0, 0));
@@ -1222,7 +1222,7 @@ fn r11_1_public_facts_are_in_both_observations() {
 fn r11_2_racks_and_frozen_tiles_are_seen_by_their_owner_only() {
     let with_frozen = |frozen: &str, blue_rack: &str| {
         pos(&format!(
-            r#"{{"terrain": "castle_field", "to_move": "red",
+            r#"{{"terrain": "battlefield", "to_move": "red",
             "racks": {{"red": ["Star", "Roxy"], "blue": {blue_rack}}},
             "frozen": {{"red": {frozen}}}}}"#
         ))
@@ -1684,7 +1684,7 @@ fn a23_both_sides_share_one_objective() {
 
 #[test]
 fn a24_frozen_tiles_count_towards_the_rack_limit() {
-    let (game, mut s) = pos(r#"{"terrain": "castle_field", "to_move": "blue",
+    let (game, mut s) = pos(r#"{"terrain": "battlefield", "to_move": "blue",
         "racks": {"blue": ["Skully", "Roxy", "Roxy", "Roxy", "Star", "Star", "Star", "Hook"]},
         "frozen": {"blue": ["Roxy", "Roxy"]},
         "reserves": {"blue": ["Jumbo", "Jumbo"]}}"#);

@@ -30,17 +30,14 @@ impl Observation {
     pub fn new(state: &State, observer: Colour) -> Observation {
         let me = observer;
         let them = observer.opponent();
-        let mut view = *state;
-        view.rack[them] = state.public_rack[them];
-        view.frozen[them] = TroopCounts::EMPTY; // R9.8: the freezer does not know which tile
-        view.reserve = ByColour::default(); // R11.3
-        view.removed = ByColour::default();
-        let on_board = board_census(&state.board);
+        let view = state.hidden_from(observer);
+        let on_board = board_census(state.board());
         let mut unseen = ByColour::<TroopCounts>::default();
-        let seen_own = state.rack[me].plus(&on_board[me]).plus(&state.discard[me]);
-        let seen_theirs = state.public_rack[them]
+        let seen_own = state.rack(me).plus(&on_board[me]).plus(&state.discard(me));
+        let seen_theirs = state
+            .public_rack(them)
             .plus(&on_board[them])
-            .plus(&state.discard[them]);
+            .plus(&state.discard(them));
         unseen[me] = TroopCounts::FULL
             .minus(&seen_own)
             .expect("consistent state");
@@ -160,11 +157,12 @@ impl Observation {
         let them = self.observer.opponent();
 
         let mut pool = Pool::new(self.unseen[me]);
-        s.reserve[me] = pool.take(s.reserve_len[me] as usize, rng);
-        s.removed[me] = pool.rest();
+        let reserve = pool.take(s.reserve_len(me) as usize, rng);
+        s.fill_hidden(me, s.rack(me), s.frozen(me), reserve, pool.rest());
 
         let mut pool = Pool::new(self.unseen[them]);
-        let hidden_rack = (s.rack_len[them] - s.public_rack[them].total()) as usize;
+        let public = s.public_rack(them);
+        let hidden_rack = (s.rack_len(them) - public.total()) as usize;
         // Held tiles first, from the troops the evidence allows (all, when it cannot be met:
         // an opponent that missed a win), then the rest of the hidden rack from any troop.
         let (barred, held) = if belief.trusts_evidence {
@@ -174,14 +172,16 @@ impl Observation {
         };
         let held = pool.take_weighted(held.min(hidden_rack), !barred, belief, rng);
         let rest = pool.take_weighted(hidden_rack - held.total() as usize, ALL_TROOPS, belief, rng);
-        s.rack[them] = s.public_rack[them].plus(&held).plus(&rest);
-        s.reserve[them] = pool.take(s.reserve_len[them] as usize, rng);
-        s.removed[them] = pool.rest();
-
-        let frozen_len = s.frozen_len[them] as usize;
-        if frozen_len > 0 {
-            s.frozen[them] = Pool::new(s.rack[them]).take(frozen_len, rng);
-        }
+        let rack = public.plus(&held).plus(&rest);
+        let reserve = pool.take(s.reserve_len(them) as usize, rng);
+        let removed = pool.rest();
+        let frozen_len = s.frozen_len(them) as usize;
+        let frozen = if frozen_len > 0 {
+            Pool::new(rack).take(frozen_len, rng)
+        } else {
+            TroopCounts::EMPTY
+        };
+        s.fill_hidden(them, rack, frozen, reserve, removed);
         s
     }
 }
@@ -332,18 +332,26 @@ impl Pool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{Deal, Variant};
+    use crate::rules::{Deal, Setup, Variant};
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
     const BLUE: Colour = Colour::Blue;
     const RED: Colour = Colour::Red;
 
-    /// An opening on Castle Field with blue to act: red holds four hidden rack tiles.
-    fn opening() -> State {
-        let game = Game::builtin("castle_field", Variant::Normal).unwrap();
-        let deal = Deal::from_seed(4).with_first(Colour::Blue);
-        game.initial_state(&deal)
+    /// An opening with red to act: blue, who observes, has seen none of red's rack. On
+    /// Battlefield, where a rack may hold frozen tiles (R9.8).
+    fn opening() -> (Game, State) {
+        let game = Game::builtin("battlefield", Variant::Normal).unwrap();
+        let deal = Deal::from_seed(4).with_first(RED);
+        let s = game.initial_state(&deal);
+        (game, s)
+    }
+
+    /// The state of `setup`, which must be valid.
+    fn state(game: &Game, setup: &Setup) -> State {
+        game.state_from_setup(setup)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// Some troop of `a` that differs from some troop of `b`, as a pair.
@@ -365,69 +373,63 @@ mod tests {
 
     #[test]
     fn hidden_multisets_are_erased_from_the_view() {
-        let mut s = opening();
-        let t = s.rack[RED].nth(0);
-        s.public_rack[RED].add(t);
-        s.frozen[RED].add(t);
-        s.frozen_len[RED] = 1;
-        let obs = Observation::new(&s, Colour::Blue);
+        let (game, s) = opening();
+        let mut setup = s.to_setup();
+        let t = setup.racks[RED].nth(0);
+        setup.public_rack[RED].add(t);
+        setup.frozen[RED].add(t);
+        let s = state(&game, &setup);
+        let obs = Observation::new(&s, BLUE);
+        let view = obs.view();
+        assert_eq!(view.rack(RED), s.public_rack(RED), "only the public tiles");
         assert_eq!(
-            obs.view.rack[RED], s.public_rack[RED],
-            "only the public tiles"
-        );
-        assert_eq!(
-            obs.view.frozen[RED],
+            view.frozen(RED),
             TroopCounts::EMPTY,
             "not which tile is frozen"
         );
-        assert_eq!(obs.view.frozen_len[RED], 1, "but how many");
-        assert_eq!(obs.view.reserve, ByColour::default());
-        assert_eq!(obs.view.removed, ByColour::default());
-        assert_eq!(obs.view.rack[BLUE], s.rack[BLUE], "own rack");
-        assert_eq!(obs.view.rack_len, s.rack_len);
-        assert_eq!(obs.view.reserve_len, s.reserve_len);
+        assert_eq!(view.frozen_len(RED), 1, "but how many");
+        assert_eq!(view.rack(BLUE), s.rack(BLUE), "own rack");
+        for c in Colour::BOTH {
+            assert_eq!(view.reserve(c), TroopCounts::EMPTY);
+            assert_eq!(view.removed(c), TroopCounts::EMPTY);
+            assert_eq!(view.rack_len(c), s.rack_len(c));
+            assert_eq!(view.reserve_len(c), s.reserve_len(c));
+        }
     }
 
     #[test]
     fn states_differing_only_in_hidden_tiles_look_the_same() {
-        let a = opening();
-        let mut b = a;
+        let (game, a) = opening();
+        let mut setup = a.to_setup();
         // Red's hidden rack against red's reserve; blue's reserve against blue's removed tiles.
-        let pair = distinct_pair(b.rack[RED], b.reserve[RED]);
-        let (rack, reserve) = (&mut b.rack[RED], &mut b.reserve[RED]);
+        let pair = distinct_pair(setup.racks[RED], setup.reserves[RED]);
+        let (rack, reserve) = (&mut setup.racks[RED], &mut setup.reserves[RED]);
         swap(rack, reserve, pair);
-        let pair = distinct_pair(b.reserve[BLUE], b.removed[BLUE]);
-        let (reserve, removed) = (&mut b.reserve[BLUE], &mut b.removed[BLUE]);
+        let pair = distinct_pair(setup.reserves[BLUE], setup.removed[BLUE]);
+        let (reserve, removed) = (&mut setup.reserves[BLUE], &mut setup.removed[BLUE]);
         swap(reserve, removed, pair);
+        let b = state(&game, &setup);
         assert_ne!(a, b);
-        assert_eq!(b.tile_census(Colour::Red), TroopCounts::FULL);
-        assert_eq!(
-            Observation::new(&a, Colour::Blue),
-            Observation::new(&b, Colour::Blue)
-        );
+        assert_eq!(Observation::new(&a, BLUE), Observation::new(&b, BLUE));
         assert_ne!(
-            Observation::new(&a, Colour::Red),
-            Observation::new(&b, Colour::Red),
+            Observation::new(&a, RED),
+            Observation::new(&b, RED),
             "red sees its own rack"
         );
     }
 
     #[test]
     fn which_opponent_tile_is_frozen_is_hidden() {
-        let mut a = opening();
-        let (x, y) = distinct_pair(a.rack[RED], a.rack[RED]);
-        a.frozen_len[RED] = 1;
-        let mut b = a;
-        a.frozen[RED].add(x);
-        b.frozen[RED].add(y);
-        assert_eq!(
-            Observation::new(&a, Colour::Blue),
-            Observation::new(&b, Colour::Blue)
-        );
-        assert_ne!(
-            Observation::new(&a, Colour::Red),
-            Observation::new(&b, Colour::Red)
-        );
+        let (game, s) = opening();
+        let (x, y) = distinct_pair(s.rack(RED), s.rack(RED));
+        let frozen = |t: Troop| {
+            let mut setup = s.to_setup();
+            setup.frozen[RED].add(t);
+            state(&game, &setup)
+        };
+        let (a, b) = (frozen(x), frozen(y));
+        assert_eq!(Observation::new(&a, BLUE), Observation::new(&b, BLUE));
+        assert_ne!(Observation::new(&a, RED), Observation::new(&b, RED));
     }
 
     #[test]

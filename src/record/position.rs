@@ -5,11 +5,12 @@
 //! [`State`]: every error names the field, node, region or tile at fault. The format and the
 //! defaults are documented in `docs/positions.md`.
 
-use crate::rules::tile::{COPIES_PER_TROOP, RACK_LIMIT, TILES_PER_COLOUR};
+use crate::rules::tile::COPIES_PER_TROOP;
 use crate::rules::{
-    Chance, Colour, Game, Outcome, Phase, State, Tile, Troop, TroopCounts, Variant, WinType,
+    Chance, Colour, Game, Outcome, Phase, Setup, SetupError, State, Tile, Troop, TroopCounts,
+    Variant, WinType,
 };
-use crate::terrain::{self, bits, SpecialEffect, Terrain, TerrainError};
+use crate::terrain::{self, bits, Terrain, TerrainError};
 use crate::vocabulary::ByColour;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -18,7 +19,7 @@ use std::sync::Arc;
 /// The format tag every position file carries.
 pub const POSITION_FORMAT: &str = "toybattle-position/1";
 
-/// Why a position was refused.
+/// Why a position was refused: its JSON, or (as a [`SetupError`]) the rules.
 #[derive(Debug, PartialEq, thiserror::Error)]
 pub enum PositionError {
     #[error("position is not valid JSON of the expected shape: {0}")]
@@ -39,47 +40,23 @@ pub enum PositionError {
         tile: String,
         reason: String,
     },
-    #[error("stacks: node {node} is an HQ; tiles stand on HQs only once an HQ capture has ended the game")]
-    TileOnHq { node: u8 },
-    #[error("{colour} has {count} {troop} in all ({places}); a colour has only 3 of each troop")]
-    TooManyOfTroop {
-        colour: Colour,
-        troop: Troop,
-        count: u8,
-        places: String,
-    },
-    #[error("{colour}: reserves and removed are both given but account for {count} {troop} in all, expected exactly 3 (24 tiles per colour)")]
-    TilesMissing {
-        colour: Colour,
-        troop: Troop,
-        count: u8,
-    },
-    #[error("racks.{colour}: {count} tiles, a rack holds at most {RACK_LIMIT}")]
-    RackOverLimit { colour: Colour, count: usize },
-    #[error(
-        "{field}.{colour}: {troop} is not on {colour}'s rack (or more copies than the rack holds)"
-    )]
-    NotOnRack {
-        field: &'static str,
-        colour: Colour,
-        troop: Troop,
-    },
-    #[error("frozen.{colour}: {colour} is not to move and the phase is {phase}; a freeze ends with the frozen player's turn and is made only by special-base effects")]
-    FrozenOutOfTurn { colour: Colour, phase: String },
     #[error("regions_taken: region {region} is not on {terrain}")]
     UnknownRegion { region: u8, terrain: String },
     #[error("regions_taken: region {region} is listed twice")]
     RegionTwice { region: u8 },
-    #[error("medals: {problem}")]
-    Medals { problem: String },
-    #[error("region {region} is controlled by {colour} but not in regions_taken; the region check would already have given its medals")]
-    RegionNotTaken { region: u8, colour: Colour },
-    #[error("turn: {problem}")]
-    Turn { problem: String },
-    #[error("phase: {problem}")]
-    Phase { problem: String },
-    #[error("queued: node {node}: {problem}")]
-    Queued { node: u8, problem: String },
+    #[error(
+        "{field}.{colour}: {count} {troop}; a colour has only {COPIES_PER_TROOP} of each troop"
+    )]
+    TooManyInList {
+        field: &'static str,
+        colour: Colour,
+        troop: Troop,
+        count: usize,
+    },
+    #[error("queued: node {node}: no tile of {colour} at the queued level of this stack")]
+    QueuedLevel { node: u8, colour: Colour },
+    #[error("{0}")]
+    Setup(#[from] SetupError),
 }
 
 /// A position: the complete state of a game, as a person writes it.
@@ -108,24 +85,32 @@ pub struct Position {
     /// Node id → tiles bottom to top, each `colour:troop`, e.g. `"blue:Jumbo"`.
     #[serde(default)]
     pub stacks: BTreeMap<u8, Vec<String>>,
-    #[serde(default)]
-    pub racks: PerColour<Vec<Troop>>,
+    #[serde(default, with = "crate::vocabulary::by_colour_named")]
+    pub racks: ByColour<Vec<Troop>>,
     /// Rack tiles frozen by Battlefield; each must be on the rack.
-    #[serde(default, skip_serializing_if = "PerColour::is_empty")]
-    pub frozen: PerColour<Vec<Troop>>,
+    #[serde(
+        default,
+        with = "crate::vocabulary::by_colour_named",
+        skip_serializing_if = "no_tiles"
+    )]
+    pub frozen: ByColour<Vec<Troop>>,
     /// Rack tiles whose identity the opponent knows (R11.1); each must be on the rack.
-    #[serde(default, skip_serializing_if = "PerColour::is_empty")]
-    pub public_rack: PerColour<Vec<Troop>>,
-    #[serde(default)]
-    pub discard: PerColour<Vec<Troop>>,
+    #[serde(
+        default,
+        with = "crate::vocabulary::by_colour_named",
+        skip_serializing_if = "no_tiles"
+    )]
+    pub public_rack: ByColour<Vec<Troop>>,
+    #[serde(default, with = "crate::vocabulary::by_colour_named")]
+    pub discard: ByColour<Vec<Troop>>,
     /// A colour's reserve; when omitted, see `docs/positions.md` (tiles not placed anywhere).
-    #[serde(default)]
-    pub reserves: PerColour<Option<Vec<Troop>>>,
+    #[serde(default, with = "crate::vocabulary::by_colour_named")]
+    pub reserves: ByColour<Option<Vec<Troop>>>,
     /// A colour's tiles removed at setup; when omitted, the tiles not placed anywhere else.
-    #[serde(default)]
-    pub removed: PerColour<Option<Vec<Troop>>>,
-    #[serde(default)]
-    pub medals: PerColour<u8>,
+    #[serde(default, with = "crate::vocabulary::by_colour_named")]
+    pub removed: ByColour<Option<Vec<Troop>>>,
+    #[serde(default, with = "crate::vocabulary::by_colour_named")]
+    pub medals: ByColour<u8>,
     /// Ids of the regions whose medals have been taken.
     #[serde(default)]
     pub regions_taken: Vec<u8>,
@@ -135,36 +120,9 @@ fn first_turn() -> u16 {
     1
 }
 
-/// One value per colour.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PerColour<T> {
-    #[serde(default)]
-    pub blue: T,
-    #[serde(default)]
-    pub red: T,
-}
-
-impl<T> PerColour<T> {
-    pub fn get(&self, c: Colour) -> &T {
-        match c {
-            Colour::Blue => &self.blue,
-            Colour::Red => &self.red,
-        }
-    }
-
-    fn from_fn(f: impl Fn(Colour) -> T) -> PerColour<T> {
-        PerColour {
-            blue: f(Colour::Blue),
-            red: f(Colour::Red),
-        }
-    }
-}
-
-impl PerColour<Vec<Troop>> {
-    fn is_empty(&self) -> bool {
-        self.blue.is_empty() && self.red.is_empty()
-    }
+/// Whether neither colour lists a tile (an optional field left out of the file).
+fn no_tiles(v: &ByColour<Vec<Troop>>) -> bool {
+    v.iter().all(|(_, l)| l.is_empty())
 }
 
 /// What the game is waiting for.
@@ -237,10 +195,10 @@ impl Position {
         Ok(p)
     }
 
-    /// The game and state of this position, checked against the rules. `terrains`: the
-    /// terrains the name may refer to (`None` = the shipped terrains). An action-phase position
-    /// whose player to move can neither draw nor place is ended at once (R10.3), as at the start
-    /// of any turn.
+    /// The game and state of this position, checked against the rules
+    /// ([`Game::state_from_setup`]). `terrains`: the terrains the name may refer to (`None` =
+    /// the shipped terrains). An action-phase position whose player to move can neither draw
+    /// nor place is ended at once (R10.3), as at the start of any turn.
     pub fn to_game_state(
         &self,
         terrains: Option<&[Terrain]>,
@@ -255,206 +213,116 @@ impl Position {
             Arc::new(terrain::find(list, &self.terrain)?.clone()),
             self.variant,
         );
-        let mut s = State::empty(self.first_player()?);
-        s.active = self.to_move;
-        s.turn = self.turn;
-        self.set_board(&game, &mut s)?;
-        self.set_tiles(&mut s)?;
-        self.set_medals(&game, &mut s)?;
-        self.set_phase(&game, &mut s)?;
-        if s.phase == Phase::Action {
-            game.begin_turn(&mut s);
+        let state = game.state_from_setup(&self.to_setup(&game)?)?;
+        Ok((game, state))
+    }
+
+    /// The setup this position writes, on `game`'s terrain: node and region ids become
+    /// indices, omitted reserves and removed tiles are filled in (docs/positions.md). Only what
+    /// the file's form can get wrong is checked here; the rules are checked by
+    /// [`Game::state_from_setup`].
+    pub fn to_setup(&self, game: &Game) -> Result<Setup, PositionError> {
+        let t = game.terrain();
+        let mut stacks = BTreeMap::new();
+        for (&id, texts) in &self.stacks {
+            let n = node_index(t, "stacks", id)?;
+            let tiles = texts
+                .iter()
+                .map(|text| parse_tile(id, text))
+                .collect::<Result<Vec<Tile>, _>>()?;
+            stacks.insert(n, tiles);
         }
-        Ok((game, s))
+        let list = |field, v: &ByColour<Vec<Troop>>| -> Result<_, PositionError> {
+            Ok(ByColour::new(
+                counts(field, Colour::Blue, &v[Colour::Blue])?,
+                counts(field, Colour::Red, &v[Colour::Red])?,
+            ))
+        };
+        let mut setup = Setup {
+            stacks,
+            racks: list("racks", &self.racks)?,
+            frozen: list("frozen", &self.frozen)?,
+            public_rack: list("public_rack", &self.public_rack)?,
+            discard: list("discard", &self.discard)?,
+            reserves: ByColour::default(),
+            removed: ByColour::default(),
+            medals: self.medals,
+            regions_taken: self.regions_taken(t)?,
+            to_move: self.to_move,
+            first_player: self.first_player.unwrap_or(if self.turn % 2 == 1 {
+                self.to_move
+            } else {
+                self.to_move.opponent()
+            }),
+            turn: self.turn,
+            phase: self.setup_phase(game)?,
+            outcome: match self.phase {
+                PositionPhase::Over { winner, win } => Some(Outcome { winner, win }),
+                _ => None,
+            },
+            queued: Vec::new(),
+        };
+        for c in Colour::BOTH {
+            let given = |v: &ByColour<Option<Vec<Troop>>>, field| {
+                v[c].as_deref().map(|l| counts(field, c, l)).transpose()
+            };
+            let (reserve, removed) = (
+                given(&self.reserves, "reserves")?,
+                given(&self.removed, "removed")?,
+            );
+            let rest = unplaced(&setup, c, reserve, removed);
+            (setup.reserves[c], setup.removed[c]) = match (reserve, removed) {
+                (None, None) => (rest, TroopCounts::EMPTY),
+                (Some(r), None) => (r, rest),
+                (None, Some(m)) => (rest, m),
+                (Some(r), Some(m)) => (r, m),
+            };
+        }
+        setup.queued = self.queued_levels(t, &setup)?;
+        Ok(setup)
     }
 
     /// The position of `state`. Resolved and cancelled entries of the special-base queue are
     /// not part of a position; everything else round-trips through [`Position::to_game_state`].
     pub fn from_state(game: &Game, state: &State) -> Position {
+        Position::from_setup(game, &state.to_setup())
+    }
+
+    /// The position of a valid setup on `game`'s terrain, every field written out.
+    fn from_setup(game: &Game, setup: &Setup) -> Position {
         let t = game.terrain();
         let id = |n: u8| t.id_of(n as usize);
-        let lists = |f: &dyn Fn(Colour) -> TroopCounts| PerColour::from_fn(|c| f(c).to_vec());
-        let stacks = (0..t.node_count())
-            .filter(|&n| state.board.height(n) > 0)
-            .map(|n| {
-                let tiles = state.board.stack(n).map(|x| x.to_string()).collect();
-                (t.id_of(n), tiles)
-            })
+        let lists = |v: &ByColour<TroopCounts>| v.map(|c| c.to_vec());
+        let stacks = setup
+            .stacks
+            .iter()
+            .filter(|(_, tiles)| !tiles.is_empty())
+            .map(|(&n, tiles)| (id(n), tiles.iter().map(|x| x.to_string()).collect()))
             .collect();
         Position {
             format: POSITION_FORMAT.to_string(),
             terrain: t.key.clone(),
             variant: game.variant(),
-            to_move: state.active,
-            first_player: Some(state.first),
-            turn: state.turn,
-            phase: position_phase(state, &id),
-            queued: match state.phase {
-                Phase::Action | Phase::Over => Vec::new(),
-                _ => queued_entries(state, &id),
-            },
+            to_move: setup.to_move,
+            first_player: Some(setup.first_player),
+            turn: setup.turn,
+            phase: position_phase(setup, &id),
+            queued: queued_entries(setup, &id),
             stacks,
-            racks: lists(&|c| state.rack(c)),
-            frozen: lists(&|c| state.frozen(c)),
-            public_rack: lists(&|c| state.public_rack(c)),
-            discard: lists(&|c| state.discard(c)),
-            reserves: PerColour::from_fn(|c| Some(state.reserve(c).to_vec())),
-            removed: PerColour::from_fn(|c| Some(state.removed(c).to_vec())),
-            medals: PerColour::from_fn(|c| state.medals(c)),
-            regions_taken: bits(state.regions_taken).map(|r| t.regions[r].id).collect(),
+            racks: lists(&setup.racks),
+            frozen: lists(&setup.frozen),
+            public_rack: lists(&setup.public_rack),
+            discard: lists(&setup.discard),
+            reserves: setup.reserves.map(|c| Some(c.to_vec())),
+            removed: setup.removed.map(|c| Some(c.to_vec())),
+            medals: setup.medals,
+            regions_taken: bits(setup.regions_taken).map(|r| t.regions[r].id).collect(),
         }
     }
 
-    /// The first player: given, or deduced from the turn number (odd turns are the first
-    /// player's).
-    fn first_player(&self) -> Result<Colour, PositionError> {
-        if self.turn == 0 {
-            return Err(PositionError::Turn {
-                problem: "turns count from 1".into(),
-            });
-        }
-        let deduced = if self.turn % 2 == 1 {
-            self.to_move
-        } else {
-            self.to_move.opponent()
-        };
-        match self.first_player {
-            Some(f) if f != deduced => Err(PositionError::Turn {
-                problem: format!(
-                    "turn {} is {}'s turn when {f} plays first, but to_move is {}",
-                    self.turn,
-                    self.to_move.opponent(),
-                    self.to_move
-                ),
-            }),
-            _ => Ok(deduced),
-        }
-    }
-
-    fn set_board(&self, game: &Game, s: &mut State) -> Result<(), PositionError> {
-        let t = game.terrain();
-        let mut on_board = [TroopCounts::EMPTY; 2];
-        for (&id, tiles) in &self.stacks {
-            let n = node_index(t, "stacks", id)?;
-            if t.bases & (1 << n) == 0 && !tiles.is_empty() && !self.allows_tile_on_hq() {
-                return Err(PositionError::TileOnHq { node: id });
-            }
-            for text in tiles {
-                let tile = parse_tile(id, text)?;
-                on_board[tile.colour().index()].add(tile.troop());
-                // Checked before pushing: the board holds at most the 48 tiles of the game.
-                let count = on_board[tile.colour().index()].get(tile.troop());
-                if count > COPIES_PER_TROOP {
-                    return Err(PositionError::TooManyOfTroop {
-                        colour: tile.colour(),
-                        troop: tile.troop(),
-                        count,
-                        places: format!("board {count} so far, at node {id}"),
-                    });
-                }
-                s.board.push(n, tile);
-            }
-        }
-        Ok(())
-    }
-
-    fn allows_tile_on_hq(&self) -> bool {
-        matches!(
-            self.phase,
-            PositionPhase::Over {
-                win: WinType::Hq,
-                ..
-            }
-        )
-    }
-
-    /// Racks, frozen and public tiles, discards, reserves and removed tiles, with the tile
-    /// count of every colour checked.
-    fn set_tiles(&self, s: &mut State) -> Result<(), PositionError> {
-        for c in Colour::BOTH {
-            let rack = self.racks.get(c);
-            if rack.len() > RACK_LIMIT as usize {
-                return Err(PositionError::RackOverLimit {
-                    colour: c,
-                    count: rack.len(),
-                });
-            }
-            s.rack[c] = counts(rack);
-            s.rack_len[c] = rack.len() as u8;
-            s.frozen[c] = rack_subset("frozen", c, &s.rack[c], self.frozen.get(c))?;
-            s.frozen_len[c] = s.frozen[c].total();
-            s.public_rack[c] = rack_subset("public_rack", c, &s.rack[c], self.public_rack.get(c))?;
-            s.discard[c] = counts(self.discard.get(c));
-            let (reserve, removed) = self.hidden_tiles(s, c)?;
-            s.reserve[c] = reserve;
-            s.reserve_len[c] = reserve.total();
-            s.removed[c] = removed;
-        }
-        Ok(())
-    }
-
-    /// Reserve and removed tiles of `c`. Every colour has exactly 24 tiles: the tiles of `c`
-    /// that are neither on the board, on the rack nor in the discard fill what is omitted — the
-    /// reserve when both are omitted, else whichever one is omitted.
-    fn hidden_tiles(
-        &self,
-        s: &State,
-        c: Colour,
-    ) -> Result<(TroopCounts, TroopCounts), PositionError> {
-        let on_board = TroopCounts::from_troops(
-            (0..terrain::MAX_NODES)
-                .flat_map(|n| s.board.stack(n))
-                .filter(|t| t.colour() == c)
-                .map(|t| t.troop()),
-        );
-        let reserve = self.reserves.get(c).as_deref().map(counts);
-        let removed = self.removed.get(c).as_deref().map(counts);
-        let visible = on_board.plus(&s.rack[c]).plus(&s.discard[c]);
-        let given = visible
-            .plus(&reserve.unwrap_or_default())
-            .plus(&removed.unwrap_or_default());
-        for t in Troop::ALL {
-            if given.get(t) > COPIES_PER_TROOP {
-                return Err(PositionError::TooManyOfTroop {
-                    colour: c,
-                    troop: t,
-                    count: given.get(t),
-                    places: describe_places(
-                        t,
-                        &[
-                            ("board", on_board),
-                            ("rack", s.rack[c]),
-                            ("discard", s.discard[c]),
-                            ("reserve", reserve.unwrap_or_default()),
-                            ("removed", removed.unwrap_or_default()),
-                        ],
-                    ),
-                });
-            }
-        }
-        let rest = TroopCounts::FULL.minus(&given).unwrap_or_default();
-        debug_assert_eq!(given.total() + rest.total(), TILES_PER_COLOUR);
-        match (reserve, removed) {
-            (None, None) => Ok((rest, TroopCounts::EMPTY)),
-            (Some(r), None) => Ok((r, rest)),
-            (None, Some(m)) => Ok((rest, m)),
-            (Some(r), Some(m)) => match Troop::ALL.into_iter().find(|&t| rest.get(t) > 0) {
-                Some(t) => Err(PositionError::TilesMissing {
-                    colour: c,
-                    troop: t,
-                    count: given.get(t),
-                }),
-                None => Ok((r, m)),
-            },
-        }
-    }
-
-    /// Medals and taken regions: the taken regions' medals must split between the colours as
-    /// given, nobody may have reached the objective before the game is over, and every region
-    /// a colour controls must have been taken (its region check would have run).
-    fn set_medals(&self, game: &Game, s: &mut State) -> Result<(), PositionError> {
-        let t = game.terrain();
-        let mut taken_medals = Vec::new();
+    /// The taken regions as a set of region indices.
+    fn regions_taken(&self, t: &Terrain) -> Result<u32, PositionError> {
+        let mut taken = 0u32;
         for &id in &self.regions_taken {
             let r = t.regions.iter().position(|r| r.id == id).ok_or_else(|| {
                 PositionError::UnknownRegion {
@@ -462,216 +330,102 @@ impl Position {
                     terrain: t.name.clone(),
                 }
             })?;
-            if s.regions_taken & (1 << r) != 0 {
+            if taken & (1 << r) != 0 {
                 return Err(PositionError::RegionTwice { region: id });
             }
-            s.regions_taken |= 1 << r;
-            taken_medals.push(t.regions[r].medals);
+            taken |= 1 << r;
         }
-        let (blue, red) = (self.medals.blue, self.medals.red);
-        if !splits(&taken_medals, blue, red) {
-            return Err(PositionError::Medals {
-                problem: format!(
-                    "blue {blue} and red {red} cannot be the medals of the regions taken {:?} \
-                     (they hold {:?})",
-                    self.regions_taken, taken_medals
-                ),
-            });
-        }
-        s.medals = ByColour::new(blue, red);
-        let over = matches!(self.phase, PositionPhase::Over { .. });
-        for c in Colour::BOTH {
-            if !over && s.medals(c) >= t.medals_to_win {
-                return Err(PositionError::Medals {
-                    problem: format!(
-                        "{c} has {} medals, the objective of {} is {}: the game would be over",
-                        s.medals(c),
-                        t.name,
-                        t.medals_to_win
-                    ),
-                });
-            }
-            let occupied = s.board.occupied(c);
-            let untaken =
-                t.regions.iter().enumerate().find(|&(r, reg)| {
-                    s.regions_taken & (1 << r) == 0 && reg.bases & !occupied == 0
-                });
-            match untaken {
-                Some((_, reg)) if !over => {
-                    return Err(PositionError::RegionNotTaken {
-                        region: reg.id,
-                        colour: c,
-                    })
-                }
-                _ => {}
-            }
-        }
-        Ok(())
+        Ok(taken)
     }
 
-    /// The phase and the special-base queue, checked against the board and the rules.
-    fn set_phase(&self, game: &Game, s: &mut State) -> Result<(), PositionError> {
+    /// The phase in the rules' words: node ids become indices, a special base its effect.
+    fn setup_phase(&self, game: &Game) -> Result<Phase, PositionError> {
         let t = game.terrain();
-        let p = self.to_move;
-        let phase_error = |problem: String| PositionError::Phase { problem };
-        s.phase = match self.phase {
+        Ok(match self.phase {
             PositionPhase::Action => Phase::Action,
-            PositionPhase::TroopEffect { troop, node } => {
-                let n = node_index(t, "phase.troop_effect.node", node)?;
-                if s.board.top(n) != Some(Tile::new(p, troop)) {
-                    return Err(phase_error(format!(
-                        "troop_effect: the top tile of node {node} is not {p}'s {troop}"
-                    )));
-                }
-                if t.effect_at(n) == Some(SpecialEffect::NoTroopEffect)
-                    && game.variant() == Variant::Normal
-                {
-                    return Err(phase_error(format!(
-                        "troop_effect: node {node} is a special base where troops have no effect"
-                    )));
-                }
-                if !game.troop_effect_available(s, troop, n) {
-                    return Err(phase_error(format!(
-                        "troop_effect: {troop} on node {node} has no effect to offer here"
-                    )));
-                }
-                Phase::TroopEffect {
-                    troop,
-                    node: n as u8,
-                }
-            }
+            PositionPhase::TroopEffect { troop, node } => Phase::TroopEffect {
+                troop,
+                node: node_index(t, "phase.troop_effect.node", node)?,
+            },
             PositionPhase::SpecialEffect { node } => {
                 let n = node_index(t, "phase.special_effect.node", node)?;
-                let effect = queued_effect(game, n).ok_or_else(|| {
-                    phase_error(format!(
-                        "special_effect: node {node} has no special-base effect in the {} game",
-                        game.variant()
-                    ))
-                })?;
-                if !game.special_effect_available(s, effect, n as u8) {
-                    return Err(phase_error(format!(
-                        "special_effect: node {node} ({}) has no effect to offer here",
-                        effect.describe()
-                    )));
-                }
-                Phase::SpecialEffect {
-                    effect,
-                    node: n as u8,
-                }
+                let effect = game
+                    .queued_effect(n as usize)
+                    .ok_or(SetupError::NoSpecialEffect {
+                        node,
+                        variant: game.variant(),
+                    })?;
+                Phase::SpecialEffect { effect, node: n }
             }
-            PositionPhase::Chance(chance) => self.chance_phase(s, chance)?,
-            PositionPhase::Over { winner, win } => {
-                s.outcome = Some(Outcome { winner, win });
-                Phase::Over
+            PositionPhase::Chance(PositionChance::Draw(remaining)) => {
+                Phase::Chance(Chance::Draw { remaining })
             }
-        };
-        self.check_frozen_turn(s)?;
-        self.set_queue(game, s)
+            PositionPhase::Chance(PositionChance::RackDiscard) => {
+                Phase::Chance(Chance::RackDiscard)
+            }
+            PositionPhase::Chance(PositionChance::Freeze) => Phase::Chance(Chance::Freeze),
+            PositionPhase::Over { .. } => Phase::Over,
+        })
     }
 
-    fn chance_phase(&self, s: &State, chance: PositionChance) -> Result<Phase, PositionError> {
-        let p = self.to_move;
-        let e = p.opponent();
-        let (phase, possible) = match chance {
-            PositionChance::Draw(k) => (
-                Phase::Chance(Chance::Draw { remaining: k }),
-                k >= 1 && k <= s.draw_count(p, 2),
-            ),
-            PositionChance::RackDiscard => (Phase::Chance(Chance::RackDiscard), s.rack_len(e) > 0),
-            PositionChance::Freeze => (
-                Phase::Chance(Chance::Freeze),
-                s.rack_len(e) > s.frozen_len(e),
-            ),
-        };
-        if possible {
-            Ok(phase)
-        } else {
-            Err(PositionError::Phase {
-                problem: format!(
-                    "chance {chance:?}: impossible with {p}'s reserve of {} and racks of {} \
-                     (blue) and {} (red), {} frozen on {e}'s",
-                    s.reserve_len(p),
-                    s.rack_len(Colour::Blue),
-                    s.rack_len(Colour::Red),
-                    s.frozen_len(e)
-                ),
-            })
-        }
-    }
-
-    /// Freezes happen at special-base effects and end with the frozen player's turn: the player
-    /// not to move can have frozen tiles only from a special-base effect onwards.
-    fn check_frozen_turn(&self, s: &State) -> Result<(), PositionError> {
-        let other = self.to_move.opponent();
-        let may_be_frozen = matches!(
-            s.phase,
-            Phase::SpecialEffect { .. }
-                | Phase::Chance(Chance::Draw { .. } | Chance::Freeze)
-                | Phase::Over
-        );
-        if s.frozen_len(other) > 0 && !may_be_frozen {
-            return Err(PositionError::FrozenOutOfTurn {
-                colour: other,
-                phase: format!("{:?}", self.phase),
-            });
-        }
-        Ok(())
-    }
-
-    fn set_queue(&self, game: &Game, s: &mut State) -> Result<(), PositionError> {
-        let t = game.terrain();
-        if self.queued.is_empty() {
-            return Ok(());
-        }
-        if matches!(s.phase, Phase::Action | Phase::Over) {
-            return Err(PositionError::Queued {
-                node: self.queued[0].node(),
-                problem: "special-base effects are queued only during a turn's placement".into(),
-            });
-        }
-        if self.queued.len() > 4 {
-            return Err(PositionError::Queued {
-                node: self.queued[4].node(),
-                problem: "a turn has at most four placements".into(),
-            });
-        }
+    /// The queue with every level made explicit: a bare node id is the top of its stack, one
+    /// lower for every later entry of the same node.
+    fn queued_levels(&self, t: &Terrain, setup: &Setup) -> Result<Vec<(u8, u8)>, PositionError> {
+        let mut out = Vec::with_capacity(self.queued.len());
         for (k, q) in self.queued.iter().enumerate() {
             let id = q.node();
-            let err = |problem: String| PositionError::Queued { node: id, problem };
             let n = node_index(t, "queued", id)?;
-            if queued_effect(game, n).is_none() {
-                return Err(err(format!(
-                    "no special-base effect in the {} game",
-                    game.variant()
-                )));
-            }
-            let later = self.queued[k + 1..]
-                .iter()
-                .filter(|x| x.node() == id)
-                .count();
             let level = match *q {
-                QueuedSpecial::At { level, .. } => Some(level as usize),
-                QueuedSpecial::Node(_) => (s.board.height(n)).checked_sub(1 + later),
+                QueuedSpecial::At { level, .. } => Some(level),
+                QueuedSpecial::Node(_) => {
+                    let later = self.queued[k + 1..]
+                        .iter()
+                        .filter(|x| x.node() == id)
+                        .count();
+                    let height = setup.stacks.get(&n).map_or(0, Vec::len);
+                    height.checked_sub(1 + later).map(|l| l as u8)
+                }
             };
-            let tile = level.and_then(|l| s.board.stack(n).nth(l));
-            match (level, tile) {
-                (Some(l), Some(tile)) if tile.colour() == self.to_move => {
-                    s.queue.push(n as u8, l as u8)
-                }
-                _ => {
-                    return Err(err(format!(
-                        "no tile of {} at the queued level of this stack",
-                        self.to_move
-                    )))
-                }
-            }
+            let level = level.ok_or(PositionError::QueuedLevel {
+                node: id,
+                colour: self.to_move,
+            })?;
+            out.push((n, level));
         }
-        Ok(())
+        Ok(out)
     }
 }
 
-/// The phase of a state, in position words.
-fn position_phase(s: &State, id: &dyn Fn(u8) -> u8) -> PositionPhase {
+/// The tiles of `c` that the setup places nowhere, given the reserve and removed tiles that
+/// the file lists: the default of whichever of the two is omitted.
+fn unplaced(
+    setup: &Setup,
+    c: Colour,
+    reserve: Option<TroopCounts>,
+    removed: Option<TroopCounts>,
+) -> TroopCounts {
+    let mut rest = TroopCounts::FULL;
+    let lists = [
+        Some(setup.racks[c]),
+        Some(setup.discard[c]),
+        reserve,
+        removed,
+    ];
+    let placed = setup
+        .stacks
+        .values()
+        .flatten()
+        .filter(|t| t.colour() == c)
+        .map(|t| t.troop())
+        .chain(lists.iter().flatten().flat_map(|l| l.to_vec()));
+    for t in placed {
+        rest.0[t.index()] = rest.0[t.index()].saturating_sub(1);
+    }
+    rest
+}
+
+/// The phase of a setup, in position words.
+fn position_phase(s: &Setup, id: &dyn Fn(u8) -> u8) -> PositionPhase {
     match s.phase {
         Phase::Action => PositionPhase::Action,
         Phase::TroopEffect { troop, node } => PositionPhase::TroopEffect {
@@ -694,16 +448,15 @@ fn position_phase(s: &State, id: &dyn Fn(u8) -> u8) -> PositionPhase {
     }
 }
 
-/// Pending queue entries, as node ids where the default level is right.
-fn queued_entries(s: &State, id: &dyn Fn(u8) -> u8) -> Vec<QueuedSpecial> {
-    let pending: Vec<(u8, u8)> = s.pending_specials().collect();
-    pending
+/// Queue entries, as node ids where the default level is right.
+fn queued_entries(s: &Setup, id: &dyn Fn(u8) -> u8) -> Vec<QueuedSpecial> {
+    s.queued
         .iter()
         .enumerate()
         .map(|(k, &(n, level))| {
-            let later = pending[k + 1..].iter().filter(|e| e.0 == n).count();
-            let default = s.board.height(n as usize).checked_sub(1 + later);
-            if default == Some(level as usize) {
+            let later = s.queued[k + 1..].iter().filter(|e| e.0 == n).count();
+            let height = s.stacks.get(&n).map_or(0, Vec::len);
+            if height.checked_sub(1 + later) == Some(level as usize) {
                 QueuedSpecial::Node(id(n))
             } else {
                 QueuedSpecial::At { node: id(n), level }
@@ -712,20 +465,15 @@ fn queued_entries(s: &State, id: &dyn Fn(u8) -> u8) -> Vec<QueuedSpecial> {
         .collect()
 }
 
-/// The special-base effect queued after a placement on node `n`, if any (R6.4; none in the
-/// beginner game, R13.1).
-fn queued_effect(game: &Game, n: usize) -> Option<SpecialEffect> {
-    game.terrain()
-        .effect_at(n)
-        .filter(|e| e.is_queued() && game.variant() == Variant::Normal)
-}
-
-fn node_index(t: &Terrain, field: &'static str, id: u8) -> Result<usize, PositionError> {
-    t.index_of(id).ok_or_else(|| PositionError::UnknownNode {
-        field,
-        node: id,
-        terrain: t.name.clone(),
-    })
+/// The dense index of node `id`, or an error naming the field.
+fn node_index(t: &Terrain, field: &'static str, id: u8) -> Result<u8, PositionError> {
+    t.index_of(id)
+        .map(|n| n as u8)
+        .ok_or_else(|| PositionError::UnknownNode {
+            field,
+            node: id,
+            terrain: t.name.clone(),
+        })
 }
 
 fn parse_tile(node: u8, text: &str) -> Result<Tile, PositionError> {
@@ -736,48 +484,24 @@ fn parse_tile(node: u8, text: &str) -> Result<Tile, PositionError> {
     })
 }
 
-fn counts(list: &[Troop]) -> TroopCounts {
-    TroopCounts::from_troops(list.iter().copied())
-}
-
-/// `list` as counts, each tile of which must be on `rack`.
-fn rack_subset(
+/// A list of troops as counts; no list may hold more of a troop than a colour has.
+fn counts(
     field: &'static str,
     colour: Colour,
-    rack: &TroopCounts,
     list: &[Troop],
 ) -> Result<TroopCounts, PositionError> {
-    let sub = counts(list);
-    match Troop::ALL.into_iter().find(|&t| sub.get(t) > rack.get(t)) {
-        Some(troop) => Err(PositionError::NotOnRack {
-            field,
-            colour,
-            troop,
-        }),
-        None => Ok(sub),
+    for troop in Troop::ALL {
+        let count = list.iter().filter(|&&t| t == troop).count();
+        if count > COPIES_PER_TROOP as usize {
+            return Err(PositionError::TooManyInList {
+                field,
+                colour,
+                troop,
+                count,
+            });
+        }
     }
-}
-
-fn describe_places(t: Troop, places: &[(&str, TroopCounts)]) -> String {
-    places
-        .iter()
-        .filter(|(_, c)| c.get(t) > 0)
-        .map(|(name, c)| format!("{name} {}", c.get(t)))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Whether the medals of `regions` split into `a` for one colour and `b` for the other.
-fn splits(regions: &[u8], a: u8, b: u8) -> bool {
-    let total: u32 = regions.iter().map(|&m| m as u32).sum();
-    if total != a as u32 + b as u32 {
-        return false;
-    }
-    // Subset sums: bit k set when some regions hold exactly k medals together.
-    let reachable = regions.iter().fold(1u128, |acc, &m| {
-        acc | acc.checked_shl(m as u32).unwrap_or(0)
-    });
-    a < 128 && reachable & (1 << a) != 0
+    Ok(TroopCounts::from_troops(list.iter().copied()))
 }
 
 #[cfg(test)]
@@ -819,7 +543,10 @@ mod tests {
             r#"{{ {HEADER}, "to_move": "red", "turn": 4, "first_player": "red" }}"#
         ))
         .unwrap_err();
-        assert!(matches!(err, PositionError::Turn { .. }), "{err}");
+        assert!(
+            matches!(err, PositionError::Setup(SetupError::WrongTurn { .. })),
+            "{err}"
+        );
     }
 
     #[test]
@@ -858,19 +585,19 @@ mod tests {
             ),
             (
                 r#""to_move": "blue", "stacks": {"41": ["blue:Roxy"]}"#,
-                |e| matches!(e, PositionError::TileOnHq { node: 41 }),
+                |e| matches!(e, PositionError::Setup(SetupError::TileOnHq { node: 41 })),
             ),
             (
                 r#""to_move": "blue", "stacks": {"11": ["blue:Star"]}, "racks": {"blue": ["Star", "Star", "Star"]}"#,
                 |e| {
                     matches!(
                         e,
-                        PositionError::TooManyOfTroop {
+                        PositionError::Setup(SetupError::TooManyOfTroop {
                             colour: Colour::Blue,
                             troop: Troop::Star,
                             count: 4,
                             ..
-                        }
+                        })
                     )
                 },
             ),
@@ -879,28 +606,47 @@ mod tests {
                 |e| {
                     matches!(
                         e,
-                        PositionError::TooManyOfTroop {
+                        PositionError::Setup(SetupError::TooManyOfTroop {
                             troop: Troop::Kwak,
                             count: 4,
                             ..
+                        })
+                    )
+                },
+            ),
+            (
+                r#""to_move": "blue", "discard": {"red": ["Hook", "Hook", "Hook", "Hook"]}"#,
+                |e| {
+                    matches!(
+                        e,
+                        PositionError::TooManyInList {
+                            field: "discard",
+                            colour: Colour::Red,
+                            troop: Troop::Hook,
+                            count: 4
                         }
                     )
                 },
             ),
             (
                 r#""to_move": "blue", "racks": {"blue": ["X","X","X","1","1","1","2","2","2"]}"#,
-                |e| matches!(e, PositionError::RackOverLimit { count: 9, .. }),
+                |e| {
+                    matches!(
+                        e,
+                        PositionError::Setup(SetupError::RackOverLimit { count: 9, .. })
+                    )
+                },
             ),
             (
                 r#""to_move": "blue", "racks": {"blue": ["Star"]}, "frozen": {"blue": ["Roxy"]}"#,
                 |e| {
                     matches!(
                         e,
-                        PositionError::NotOnRack {
-                            field: "frozen",
+                        PositionError::Setup(SetupError::NotOnRack {
+                            what: "frozen tile",
                             troop: Troop::Roxy,
                             ..
-                        }
+                        })
                     )
                 },
             ),
@@ -909,50 +655,63 @@ mod tests {
                 |e| {
                     matches!(
                         e,
-                        PositionError::FrozenOutOfTurn {
+                        PositionError::Setup(SetupError::CannotFreeze {
                             colour: Colour::Red,
                             ..
-                        }
+                        })
                     )
                 },
             ),
             (r#""to_move": "blue", "regions_taken": [9]"#, |e| {
                 matches!(e, PositionError::UnknownRegion { region: 9, .. })
             }),
+            (r#""to_move": "blue", "regions_taken": [1, 1]"#, |e| {
+                matches!(e, PositionError::RegionTwice { region: 1 })
+            }),
             (
                 r#""to_move": "blue", "medals": {"blue": 2}, "regions_taken": [1]"#,
-                |e| matches!(e, PositionError::Medals { .. }),
+                |e| matches!(e, PositionError::Setup(SetupError::MedalsDoNotSplit { .. })),
             ),
             (
                 r#""to_move": "blue", "stacks": {"13": ["blue:X"], "15": ["blue:X"], "17": ["blue:X"]}"#,
                 |e| {
                     matches!(
                         e,
-                        PositionError::RegionNotTaken {
+                        PositionError::Setup(SetupError::RegionNotTaken {
                             region: 2,
                             colour: Colour::Blue
-                        }
+                        })
                     )
                 },
             ),
             (
                 r#""to_move": "blue", "phase": {"special_effect": {"node": 13}}"#,
-                |e| matches!(e, PositionError::Phase { .. }),
+                |e| {
+                    matches!(
+                        e,
+                        PositionError::Setup(SetupError::NoSpecialEffect { node: 13, .. })
+                    )
+                },
             ),
             (
                 r#""to_move": "blue", "stacks": {"13": ["blue:Roxy"]}, "phase": {"troop_effect": {"troop": "Jumbo", "node": 13}}"#,
-                |e| matches!(e, PositionError::Phase { .. }),
+                |e| {
+                    matches!(
+                        e,
+                        PositionError::Setup(SetupError::TroopEffectNotOnTop { node: 13, .. })
+                    )
+                },
             ),
             (
                 r#""to_move": "blue", "reserves": {"blue": []}, "removed": {"blue": ["Star"]}"#,
                 |e| {
                     matches!(
                         e,
-                        PositionError::TilesMissing {
+                        PositionError::Setup(SetupError::TilesMissing {
                             colour: Colour::Blue,
                             troop: Troop::Kwak,
                             count: 0
-                        }
+                        })
                     )
                 },
             ),

@@ -187,6 +187,24 @@ impl Game {
         self.variant
     }
 
+    /// The special-base effect queued after a placement on node `n` (R6.4), if any: none in
+    /// the beginner game (R13.1).
+    pub fn queued_effect(&self, n: usize) -> Option<SpecialEffect> {
+        self.queued.get(n).copied().flatten()
+    }
+
+    /// Nodes whose placements queue `effect` in this variant.
+    pub(crate) fn queued_effect_nodes(&self, effect: SpecialEffect) -> NodeMask {
+        bits(self.queued_nodes)
+            .filter(|&n| self.queued[n] == Some(effect))
+            .fold(0, |m, n| m | 1 << n)
+    }
+
+    /// Whether a tile placed on node `n` applies no troop effect (R9.7).
+    pub(crate) fn cancels_troop_effects(&self, n: usize) -> bool {
+        self.no_troop_effect & (1 << n) != 0
+    }
+
     // ----- §5 Placement legality -------------------------------------------------------------
 
     /// R5.5: nodes connected to `p`'s HQs — adjacent to an HQ or to a base reached from an HQ

@@ -5,6 +5,7 @@ pub mod deal;
 pub mod decision;
 pub mod game;
 pub mod playout;
+pub mod setup;
 pub mod state;
 pub mod tile;
 
@@ -13,5 +14,6 @@ pub use deal::{sample_chance, Deal, Referee};
 pub use decision::{Decision, DecisionList, MAX_DECISIONS};
 pub use game::{ChanceOutcomes, Game, IllegalDecision, Variant};
 pub use playout::{random_decision, random_playout};
+pub use setup::{Setup, SetupError};
 pub use state::{Chance, Outcome, Phase, State, WinType};
 pub use tile::{Colour, Tile, Troop, TroopCounts};

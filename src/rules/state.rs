@@ -124,30 +124,30 @@ impl SpecialQueue {
 /// event, so a search can sample draws from the reserve's contents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct State {
-    pub(crate) board: Board,
-    pub(crate) rack: ByColour<TroopCounts>,
+    pub(super) board: Board,
+    pub(super) rack: ByColour<TroopCounts>,
     /// Rack tiles frozen by Battlefield (R9.8); a subset of `rack`.
-    pub(crate) frozen: ByColour<TroopCounts>,
+    pub(super) frozen: ByColour<TroopCounts>,
     /// Rack tiles whose identity is public: they entered the rack from the board or the discard
     /// (R11.1). A lower bound: it shrinks whenever a tile of that type leaves the rack.
-    pub(crate) public_rack: ByColour<TroopCounts>,
-    pub(crate) reserve: ByColour<TroopCounts>,
-    pub(crate) removed: ByColour<TroopCounts>,
-    pub(crate) discard: ByColour<TroopCounts>,
+    pub(super) public_rack: ByColour<TroopCounts>,
+    pub(super) reserve: ByColour<TroopCounts>,
+    pub(super) removed: ByColour<TroopCounts>,
+    pub(super) discard: ByColour<TroopCounts>,
     /// Sizes kept apart from the contents so that an observation can hide contents, not sizes.
-    pub(crate) rack_len: ByColour<u8>,
-    pub(crate) reserve_len: ByColour<u8>,
-    pub(crate) frozen_len: ByColour<u8>,
-    pub(crate) medals: ByColour<u8>,
+    pub(super) rack_len: ByColour<u8>,
+    pub(super) reserve_len: ByColour<u8>,
+    pub(super) frozen_len: ByColour<u8>,
+    pub(super) medals: ByColour<u8>,
     /// Regions whose medals have been taken (R8.4).
-    pub(crate) regions_taken: u32,
-    pub(crate) active: Colour,
-    pub(crate) first: Colour,
+    pub(super) regions_taken: u32,
+    pub(super) active: Colour,
+    pub(super) first: Colour,
     /// Turns begun so far, counting from 1.
-    pub(crate) turn: u16,
-    pub(crate) phase: Phase,
-    pub(crate) queue: SpecialQueue,
-    pub(crate) outcome: Option<Outcome>,
+    pub(super) turn: u16,
+    pub(super) phase: Phase,
+    pub(super) queue: SpecialQueue,
+    pub(super) outcome: Option<Outcome>,
 }
 
 impl State {
@@ -259,6 +259,39 @@ impl State {
             }
         }
         total
+    }
+
+    /// What `observer` may see of this state (R11): the opponent's rack reduced to its public
+    /// tiles, the opponent's frozen tiles erased (R9.8: the freezer does not learn which tile),
+    /// both reserves and both sets of removed tiles erased (R11.3). Every size is kept.
+    pub(crate) fn hidden_from(&self, observer: Colour) -> State {
+        let them = observer.opponent();
+        let mut view = *self;
+        view.rack[them] = self.public_rack[them];
+        view.frozen[them] = TroopCounts::EMPTY;
+        view.reserve = ByColour::default();
+        view.removed = ByColour::default();
+        view
+    }
+
+    /// Fills the places of colour `c` that [`State::hidden_from`] may have erased: rack, frozen
+    /// tiles, reserve and removed tiles. Each must have the size the state keeps for it.
+    pub(crate) fn fill_hidden(
+        &mut self,
+        c: Colour,
+        rack: TroopCounts,
+        frozen: TroopCounts,
+        reserve: TroopCounts,
+        removed: TroopCounts,
+    ) {
+        debug_assert_eq!(rack.total(), self.rack_len[c], "{c}'s rack size");
+        debug_assert_eq!(frozen.total(), self.frozen_len[c], "{c}'s frozen tiles");
+        debug_assert_eq!(reserve.total(), self.reserve_len[c], "{c}'s reserve size");
+        debug_assert!(rack.contains(&frozen) && rack.contains(&self.public_rack[c]));
+        self.rack[c] = rack;
+        self.frozen[c] = frozen;
+        self.reserve[c] = reserve;
+        self.removed[c] = removed;
     }
 
     /// A fresh state before any tile is dealt: used by position files and tests.

@@ -573,7 +573,7 @@ mod tests {
     /// face up (R7.6); of a Battlefield freeze only the frozen player learns the tile (R9.8).
     #[test]
     fn observed_chance_follows_what_the_searcher_sees() {
-        let game = Game::builtin("castle_field", Variant::Normal).expect("built-in terrain");
+        let game = Game::builtin("battlefield", Variant::Normal).expect("built-in terrain");
         let mut s = game.initial_state(&Deal::from_seed(4));
         let me = s.active();
         game.apply_legal(&mut s, Decision::Draw);
@@ -585,8 +585,11 @@ mod tests {
             (Chance::Freeze, false, true),
         ];
         for (chance, active_sees, other_sees) in cases {
-            let mut t = s;
-            t.phase = Phase::Chance(chance);
+            let mut setup = s.to_setup();
+            setup.phase = Phase::Chance(chance);
+            let t = game
+                .state_from_setup(&setup)
+                .expect("a possible chance event");
             assert_eq!(observed_by(&t, me), active_sees, "{chance:?}");
             assert_eq!(observed_by(&t, me.opponent()), other_sees, "{chance:?}");
         }

@@ -1,0 +1,904 @@
+//! Building a state from its parts: [`Setup`], a plain description with public fields, and
+//! [`Game::state_from_setup`], the one validating constructor, which refuses every position
+//! that cannot arise in a game with a [`SetupError`] naming what is wrong.
+//!
+//! Node numbers in a setup are dense indices (as in [`Decision`](super::Decision) and
+//! [`Phase`]); errors name the node ids a person reads.
+
+use super::game::Game;
+use super::state::{Chance, Outcome, Phase, State, WinType};
+use super::tile::{Colour, Tile, Troop, TroopCounts, COPIES_PER_TROOP, RACK_LIMIT};
+use crate::terrain::{bits, RegionMask, SpecialEffect};
+use crate::vocabulary::ByColour;
+use std::collections::BTreeMap;
+
+/// Everything a state holds, as plain data. Sizes (rack, reserve and frozen counts) are not
+/// given: they are the sizes of the multisets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Setup {
+    /// Node index → its tiles, bottom to top.
+    pub stacks: BTreeMap<u8, Vec<Tile>>,
+    pub racks: ByColour<TroopCounts>,
+    /// Rack tiles frozen by Battlefield (R9.8); each must be on the rack.
+    pub frozen: ByColour<TroopCounts>,
+    /// Rack tiles whose identity the opponent knows (R11.1); each must be on the rack.
+    pub public_rack: ByColour<TroopCounts>,
+    pub discard: ByColour<TroopCounts>,
+    pub reserves: ByColour<TroopCounts>,
+    /// Tiles removed unseen at setup (R3.4).
+    pub removed: ByColour<TroopCounts>,
+    pub medals: ByColour<u8>,
+    /// Regions whose medals have been taken (bit = region index).
+    pub regions_taken: RegionMask,
+    pub to_move: Colour,
+    pub first_player: Colour,
+    /// Turns begun so far, counting from 1.
+    pub turn: u16,
+    /// What the game waits for; `Phase::Over` goes with an `outcome`.
+    pub phase: Phase,
+    pub outcome: Option<Outcome>,
+    /// Special-base placements of this turn whose effect is still to come, in resolution order:
+    /// (node index, stack level of the tile placed there, 0 = bottom).
+    pub queued: Vec<(u8, u8)>,
+}
+
+/// Why a setup cannot be a position of a game. Nodes and regions are named by their ids.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("node index {index} is not on {terrain} (it has {count} nodes)")]
+    UnknownNode {
+        index: u8,
+        terrain: String,
+        count: usize,
+    },
+    #[error("region index {index} is not on {terrain}")]
+    UnknownRegion { index: u8, terrain: String },
+    #[error("node {node} is an HQ; a tile stands on an HQ only once it has captured it and ended the game (R10.1)")]
+    TileOnHq { node: u8 },
+    #[error("{winner} won by HQ capture, but no {winner} tile stands on a {loser} HQ")]
+    HqWinWithoutTile { winner: Colour, loser: Colour },
+    #[error("{winner} won on medals with {medals}, fewer than the objective of {objective}")]
+    MedalWinTooFew {
+        winner: Colour,
+        medals: u8,
+        objective: u8,
+    },
+    #[error("{colour} has {medals} medals, the objective is {objective}: the game would be over")]
+    ObjectiveReached {
+        colour: Colour,
+        medals: u8,
+        objective: u8,
+    },
+    #[error("node {node}: {upper} rests on {lower}, which it may not cover, and no effect on this terrain moves tiles (R5.2, R5.3)")]
+    CoversStronger { node: u8, upper: Tile, lower: Tile },
+    #[error("{colour} has {count} {troop} in all ({places}); a colour has exactly {COPIES_PER_TROOP} of each troop")]
+    TooManyOfTroop {
+        colour: Colour,
+        troop: Troop,
+        count: u8,
+        places: String,
+    },
+    #[error("{colour} has {count} {troop} in all (board, rack, discard, reserve and removed); a colour has exactly {COPIES_PER_TROOP} of each troop")]
+    TilesMissing {
+        colour: Colour,
+        troop: Troop,
+        count: u8,
+    },
+    #[error("{colour}'s rack holds {count} tiles, at most {RACK_LIMIT} fit (R4.4)")]
+    RackOverLimit { colour: Colour, count: u8 },
+    #[error(
+        "{colour}'s {what} {troop} is not on {colour}'s rack (or more copies than the rack holds)"
+    )]
+    NotOnRack {
+        what: &'static str,
+        colour: Colour,
+        troop: Troop,
+    },
+    #[error("{colour} has frozen tiles, but no special base of {terrain} freezes tiles in the {variant} game (R9.8)")]
+    CannotFreeze {
+        colour: Colour,
+        terrain: String,
+        variant: super::Variant,
+    },
+    #[error("{colour} has frozen tiles while {to_move} is to move in {phase}; a freeze ends with the frozen player's turn and is made only by a special-base effect (R4.5, R9.8)")]
+    FrozenOutOfTurn {
+        colour: Colour,
+        to_move: Colour,
+        phase: String,
+    },
+    #[error("medals blue {blue} and red {red} cannot be the medals of the regions taken {regions:?} (they hold {held:?})")]
+    MedalsDoNotSplit {
+        blue: u8,
+        red: u8,
+        regions: Vec<u8>,
+        held: Vec<u8>,
+    },
+    #[error("region {region} is controlled by {colour} but its medals are not taken; the region check would already have given them (R8.2)")]
+    RegionNotTaken { region: u8, colour: Colour },
+    #[error("turns count from 1")]
+    TurnZero,
+    #[error("turn {turn} is {expected}'s turn when {first} plays first, but {to_move} is to move")]
+    WrongTurn {
+        turn: u16,
+        first: Colour,
+        expected: Colour,
+        to_move: Colour,
+    },
+    #[error("the phase is over but the outcome is not given, or an outcome is given before the game is over")]
+    OutcomeWithoutOver,
+    #[error("troop effect: the top tile of node {node} is not {colour}'s {troop}")]
+    TroopEffectNotOnTop {
+        node: u8,
+        colour: Colour,
+        troop: Troop,
+    },
+    #[error("troop effect: node {node} is a special base where troops have no effect (R9.7)")]
+    TroopEffectCancelled { node: u8 },
+    #[error("troop effect: {troop} on node {node} has no effect to offer here")]
+    TroopEffectUnavailable { node: u8, troop: Troop },
+    #[error("special effect: node {node} has no such special-base effect in the {variant} game")]
+    NoSpecialEffect { node: u8, variant: super::Variant },
+    #[error("special effect: node {node} ({effect}) has no effect to offer here")]
+    SpecialEffectUnavailable { node: u8, effect: String },
+    #[error("chance {chance}: impossible with {to_move}'s reserve of {reserve} and {opponent}'s rack of {rack} ({frozen} frozen)")]
+    ImpossibleChance {
+        chance: String,
+        to_move: Colour,
+        reserve: u8,
+        opponent: Colour,
+        rack: u8,
+        frozen: u8,
+    },
+    #[error("queued special base {node}: {problem}")]
+    Queued { node: u8, problem: String },
+}
+
+impl Game {
+    /// The state a setup describes, after checking that it can arise in a game of these rules.
+    /// An action-phase setup whose player to move can neither draw nor place is ended at once
+    /// (R10.3), as at the start of any turn.
+    pub fn state_from_setup(&self, setup: &Setup) -> Result<State, SetupError> {
+        let mut s = State::empty(setup.first_player);
+        s.active = setup.to_move;
+        s.turn = setup.turn;
+        self.check_turn(setup)?;
+        self.set_board(setup, &mut s)?;
+        self.set_tiles(setup, &mut s)?;
+        self.set_medals(setup, &mut s)?;
+        self.set_phase(setup, &mut s)?;
+        if s.phase == Phase::Action {
+            self.begin_turn(&mut s);
+        }
+        Ok(s)
+    }
+
+    /// The node id of a dense index, for errors.
+    fn id(&self, n: usize) -> u8 {
+        self.terrain().id_of(n)
+    }
+
+    fn check_turn(&self, setup: &Setup) -> Result<(), SetupError> {
+        if setup.turn == 0 {
+            return Err(SetupError::TurnZero);
+        }
+        let first = setup.first_player;
+        let expected = if setup.turn % 2 == 1 {
+            first
+        } else {
+            first.opponent()
+        };
+        if expected != setup.to_move {
+            return Err(SetupError::WrongTurn {
+                turn: setup.turn,
+                first,
+                expected,
+                to_move: setup.to_move,
+            });
+        }
+        Ok(())
+    }
+
+    /// Stacks: known nodes, tiles on HQs only after an HQ capture, no tile on an enemy tile it
+    /// may not cover unless a Volcanic Jungle move could have put it there, at most three of a
+    /// troop per colour.
+    fn set_board(&self, setup: &Setup, s: &mut State) -> Result<(), SetupError> {
+        let t = self.terrain();
+        let moves_tiles = self.queued_effect_nodes(SpecialEffect::MoveAdjacentEnemy) != 0;
+        let mut on_board = ByColour::<TroopCounts>::default();
+        for (&index, tiles) in &setup.stacks {
+            let n = index as usize;
+            if n >= t.node_count() {
+                return Err(SetupError::UnknownNode {
+                    index,
+                    terrain: t.name.clone(),
+                    count: t.node_count(),
+                });
+            }
+            if t.bases & (1 << n) == 0 && !tiles.is_empty() {
+                self.check_hq_stack(setup, n, tiles)?;
+            }
+            for pair in tiles.windows(2) {
+                let (lower, upper) = (pair[0], pair[1]);
+                if !moves_tiles
+                    && lower.colour() != upper.colour()
+                    && !upper.troop().covers(lower.troop())
+                {
+                    return Err(SetupError::CoversStronger {
+                        node: self.id(n),
+                        upper,
+                        lower,
+                    });
+                }
+            }
+            for &tile in tiles {
+                let (c, troop) = (tile.colour(), tile.troop());
+                on_board[c].add(troop);
+                // Checked before pushing: the board holds at most the 48 tiles of the game.
+                let count = on_board[c].get(troop);
+                if count > COPIES_PER_TROOP {
+                    return Err(SetupError::TooManyOfTroop {
+                        colour: c,
+                        troop,
+                        count,
+                        places: format!("board {count} so far, at node {}", self.id(n)),
+                    });
+                }
+                s.board.push(n, tile);
+            }
+        }
+        self.check_hq_win(setup, s)
+    }
+
+    /// A tile on HQ `n`: only the winner's single tile on the loser's HQ, once an HQ capture
+    /// ended the game (R10.1).
+    fn check_hq_stack(&self, setup: &Setup, n: usize, tiles: &[Tile]) -> Result<(), SetupError> {
+        let captured = match setup.outcome {
+            Some(Outcome {
+                winner,
+                win: WinType::Hq,
+            }) if setup.phase == Phase::Over => {
+                tiles.len() == 1
+                    && tiles[0].colour() == winner
+                    && self.terrain().hqs[winner.opponent().index()] & (1 << n) != 0
+            }
+            _ => false,
+        };
+        if captured {
+            Ok(())
+        } else {
+            Err(SetupError::TileOnHq { node: self.id(n) })
+        }
+    }
+
+    fn check_hq_win(&self, setup: &Setup, s: &State) -> Result<(), SetupError> {
+        if let Some(Outcome {
+            winner,
+            win: WinType::Hq,
+        }) = setup.outcome
+        {
+            let loser = winner.opponent();
+            if s.board.occupied(winner) & self.terrain().hqs[loser.index()] == 0 {
+                return Err(SetupError::HqWinWithoutTile { winner, loser });
+            }
+        }
+        Ok(())
+    }
+
+    /// Racks, frozen and public tiles, discards, reserves and removed tiles, with the tile count
+    /// of every colour checked: exactly three of each troop.
+    fn set_tiles(&self, setup: &Setup, s: &mut State) -> Result<(), SetupError> {
+        for c in Colour::BOTH {
+            let rack = setup.racks[c];
+            if rack.total() > RACK_LIMIT {
+                return Err(SetupError::RackOverLimit {
+                    colour: c,
+                    count: rack.total(),
+                });
+            }
+            rack_subset("frozen tile", c, &rack, &setup.frozen[c])?;
+            rack_subset("public tile", c, &rack, &setup.public_rack[c])?;
+            if setup.frozen[c].total() > 0
+                && self.queued_effect_nodes(SpecialEffect::FreezeOpponentRack) == 0
+            {
+                return Err(SetupError::CannotFreeze {
+                    colour: c,
+                    terrain: self.terrain().name.clone(),
+                    variant: self.variant(),
+                });
+            }
+            s.rack[c] = rack;
+            s.rack_len[c] = rack.total();
+            s.frozen[c] = setup.frozen[c];
+            s.frozen_len[c] = setup.frozen[c].total();
+            s.public_rack[c] = setup.public_rack[c];
+            s.discard[c] = setup.discard[c];
+            s.reserve[c] = setup.reserves[c];
+            s.reserve_len[c] = setup.reserves[c].total();
+            s.removed[c] = setup.removed[c];
+            check_census(s, c)?;
+        }
+        Ok(())
+    }
+
+    /// Medals and taken regions: the taken regions' medals split between the colours as given;
+    /// nobody has reached the objective before the game is over, and a medal win has reached
+    /// it; every region a colour controls has been taken (its region check would have run).
+    fn set_medals(&self, setup: &Setup, s: &mut State) -> Result<(), SetupError> {
+        let t = self.terrain();
+        if let Some(r) = bits(setup.regions_taken).find(|&r| r >= t.regions.len()) {
+            return Err(SetupError::UnknownRegion {
+                index: r as u8,
+                terrain: t.name.clone(),
+            });
+        }
+        let taken: Vec<usize> = bits(setup.regions_taken).collect();
+        let held: Vec<u8> = taken.iter().map(|&r| t.regions[r].medals).collect();
+        let (blue, red) = (setup.medals[Colour::Blue], setup.medals[Colour::Red]);
+        if !splits(&held, blue, red) {
+            return Err(SetupError::MedalsDoNotSplit {
+                blue,
+                red,
+                regions: taken.iter().map(|&r| t.regions[r].id).collect(),
+                held,
+            });
+        }
+        s.regions_taken = setup.regions_taken;
+        s.medals = setup.medals;
+        let over = setup.phase == Phase::Over;
+        let objective = t.medals_to_win;
+        if let Some(Outcome {
+            winner,
+            win: WinType::Medals,
+        }) = setup.outcome
+        {
+            if s.medals[winner] < objective {
+                return Err(SetupError::MedalWinTooFew {
+                    winner,
+                    medals: s.medals[winner],
+                    objective,
+                });
+            }
+        }
+        for c in Colour::BOTH {
+            if over {
+                continue;
+            }
+            if s.medals[c] >= objective {
+                return Err(SetupError::ObjectiveReached {
+                    colour: c,
+                    medals: s.medals[c],
+                    objective,
+                });
+            }
+            let occupied = s.board.occupied(c);
+            let untaken =
+                t.regions.iter().enumerate().find(|&(r, reg)| {
+                    s.regions_taken & (1 << r) == 0 && reg.bases & !occupied == 0
+                });
+            if let Some((_, reg)) = untaken {
+                return Err(SetupError::RegionNotTaken {
+                    region: reg.id,
+                    colour: c,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// The phase, the outcome and the special-base queue, checked against the board.
+    fn set_phase(&self, setup: &Setup, s: &mut State) -> Result<(), SetupError> {
+        if (setup.phase == Phase::Over) != setup.outcome.is_some() {
+            return Err(SetupError::OutcomeWithoutOver);
+        }
+        let p = setup.to_move;
+        match setup.phase {
+            Phase::Action | Phase::Over => {}
+            Phase::TroopEffect { troop, node } => self.check_troop_effect(s, troop, node)?,
+            Phase::SpecialEffect { effect, node } => {
+                let id = self.node_id_checked(node)?;
+                if self.queued_effect(node as usize) != Some(effect) {
+                    return Err(SetupError::NoSpecialEffect {
+                        node: id,
+                        variant: self.variant(),
+                    });
+                }
+                if !self.special_effect_available(s, effect, node) {
+                    return Err(SetupError::SpecialEffectUnavailable {
+                        node: id,
+                        effect: effect.describe().to_string(),
+                    });
+                }
+            }
+            Phase::Chance(chance) => self.check_chance(s, chance)?,
+        }
+        s.phase = setup.phase;
+        s.outcome = setup.outcome;
+        let other = p.opponent();
+        let may_be_frozen = matches!(
+            setup.phase,
+            Phase::SpecialEffect { .. }
+                | Phase::Chance(Chance::Draw { .. } | Chance::Freeze)
+                | Phase::Over
+        );
+        if s.frozen_len[other] > 0 && !may_be_frozen {
+            return Err(SetupError::FrozenOutOfTurn {
+                colour: other,
+                to_move: p,
+                phase: self.describe_phase(s),
+            });
+        }
+        self.set_queue(setup, s)
+    }
+
+    fn node_id_checked(&self, node: u8) -> Result<u8, SetupError> {
+        let t = self.terrain();
+        if (node as usize) < t.node_count() {
+            Ok(self.id(node as usize))
+        } else {
+            Err(SetupError::UnknownNode {
+                index: node,
+                terrain: t.name.clone(),
+                count: t.node_count(),
+            })
+        }
+    }
+
+    fn check_troop_effect(&self, s: &State, troop: Troop, node: u8) -> Result<(), SetupError> {
+        let id = self.node_id_checked(node)?;
+        let n = node as usize;
+        let p = s.active;
+        if s.board.top(n) != Some(Tile::new(p, troop)) {
+            return Err(SetupError::TroopEffectNotOnTop {
+                node: id,
+                colour: p,
+                troop,
+            });
+        }
+        if self.cancels_troop_effects(n) {
+            return Err(SetupError::TroopEffectCancelled { node: id });
+        }
+        if !self.troop_effect_available(s, troop, n) {
+            return Err(SetupError::TroopEffectUnavailable { node: id, troop });
+        }
+        Ok(())
+    }
+
+    fn check_chance(&self, s: &State, chance: Chance) -> Result<(), SetupError> {
+        let p = s.active;
+        let e = p.opponent();
+        let possible = match chance {
+            Chance::Draw { remaining } => remaining >= 1 && remaining <= s.draw_count(p, 2),
+            Chance::RackDiscard => s.rack_len[e] > 0,
+            Chance::Freeze => {
+                self.queued_effect_nodes(SpecialEffect::FreezeOpponentRack) != 0
+                    && s.rack_len[e] > s.frozen_len[e]
+            }
+        };
+        if possible {
+            return Ok(());
+        }
+        Err(SetupError::ImpossibleChance {
+            chance: match chance {
+                Chance::Draw { remaining } => format!("draw {remaining}"),
+                Chance::RackDiscard => "XB-42 discard".into(),
+                Chance::Freeze => "Battlefield freeze".into(),
+            },
+            to_move: p,
+            reserve: s.reserve_len[p],
+            opponent: e,
+            rack: s.rack_len[e],
+            frozen: s.frozen_len[e],
+        })
+    }
+
+    fn set_queue(&self, setup: &Setup, s: &mut State) -> Result<(), SetupError> {
+        let Some(&(first, _)) = setup.queued.first() else {
+            return Ok(());
+        };
+        let err = |node: u8, problem: &str| SetupError::Queued {
+            node,
+            problem: problem.to_string(),
+        };
+        if matches!(setup.phase, Phase::Action | Phase::Over) {
+            return Err(err(
+                self.node_id_checked(first)?,
+                "special-base effects are queued only during a turn's placement",
+            ));
+        }
+        if setup.queued.len() > 4 {
+            let (fifth, _) = setup.queued[4];
+            return Err(err(
+                self.node_id_checked(fifth)?,
+                "a turn has at most four placements",
+            ));
+        }
+        for &(node, level) in &setup.queued {
+            let id = self.node_id_checked(node)?;
+            if self.queued_effect(node as usize).is_none() {
+                return Err(SetupError::Queued {
+                    node: id,
+                    problem: format!("no special-base effect in the {} game", self.variant()),
+                });
+            }
+            match s.board.stack(node as usize).nth(level as usize) {
+                Some(tile) if tile.colour() == setup.to_move => s.queue.push(node, level),
+                _ => {
+                    return Err(SetupError::Queued {
+                        node: id,
+                        problem: format!(
+                            "no tile of {} at level {level} of this stack",
+                            setup.to_move
+                        ),
+                    })
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl State {
+    /// The setup of this state; [`Game::state_from_setup`] gives the state back. Resolved and
+    /// cancelled entries of the special-base queue are not part of it.
+    pub fn to_setup(&self) -> Setup {
+        let stacks = (0..crate::terrain::MAX_NODES)
+            .filter(|&n| self.board.height(n) > 0)
+            .map(|n| (n as u8, self.board.stack(n).collect()))
+            .collect();
+        Setup {
+            stacks,
+            racks: self.rack,
+            frozen: self.frozen,
+            public_rack: self.public_rack,
+            discard: self.discard,
+            reserves: self.reserve,
+            removed: self.removed,
+            medals: self.medals,
+            regions_taken: self.regions_taken,
+            to_move: self.active,
+            first_player: self.first,
+            turn: self.turn,
+            phase: self.phase,
+            outcome: self.outcome,
+            queued: match self.phase {
+                Phase::Action | Phase::Over => Vec::new(),
+                _ => self.pending_specials().collect(),
+            },
+        }
+    }
+}
+
+/// `list`, each tile of which must be on `rack`.
+fn rack_subset(
+    what: &'static str,
+    colour: Colour,
+    rack: &TroopCounts,
+    list: &TroopCounts,
+) -> Result<(), SetupError> {
+    match Troop::ALL.into_iter().find(|&t| list.get(t) > rack.get(t)) {
+        Some(troop) => Err(SetupError::NotOnRack {
+            what,
+            colour,
+            troop,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Every colour has exactly three tiles of each troop, wherever they are (R1.1).
+fn check_census(s: &State, c: Colour) -> Result<(), SetupError> {
+    let census = s.tile_census(c);
+    for troop in Troop::ALL {
+        let count = census.get(troop);
+        if count > COPIES_PER_TROOP {
+            let on_board = TroopCounts::from_troops(
+                (0..crate::terrain::MAX_NODES)
+                    .flat_map(|n| s.board.stack(n))
+                    .filter(|t| t.colour() == c)
+                    .map(|t| t.troop()),
+            );
+            let places = [
+                ("board", on_board),
+                ("rack", s.rack[c]),
+                ("discard", s.discard[c]),
+                ("reserve", s.reserve[c]),
+                ("removed", s.removed[c]),
+            ]
+            .iter()
+            .filter(|(_, k)| k.get(troop) > 0)
+            .map(|(name, k)| format!("{name} {}", k.get(troop)))
+            .collect::<Vec<_>>()
+            .join(", ");
+            return Err(SetupError::TooManyOfTroop {
+                colour: c,
+                troop,
+                count,
+                places,
+            });
+        }
+        if count < COPIES_PER_TROOP {
+            return Err(SetupError::TilesMissing {
+                colour: c,
+                troop,
+                count,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// Whether the medals of `regions` split into `a` for one colour and `b` for the other.
+fn splits(regions: &[u8], a: u8, b: u8) -> bool {
+    let total: u32 = regions.iter().map(|&m| m as u32).sum();
+    if total != a as u32 + b as u32 {
+        return false;
+    }
+    // Subset sums: bit k set when some regions hold exactly k medals together.
+    let reachable = regions.iter().fold(1u128, |acc, &m| {
+        acc | acc.checked_shl(m as u32).unwrap_or(0)
+    });
+    a < 128 && reachable & (1 << a) != 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Deal, Variant};
+
+    fn game(key: &str) -> Game {
+        Game::builtin(key, Variant::Normal).unwrap()
+    }
+
+    /// The opening of a deal with blue to act, as a setup.
+    fn opening(game: &Game) -> Setup {
+        game.initial_state(&Deal::from_seed(1).with_first(Colour::Blue))
+            .to_setup()
+    }
+
+    fn index(game: &Game, id: u8) -> u8 {
+        game.terrain().index_of(id).unwrap() as u8
+    }
+
+    /// Takes one `troop` of `c` from wherever the setup keeps it off the board.
+    fn take(setup: &mut Setup, c: Colour, troop: Troop) {
+        for place in [&mut setup.reserves, &mut setup.removed, &mut setup.racks] {
+            if place[c].get(troop) > 0 {
+                place[c].remove(troop);
+                return;
+            }
+        }
+        panic!("no {c} {troop} off the board");
+    }
+
+    /// Puts `c`'s `troop` on top of node `id`, taken from off the board.
+    fn put(game: &Game, setup: &mut Setup, id: u8, c: Colour, troop: Troop) {
+        take(setup, c, troop);
+        let n = index(game, id);
+        setup.stacks.entry(n).or_default().push(Tile::new(c, troop));
+    }
+
+    #[test]
+    fn a_state_round_trips_through_its_setup() {
+        let g = game("castle_field");
+        let setup = opening(&g);
+        let s = g.state_from_setup(&setup).unwrap();
+        assert_eq!(
+            s,
+            g.initial_state(&Deal::from_seed(1).with_first(Colour::Blue))
+        );
+        assert_eq!(s.to_setup(), setup);
+    }
+
+    /// Every kind of error, each from one change to a valid setup.
+    #[test]
+    fn every_error_kind_names_what_is_wrong() {
+        use Colour::{Blue, Red};
+        type Change = fn(&Game, &mut Setup);
+        fn over(s: &mut Setup, win: WinType) {
+            s.phase = Phase::Over;
+            s.outcome = Some(Outcome { winner: Blue, win });
+        }
+        let cases: Vec<(&str, Change, &str)> = vec![
+            (
+                "castle_field",
+                |_, s| {
+                    s.stacks.insert(40, vec![Tile::new(Blue, Troop::Kwak)]);
+                },
+                "node index 40 is not on Castle Field",
+            ),
+            (
+                "castle_field",
+                |_, s| s.regions_taken = 1 << 31,
+                "region index 31",
+            ),
+            (
+                "castle_field",
+                |g, s| put(g, s, 41, Blue, Troop::Roxy),
+                "node 41 is an HQ",
+            ),
+            (
+                "castle_field",
+                |_, s| over(s, WinType::Hq),
+                "no blue tile stands on a red HQ",
+            ),
+            (
+                "castle_field",
+                |_, s| over(s, WinType::Medals),
+                "blue won on medals with 0",
+            ),
+            (
+                "castle_field",
+                |g, s| {
+                    s.regions_taken = (1 << g.terrain().regions.len()) - 1;
+                    s.medals = ByColour::new(g.terrain().total_medals() as u8, 0);
+                },
+                "the game would be over",
+            ),
+            (
+                "castle_field",
+                |g, s| {
+                    put(g, s, 11, Red, Troop::Roxy);
+                    put(g, s, 11, Blue, Troop::Skully);
+                },
+                "node 11: blue:Skully rests on red:Roxy",
+            ),
+            (
+                "castle_field",
+                |_, s| s.discard[Blue] = TroopCounts::FULL,
+                "blue has 6 Kwak in all",
+            ),
+            (
+                "castle_field",
+                |_, s| s.reserves[Red] = TroopCounts::EMPTY,
+                "Kwak in all (board, rack, discard, reserve and removed)",
+            ),
+            (
+                "castle_field",
+                |_, s| s.racks[Blue] = TroopCounts([2; 8]),
+                "holds 16 tiles, at most 8",
+            ),
+            (
+                "castle_field",
+                |_, s| s.public_rack[Blue] = TroopCounts::FULL,
+                "blue's public tile Kwak is not on blue's rack",
+            ),
+            (
+                "castle_field",
+                |_, s| s.frozen[Blue] = s.racks[Blue],
+                "no special base of Castle Field freezes tiles",
+            ),
+            (
+                "battlefield",
+                |_, s| s.frozen[Red].add(s.racks[Red].nth(0)),
+                "red has frozen tiles while blue is to move",
+            ),
+            (
+                "castle_field",
+                |_, s| s.medals[Blue] = 1,
+                "medals blue 1 and red 0 cannot be",
+            ),
+            (
+                "castle_field",
+                |g, s| {
+                    for id in [13, 15, 17] {
+                        put(g, s, id, Blue, Troop::Kwak);
+                    }
+                },
+                "region 2 is controlled by blue but its medals are not taken",
+            ),
+            ("castle_field", |_, s| s.turn = 0, "turns count from 1"),
+            (
+                "castle_field",
+                |_, s| s.turn = 2,
+                "turn 2 is red's turn when blue plays first",
+            ),
+            (
+                "castle_field",
+                |_, s| {
+                    s.outcome = Some(Outcome {
+                        winner: Red,
+                        win: WinType::Blocked,
+                    })
+                },
+                "an outcome is given before the game is over",
+            ),
+            (
+                "castle_field",
+                |g, s| {
+                    s.phase = Phase::TroopEffect {
+                        troop: Troop::Jumbo,
+                        node: index(g, 11),
+                    }
+                },
+                "the top tile of node 11 is not blue's Jumbo",
+            ),
+            (
+                "castle_field",
+                |g, s| {
+                    put(g, s, 11, Blue, Troop::Roxy);
+                    s.phase = Phase::TroopEffect {
+                        troop: Troop::Roxy,
+                        node: index(g, 11),
+                    };
+                },
+                "Roxy on node 11 has no effect to offer",
+            ),
+            (
+                "station_metal_x",
+                |g, s| {
+                    let n = bits(g.terrain().nodes_with(SpecialEffect::NoTroopEffect))
+                        .next()
+                        .unwrap();
+                    let id = g.terrain().id_of(n);
+                    put(g, s, id, Blue, Troop::Skully);
+                    s.phase = Phase::TroopEffect {
+                        troop: Troop::Skully,
+                        node: n as u8,
+                    };
+                },
+                "where troops have no effect",
+            ),
+            (
+                "castle_field",
+                |g, s| {
+                    s.phase = Phase::SpecialEffect {
+                        effect: SpecialEffect::DrawOne,
+                        node: index(g, 11),
+                    }
+                },
+                "node 11 has no such special-base effect",
+            ),
+            (
+                "castle_field",
+                |g, s| {
+                    let n = bits(g.queued_effect_nodes(SpecialEffect::ReturnOwnTroop))
+                        .next()
+                        .unwrap();
+                    s.phase = Phase::SpecialEffect {
+                        effect: SpecialEffect::ReturnOwnTroop,
+                        node: n as u8,
+                    };
+                },
+                "has no effect to offer here",
+            ),
+            (
+                "castle_field",
+                |_, s| s.phase = Phase::Chance(Chance::Freeze),
+                "chance Battlefield freeze: impossible",
+            ),
+            (
+                "castle_field",
+                |g, s| s.queued = vec![(index(g, 11), 0)],
+                "queued special base 11",
+            ),
+        ];
+        for (terrain, change, words) in cases {
+            let g = game(terrain);
+            let mut setup = opening(&g);
+            g.state_from_setup(&setup).expect("the opening is valid");
+            change(&g, &mut setup);
+            let err = g.state_from_setup(&setup).expect_err(words).to_string();
+            assert!(err.contains(words), "expected '{words}' in: {err}");
+        }
+    }
+
+    /// A tile may rest on a stronger enemy tile where Volcanic Jungle moves tiles (R9.4), and
+    /// Kwak covers and is covered by anything (R5.3).
+    #[test]
+    fn covering_is_checked_only_where_no_effect_moves_tiles() {
+        let g = game("volcanic_jungle");
+        let mut setup = opening(&g);
+        put(&g, &mut setup, 11, Colour::Red, Troop::Roxy);
+        put(&g, &mut setup, 11, Colour::Blue, Troop::Skully);
+        g.state_from_setup(&setup)
+            .expect("a move may have put it there");
+
+        let g = game("castle_field");
+        let mut setup = opening(&g);
+        put(&g, &mut setup, 11, Colour::Red, Troop::Roxy);
+        put(&g, &mut setup, 11, Colour::Blue, Troop::Kwak);
+        put(&g, &mut setup, 11, Colour::Red, Troop::Skully);
+        g.state_from_setup(&setup)
+            .expect("Kwak covers and is covered");
+    }
+}
