@@ -342,7 +342,7 @@ fn uniform_rack_belief_is_the_plain_determinization() {
     }
     let mut zero = [1; 8];
     zero[Troop::Roxy.index()] = 0;
-    let e = RackBelief::new(zero).unwrap_err();
+    let e = RackBelief::new(zero).unwrap_err().to_string();
     assert!(e.contains("Roxy") && e.contains("1 to 1000"), "{e}");
     assert!(RackBelief::new([1001; 8]).is_err());
 }

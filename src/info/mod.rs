@@ -5,4 +5,4 @@ mod evidence;
 mod observation;
 
 pub use evidence::{EvidenceTracker, RackEvidence};
-pub use observation::{Observation, RackBelief};
+pub use observation::{Observation, RackBelief, RackWeightError};

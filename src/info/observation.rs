@@ -186,6 +186,17 @@ impl Observation {
     }
 }
 
+/// A rack weight outside 1 to [`RackBelief::MAX_WEIGHT`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "rack weight {weight} for {troop} is out of range: expected 1 to {}",
+    RackBelief::MAX_WEIGHT
+)]
+pub struct RackWeightError {
+    pub troop: Troop,
+    pub weight: u32,
+}
+
 /// Relative odds, per troop, that an unseen tile of the opponent is on their rack rather than
 /// in their reserve or among the removed tiles: players keep some troops on the rack longer than
 /// others, so the rack is not a uniform sample of the unseen tiles.
@@ -209,14 +220,11 @@ impl RackBelief {
 
     /// A belief from per-troop weights, or an error naming the troop whose weight is outside
     /// 1 to [`RackBelief::MAX_WEIGHT`].
-    pub fn new(weights: [u32; 8]) -> Result<RackBelief, String> {
-        for t in Troop::ALL {
-            let w = weights[t.index()];
-            if !(1..=Self::MAX_WEIGHT).contains(&w) {
-                return Err(format!(
-                    "rack weight {w} for {t} is out of range: expected 1 to {}",
-                    Self::MAX_WEIGHT
-                ));
+    pub fn new(weights: [u32; 8]) -> Result<RackBelief, RackWeightError> {
+        for troop in Troop::ALL {
+            let weight = weights[troop.index()];
+            if !(1..=Self::MAX_WEIGHT).contains(&weight) {
+                return Err(RackWeightError { troop, weight });
             }
         }
         Ok(RackBelief {

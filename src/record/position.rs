@@ -5,7 +5,7 @@
 //! [`State`]: every error names the field, node, region or tile at fault. The format and the
 //! defaults are documented in `docs/positions.md`.
 
-use crate::rules::tile::COPIES_PER_TROOP;
+use crate::rules::tile::{ParseTileError, COPIES_PER_TROOP};
 use crate::rules::{
     Chance, Colour, Game, Outcome, Phase, Setup, SetupError, State, Tile, Troop, TroopCounts,
     Variant, WinType,
@@ -38,7 +38,7 @@ pub enum PositionError {
     BadTile {
         node: u8,
         tile: String,
-        reason: String,
+        reason: ParseTileError,
     },
     #[error("regions_taken: region {region} is not on {terrain}")]
     UnknownRegion { region: u8, terrain: String },

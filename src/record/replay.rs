@@ -46,7 +46,10 @@ pub fn replay(game: &Game, record: &GameRecord) -> Result<ReplaySummary, ReplayE
             given: game.terrain().key.clone(),
         });
     }
-    record.deal.validate().map_err(ReplayError::Deal)?;
+    record
+        .deal
+        .validate()
+        .map_err(|e| ReplayError::Deal(e.to_string()))?;
     let mut state = game.initial_state(&record.deal);
     let mut drawn = [
         record.deal.opening_draw(crate::rules::Colour::Blue),
@@ -58,7 +61,7 @@ pub fn replay(game: &Game, record: &GameRecord) -> Result<ReplaySummary, ReplayE
             step: step.clone(),
             reason,
         };
-        let d = Decision::parse(step, game.terrain()).map_err(&err)?;
+        let d = Decision::parse(step, game.terrain()).map_err(|e| err(e.to_string()))?;
         if let (Phase::Chance(Chance::Draw { .. }), Decision::Chance(t)) = (state.phase(), d) {
             let i = state.active().index();
             let expected = record.deal.reserve[state.active()].get(drawn[i]).copied();

@@ -25,6 +25,19 @@ pub struct Deal {
     pub reserve: ByColour<Vec<Troop>>,
 }
 
+/// Why a deal is not a possible setup.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DealError {
+    #[error("{colour}: {removed} removed and {reserve} in reserve, expected {REMOVED_PER_COLOUR} and {RESERVE_AT_SETUP}")]
+    Sizes {
+        colour: Colour,
+        removed: usize,
+        reserve: usize,
+    },
+    #[error("{colour}: the deal does not hold exactly three of each troop")]
+    NotThreeOfEach { colour: Colour },
+}
+
 impl Deal {
     /// The deal of a seed (xoshiro256++): each colour's 24 tiles shuffled, the first 4 removed.
     pub fn from_seed(seed: u64) -> Deal {
@@ -63,21 +76,19 @@ impl Deal {
 
     /// Checks that the deal is a possible setup: 4 removed and 20 in reserve per colour, three
     /// of each troop in all.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), DealError> {
         for c in Colour::BOTH {
             let (removed, reserve) = (&self.removed[c], &self.reserve[c]);
             if removed.len() != REMOVED_PER_COLOUR as usize || reserve.len() != RESERVE_AT_SETUP {
-                return Err(format!(
-                    "{c}: {} removed and {} in reserve, expected {REMOVED_PER_COLOUR} and {RESERVE_AT_SETUP}",
-                    removed.len(),
-                    reserve.len()
-                ));
+                return Err(DealError::Sizes {
+                    colour: c,
+                    removed: removed.len(),
+                    reserve: reserve.len(),
+                });
             }
             let all = TroopCounts::from_troops(removed.iter().chain(reserve).copied());
             if all != TroopCounts::FULL {
-                return Err(format!(
-                    "{c}: the deal does not hold exactly three of each troop"
-                ));
+                return Err(DealError::NotThreeOfEach { colour: c });
             }
         }
         Ok(())

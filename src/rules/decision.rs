@@ -19,7 +19,7 @@
 //! | `Recover` | `recover Star` | Cursed Cemetery: troop taken from the discard (R9.5) |
 //! | `Chance` | `chance Star` | outcome of a chance event: the troop drawn, discarded or frozen |
 
-use super::tile::Troop;
+use super::tile::{ParseTroopError, Troop};
 use crate::terrain::Terrain;
 use arrayvec::ArrayVec;
 use std::fmt;
@@ -44,6 +44,26 @@ pub const MAX_DECISIONS: usize = 1024;
 /// A list of decisions on the stack.
 pub type DecisionList = ArrayVec<Decision, MAX_DECISIONS>;
 
+/// Text that is not a decision on the terrain it is read against.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseDecisionError {
+    #[error("'{word}' in '{text}' is not a node id")]
+    NotANode { word: String, text: String },
+    #[error("node {node} in '{text}' is not on {terrain}")]
+    UnknownNode {
+        node: u8,
+        text: String,
+        terrain: String,
+    },
+    #[error("in '{text}': {reason}")]
+    Troop {
+        text: String,
+        reason: ParseTroopError,
+    },
+    #[error("cannot read decision '{0}': expected one of 'draw', 'decline', 'use', 'place TROOP NODE', 'discard NODE', 'return NODE', 'move NODE NODE', 'recover TROOP', 'chance TROOP'")]
+    Unreadable(String),
+}
+
 impl Decision {
     /// The decision in text notation, with node ids of `terrain`.
     pub fn notation(&self, terrain: &Terrain) -> String {
@@ -51,18 +71,29 @@ impl Decision {
     }
 
     /// Parses text notation against `terrain`.
-    pub fn parse(text: &str, terrain: &Terrain) -> Result<Decision, String> {
+    pub fn parse(text: &str, terrain: &Terrain) -> Result<Decision, ParseDecisionError> {
         let words: Vec<&str> = text.split_whitespace().collect();
-        let node = |w: &str| -> Result<u8, String> {
-            let id: u8 = w
-                .parse()
-                .map_err(|_| format!("'{w}' in '{text}' is not a node id"))?;
+        let node = |w: &str| -> Result<u8, ParseDecisionError> {
+            let id: u8 = w.parse().map_err(|_| ParseDecisionError::NotANode {
+                word: w.to_string(),
+                text: text.to_string(),
+            })?;
             terrain
                 .index_of(id)
                 .map(|i| i as u8)
-                .ok_or_else(|| format!("node {id} in '{text}' is not on {}", terrain.name))
+                .ok_or_else(|| ParseDecisionError::UnknownNode {
+                    node: id,
+                    text: text.to_string(),
+                    terrain: terrain.name.clone(),
+                })
         };
-        let troop = |w: &str| w.parse::<Troop>().map_err(|e| format!("in '{text}': {e}"));
+        let troop = |w: &str| {
+            w.parse::<Troop>()
+                .map_err(|reason| ParseDecisionError::Troop {
+                    text: text.to_string(),
+                    reason,
+                })
+        };
         let d = match words.as_slice() {
             ["draw"] => Decision::Draw,
             ["decline"] => Decision::Decline,
@@ -79,13 +110,7 @@ impl Decision {
             },
             ["recover", t] => Decision::Recover { troop: troop(t)? },
             ["chance", t] => Decision::Chance(troop(t)?),
-            _ => {
-                return Err(format!(
-                    "cannot read decision '{text}': expected one of 'draw', 'decline', 'use', \
-                     'place TROOP NODE', 'discard NODE', 'return NODE', 'move NODE NODE', \
-                     'recover TROOP', 'chance TROOP'"
-                ))
-            }
+            _ => return Err(ParseDecisionError::Unreadable(text.to_string())),
         };
         Ok(d)
     }

@@ -25,15 +25,18 @@ pub enum Variant {
     Beginner,
 }
 
+/// A word that names no variant.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown variant '{0}': expected 'normal' or 'beginner'")]
+pub struct ParseVariantError(pub String);
+
 impl std::str::FromStr for Variant {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParseVariantError;
+    fn from_str(s: &str) -> Result<Self, ParseVariantError> {
         match s.to_ascii_lowercase().as_str() {
             "normal" => Ok(Variant::Normal),
             "beginner" => Ok(Variant::Beginner),
-            _ => Err(format!(
-                "unknown variant '{s}': expected 'normal' or 'beginner'"
-            )),
+            _ => Err(ParseVariantError(s.to_string())),
         }
     }
 }

@@ -10,10 +10,10 @@ pub mod state;
 pub mod tile;
 
 pub use board::Board;
-pub use deal::{sample_chance, Deal, Referee};
-pub use decision::{Decision, DecisionList, MAX_DECISIONS};
-pub use game::{ChanceOutcomes, Game, IllegalDecision, Variant};
+pub use deal::{sample_chance, Deal, DealError, Referee};
+pub use decision::{Decision, DecisionList, ParseDecisionError, MAX_DECISIONS};
+pub use game::{ChanceOutcomes, Game, IllegalDecision, ParseVariantError, Variant};
 pub use playout::{random_decision, random_playout};
 pub use setup::{Setup, SetupError};
 pub use state::{Chance, Outcome, Phase, State, WinType};
-pub use tile::{Colour, Tile, Troop, TroopCounts};
+pub use tile::{Colour, ParseTileError, Tile, Troop, TroopCounts};

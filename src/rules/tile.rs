@@ -2,7 +2,10 @@
 //! types and multisets of troops are the game's vocabulary ([`crate::vocabulary`]), re-exported
 //! here under their old paths.
 
-pub use crate::vocabulary::{Colour, Troop, TroopCounts, COPIES_PER_TROOP, TILES_PER_COLOUR};
+pub use crate::vocabulary::{
+    Colour, ParseColourError, ParseTroopError, Troop, TroopCounts, COPIES_PER_TROOP,
+    TILES_PER_COLOUR,
+};
 use std::fmt;
 use std::str::FromStr;
 
@@ -48,13 +51,24 @@ impl fmt::Display for Tile {
     }
 }
 
+/// Text that is not a tile.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseTileError {
+    #[error("bad tile '{0}': expected colour:troop, e.g. 'blue:Jumbo'")]
+    Shape(String),
+    #[error(transparent)]
+    Colour(#[from] ParseColourError),
+    #[error(transparent)]
+    Troop(#[from] ParseTroopError),
+}
+
 impl FromStr for Tile {
-    type Err = String;
+    type Err = ParseTileError;
     /// "blue:Jumbo", "red:X".
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, ParseTileError> {
         let (c, t) = s
             .split_once(':')
-            .ok_or_else(|| format!("bad tile '{s}': expected colour:troop, e.g. 'blue:Jumbo'"))?;
+            .ok_or_else(|| ParseTileError::Shape(s.to_string()))?;
         Ok(Tile::new(c.trim().parse()?, t.trim().parse()?))
     }
 }

@@ -49,13 +49,18 @@ impl fmt::Display for Colour {
     }
 }
 
+/// A word that names no colour.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown colour '{0}': expected 'blue' or 'red'")]
+pub struct ParseColourError(pub String);
+
 impl FromStr for Colour {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = ParseColourError;
+    fn from_str(s: &str) -> Result<Self, ParseColourError> {
         match s.to_ascii_lowercase().as_str() {
             "blue" => Ok(Colour::Blue),
             "red" => Ok(Colour::Red),
-            _ => Err(format!("unknown colour '{s}': expected 'blue' or 'red'")),
+            _ => Err(ParseColourError(s.to_string())),
         }
     }
 }
@@ -128,10 +133,15 @@ impl fmt::Display for Troop {
     }
 }
 
+/// A word that names no troop.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown troop '{0}': expected one of Kwak, Skully, Capn, Jumbo, Hook, XB-42, Star, Roxy (or X, 1-7)")]
+pub struct ParseTroopError(pub String);
+
 impl FromStr for Troop {
-    type Err = String;
+    type Err = ParseTroopError;
     /// Accepts the name ("Jumbo", "capn", "Cap'n", "XB-42", "xb42") or the printed value ("3", "X").
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, ParseTroopError> {
         let key: String = s
             .chars()
             .filter(|c| c.is_ascii_alphanumeric())
@@ -146,11 +156,7 @@ impl FromStr for Troop {
             "xb42" | "5" => Troop::Xb42,
             "star" | "6" => Troop::Star,
             "roxy" | "7" => Troop::Roxy,
-            _ => {
-                return Err(format!(
-                    "unknown troop '{s}': expected one of Kwak, Skully, Capn, Jumbo, Hook, XB-42, Star, Roxy (or X, 1-7)"
-                ))
-            }
+            _ => return Err(ParseTroopError(s.to_string())),
         };
         Ok(troop)
     }
@@ -265,7 +271,13 @@ mod tests {
         assert_eq!("XB-42".parse::<Troop>(), Ok(Troop::Xb42));
         assert_eq!("x".parse::<Troop>(), Ok(Troop::Kwak));
         assert_eq!("7".parse::<Troop>(), Ok(Troop::Roxy));
-        assert!("Dragon".parse::<Troop>().unwrap_err().contains("Dragon"));
+        let e = "Dragon".parse::<Troop>().unwrap_err().to_string();
+        assert!(
+            e.contains("unknown troop 'Dragon'") && e.contains("XB-42"),
+            "{e}"
+        );
+        let e = "green".parse::<Colour>().unwrap_err().to_string();
+        assert_eq!(e, "unknown colour 'green': expected 'blue' or 'red'");
     }
 
     #[test]
