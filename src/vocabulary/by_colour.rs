@@ -8,7 +8,7 @@ use std::ops::{Index, IndexMut};
 ///
 /// Stored as `[blue, red]`, so it is as compact as the array it replaces, and written in JSON as
 /// that array (`[3, 1]`). Files that spell the colours out (`{"blue": 3, "red": 1}`) use
-/// [`ByColour::serde_named`] through `#[serde(with = …)]`.
+/// the serde module [`named`] (`#[serde(with = "toybattle::vocabulary::by_colour_named")]`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(transparent)]
 pub struct ByColour<T>([T; 2]);
