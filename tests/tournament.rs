@@ -8,6 +8,7 @@ use toybattle::record::{replay, GameRecord};
 use toybattle::rules::{Colour, Game, Variant};
 use toybattle::terrain;
 use toybattle::tournament::config::RUN_FORMAT;
+use toybattle::tournament::lock::RunLock;
 use toybattle::tournament::stats::{wilson_interval, Pentanomial, SprtDecision, SprtParams, Z95};
 use toybattle::tournament::store::{read_games, GameLine, GAMES_FILE};
 use toybattle::tournament::{
@@ -230,6 +231,13 @@ fn merged_shards_give_the_single_run_summary() {
     assert!(report.missing.is_empty());
     assert_eq!(summary_json(&single), summary_json(&merged));
     assert_eq!(timeless(games_of(&single)), timeless(games_of(&merged)));
+    // The merged folder is locked while a merge writes it.
+    let held = RunLock::acquire(&merged).unwrap();
+    let e = merge_runs(&options(shards.clone(), &merged))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("in use by another toybattle run"), "{e}");
+    drop(held);
     // Coverage: a shard left out, or given twice.
     let e = merge_runs(&options(shards[..2].to_vec(), &temp_dir("m2")))
         .unwrap_err()
@@ -504,4 +512,83 @@ fn compare_pairs_the_games_of_two_gauntlets_deal_by_deal() {
     let err = refused(side(&root), side(&b_dir));
     assert!(err.contains("has no run.json"), "{err}");
     fs::remove_dir_all(root).unwrap();
+}
+
+// ----- The command line: locks, resumes, ranges -----------------------------------------------
+
+fn toybattle(args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"));
+    c.args(args);
+    c
+}
+
+/// Runs the binary to its end: (success, standard output, standard error).
+fn run_cli(args: &[&str]) -> (bool, String, String) {
+    let out = toybattle(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn lines_in(path: &Path) -> usize {
+    fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+/// Waits until `games.jsonl` of `dir` holds at least `n` lines.
+fn wait_for_games(dir: &Path, n: usize) {
+    let start = std::time::Instant::now();
+    while lines_in(&dir.join(GAMES_FILE)) < n {
+        assert!(start.elapsed().as_secs() < 60, "no games after a minute");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// Two runs started on one folder: the second is refused naming the first, which is then
+/// killed with `kill -9`; its lock dies with it, so the resume finishes the run with no game
+/// counted twice.
+#[test]
+fn a_second_writer_is_refused_and_a_killed_runs_lock_does_not_block_the_resume() {
+    let out = temp_dir("lock");
+    let dir = out.to_str().unwrap();
+    let args = [
+        "tournament",
+        "--bots",
+        "random,greedy",
+        "--terrains",
+        "castle_field",
+        "--games",
+        "400",
+        "--concurrency",
+        "1",
+        "--quiet",
+        "--out",
+        dir,
+    ];
+    let mut first = toybattle(&args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_games(&out, 5);
+    let (ok, _, err) = run_cli(&args);
+    assert!(!ok, "the second run was not refused");
+    assert!(
+        err.contains("is in use by another toybattle run")
+            && err.contains(&format!("pid {}", first.id())),
+        "{err}"
+    );
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the first run ended too soon"
+    );
+    first.kill().unwrap(); // SIGKILL: no clean-up runs
+    first.wait().unwrap();
+    let (ok, _, err) = run_cli(&args);
+    assert!(ok, "the resume failed: {err}");
+    let games = games_of(&out);
+    assert_eq!(games.len(), 400, "read_games refuses a game counted twice");
+    let summary: serde_json::Value = serde_json::from_str(&summary_json(&out)).unwrap();
+    assert_eq!(summary["complete"], true);
+    fs::remove_dir_all(out).unwrap();
 }

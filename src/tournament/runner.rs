@@ -3,6 +3,7 @@
 
 use super::bots::BotEntry;
 use super::config::RunConfig;
+use super::lock::RunLock;
 use super::schedule::{pairings, schedule, PairJob, Pairing};
 use super::stats::SprtDecision;
 use super::store::{
@@ -79,6 +80,8 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
     }
     let out = options.out.as_path();
     std::fs::create_dir_all(out).map_err(|e| TournamentError::io(out, e))?;
+    // Held to the end of the run: no second writer while games are appended.
+    let _lock = RunLock::acquire(out)?;
     open_run_dir(out, &config)?;
     let games_path = out.join(GAMES_FILE);
     let existing = read_games(&games_path, &config.run_id())?;
