@@ -163,6 +163,37 @@ fn resume_after_a_kill_loses_and_doubles_nothing() {
     }
 }
 
+/// A record deleted, one damaged and one replaced by another game's: the resume finds all
+/// three, plays those games again from their deals, and ends with the games of an untouched
+/// run (random and greedy are deterministic for a seed).
+#[test]
+fn resume_replays_games_whose_record_is_missing_damaged_or_another() {
+    let (whole, broken) = (temp_dir("rec-whole"), temp_dir("rec-broken"));
+    let c = config(&["random", "greedy"], 4);
+    run(&c, &whole, 2).unwrap();
+    run(&c, &broken, 2).unwrap();
+    let games = games_of(&broken);
+    fs::remove_file(broken.join(&games[1].record)).unwrap();
+    let damaged = broken.join(&games[4].record);
+    let text = fs::read_to_string(&damaged).unwrap();
+    fs::write(&damaged, &text[..text.len() / 2]).unwrap();
+    fs::copy(broken.join(&games[0].record), broken.join(&games[6].record)).unwrap();
+    let report = run(&c, &broken, 2).unwrap();
+    assert_eq!((report.resumed, report.played), (5, 3));
+    assert!(report.summary.complete);
+    assert_eq!(timeless(games_of(&whole)), timeless(games_of(&broken)));
+    assert_eq!(summary_json(&whole), summary_json(&broken));
+    for g in games_of(&broken) {
+        let record: GameRecord =
+            serde_json::from_str(&fs::read_to_string(broken.join(&g.record)).unwrap()).unwrap();
+        assert_eq!((record.seed, &record.terrain), (g.deal_seed, &g.terrain));
+        replay(&Game::builtin(&g.terrain, g.variant).unwrap(), &record).unwrap();
+    }
+    for d in [whole, broken] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
 #[test]
 fn different_settings_in_the_same_folder_are_refused() {
     let out = temp_dir("settings");
