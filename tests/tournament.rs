@@ -623,3 +623,78 @@ fn a_second_writer_is_refused_and_a_killed_runs_lock_does_not_block_the_resume()
     assert_eq!(summary["complete"], true);
     fs::remove_dir_all(out).unwrap();
 }
+
+/// A copy of the shipped terrain file with castle_field's first region holding one medal more.
+fn modified_terrain_file(dir: &Path) -> PathBuf {
+    let mut file: serde_json::Value =
+        serde_json::from_str(include_str!("../src/terrain/terrains.json")).unwrap();
+    let castle = file["terrains"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|t| t["id"] == "castle_field")
+        .unwrap();
+    let medals = castle["regions"][0]["medals"].as_u64().unwrap();
+    castle["regions"][0]["medals"] = (medals + 1).into();
+    let path = dir.join("modified-terrains.json");
+    fs::write(&path, file.to_string()).unwrap();
+    path
+}
+
+/// A record says which terrain data and variant it was played on; replayed against other
+/// terrain data it is refused, naming both fingerprints and the way out. A record without a
+/// fingerprint (made before records had one) still replays.
+#[test]
+fn replay_refuses_a_record_played_on_other_terrain_data() {
+    let dir = temp_dir("fingerprint");
+    fs::create_dir_all(&dir).unwrap();
+    let terrains = modified_terrain_file(&dir);
+    let records = dir.join("records");
+    let (t, r) = (terrains.to_str().unwrap(), records.to_str().unwrap());
+    let args = [
+        "random-games",
+        "--terrain",
+        "castle_field",
+        "-n",
+        "1",
+        "--quiet",
+    ];
+    let (ok, _, err) = run_cli(&[&args[..], &["--terrain-file", t, "--records", r]].concat());
+    assert!(ok, "{err}");
+    let record_path = fs::read_dir(&records)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let record = record_path.to_str().unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&record_path).unwrap()).unwrap();
+    let recorded = json["terrain_fingerprint"].as_str().unwrap().to_string();
+    let (ok, out, err) = run_cli(&["replay", record]);
+    assert!(!ok, "replayed against the shipped terrain: {out}");
+    assert!(
+        err.contains(&recorded) && err.contains("--terrain-file"),
+        "{err}"
+    );
+    let (ok, _, err) = run_cli(&["replay", record, "--terrain-file", t]);
+    assert!(ok, "{err}");
+    // The same deal on the shipped data, its fingerprint removed: replays as before.
+    let shipped = dir.join("shipped");
+    let s = shipped.to_str().unwrap();
+    assert!(run_cli(&[&args[..], &["--records", s]].concat()).0);
+    let path = fs::read_dir(&shipped)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut old: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert_ne!(old["terrain_fingerprint"].as_str(), Some(recorded.as_str()));
+    old.as_object_mut().unwrap().remove("terrain_fingerprint");
+    fs::write(&path, old.to_string()).unwrap();
+    let (ok, _, err) = run_cli(&["replay", path.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    fs::remove_dir_all(dir).unwrap();
+}

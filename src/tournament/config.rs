@@ -159,13 +159,9 @@ fn to_map(c: &RunConfig) -> serde_json::Map<String, serde_json::Value> {
     }
 }
 
-/// FNV-1a, 64 bits: a stable hash for ids and seeds (the standard library's hasher may change
-/// between Rust releases, which would change every deal of a run).
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
-        (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
+/// The stable hash of run ids and deal seeds (it must not change between Rust releases, or
+/// every deal of a run would change).
+pub use crate::record::fingerprint::fnv1a;
 
 #[cfg(test)]
 mod tests {
