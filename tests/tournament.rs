@@ -698,3 +698,48 @@ fn replay_refuses_a_record_played_on_other_terrain_data() {
     assert!(ok, "{err}");
     fs::remove_dir_all(dir).unwrap();
 }
+
+/// Out-of-range settings are refused before anything is written, each with its reason.
+#[test]
+fn out_of_range_settings_are_refused_with_the_reason() {
+    let out = temp_dir("ranges");
+    let dir = out.to_str().unwrap();
+    let base = [
+        "tournament",
+        "--bots",
+        "random,greedy",
+        "--terrains",
+        "castle_field",
+        "--quiet",
+    ];
+    let cases: [(&[&str], &str); 9] = [
+        (&["--concurrency", "0"], "at least 1"),
+        (&["--concurrency", "100000"], "at most 256"),
+        (&["--max-turns", "0"], "at least 1"),
+        (&["--games", "0"], "even and positive"),
+        (&["--games", "3"], "try 4"),
+        (&["--shard", "0/2"], "1 <= K <= N"),
+        (&["--shard", "3/2"], "1 <= K <= N"),
+        (&["--shard", "1/0"], "1 <= K <= N"),
+        (&["--shard", "1-2"], "1 <= K <= N"),
+    ];
+    for (extra, reason) in cases {
+        let (ok, _, err) = run_cli(&[&base[..], extra, &["--out", dir]].concat());
+        assert!(!ok && err.contains(reason), "{extra:?}: {err}");
+        assert!(
+            !out.join("run.json").exists(),
+            "{extra:?} wrote the run folder"
+        );
+    }
+    let (ok, _, err) = run_cli(&[
+        "random-games",
+        "--terrain",
+        "moon_base",
+        "-n",
+        "1",
+        "--max-turns",
+        "0",
+    ]);
+    assert!(!ok && err.contains("at least 1"), "{err}");
+    let _ = fs::remove_dir_all(out);
+}

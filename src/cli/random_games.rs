@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long, default_value_t = Variant::Normal)]
     variant: Variant,
     /// Self-play cap on turns (not a game rule); a game reaching it has no winner.
-    #[arg(long, default_value_t = PlayConfig::default().max_turns)]
+    #[arg(long, default_value_t = PlayConfig::default().max_turns, value_parser = super::parse_max_turns)]
     max_turns: u16,
     /// Print JSON instead of a table.
     #[arg(long)]

@@ -2,7 +2,7 @@
 //! early on an SPRT decision, write the summaries.
 
 use super::bots::BotEntry;
-use super::config::RunConfig;
+use super::config::{check_concurrency, RunConfig};
 use super::lock::RunLock;
 use super::schedule::{pairings, schedule, PairJob, Pairing};
 use super::stats::SprtDecision;
@@ -68,6 +68,9 @@ struct Shared<'a> {
 pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError> {
     let mut config = options.config;
     config.validate()?;
+    if let Some(k) = options.concurrency {
+        check_concurrency(k).map_err(TournamentError::Usage)?;
+    }
     let bots = resolve_bots(&mut config)?;
     if options
         .terrains
