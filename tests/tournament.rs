@@ -743,3 +743,45 @@ fn out_of_range_settings_are_refused_with_the_reason() {
     assert!(!ok && err.contains("at least 1"), "{err}");
     let _ = fs::remove_dir_all(out);
 }
+
+/// Terrain ids become file names and are listed with commas, so the loader takes only
+/// `[a-z0-9_]+`, never `all`: a terrain file naming a terrain `../../x` writes nothing
+/// outside the records folder, and every command refuses it the same way.
+#[test]
+fn terrain_files_with_unsafe_ids_are_refused_by_every_command() {
+    let dir = temp_dir("ids");
+    let records = dir.join("deep").join("records");
+    fs::create_dir_all(&records).unwrap();
+    for id in ["../../x", "all", "a,b", "", "Castle"] {
+        let mut file: serde_json::Value =
+            serde_json::from_str(include_str!("../src/terrain/terrains.json")).unwrap();
+        file["terrains"][0]["id"] = id.into();
+        let path = dir.join("bad-terrains.json");
+        fs::write(&path, file.to_string()).unwrap();
+        let t = path.to_str().unwrap();
+        let name = file["terrains"][0]["name"].as_str().unwrap().to_string();
+        for args in [
+            vec![
+                "random-games",
+                "--terrain",
+                "all",
+                "-n",
+                "1",
+                "-q",
+                "--records",
+            ],
+            vec!["tournament", "--bots", "random,greedy", "--quiet", "--out"],
+        ] {
+            let target = records.to_str().unwrap();
+            let (ok, _, err) = run_cli(&[&args[..], &[target, "--terrain-file", t]].concat());
+            assert!(!ok, "{id:?} accepted by {}", args[0]);
+            assert!(err.contains(&format!("terrain id '{id}'")), "{err}");
+            assert!(err.contains("a-z"), "{err}");
+        }
+        let (ok, _, err) = run_cli(&["show", "--terrain", &name, "--terrain-file", t]);
+        assert!(!ok && err.contains(&format!("terrain id '{id}'")), "{err}");
+    }
+    assert!(!dir.join("x-000000.json").exists() && !dir.join("x").exists());
+    assert_eq!(fs::read_dir(&records).unwrap().count(), 0);
+    fs::remove_dir_all(dir).unwrap();
+}
