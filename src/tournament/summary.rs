@@ -11,7 +11,7 @@
 use super::config::RunConfig;
 use super::schedule::pairings;
 use super::stats::{
-    mean_and_ci95, sprt_bounds, sprt_decide, wilson_interval, EloEstimate, Pentanomial,
+    elo_text, mean_and_ci95, sprt_bounds, sprt_decide, wilson_interval, EloEstimate, Pentanomial,
     SprtDecision, SprtParams, Z95,
 };
 use super::store::GameLine;
@@ -337,7 +337,7 @@ fn elo_cell(s: &MatchStats) -> String {
     if s.pentanomial.pairs() == 0 {
         return "-".into();
     }
-    format!("{:+.0} [{:+.0}, {:+.0}]", s.elo.elo, s.elo.lo, s.elo.hi)
+    elo_text(&s.elo, 2 * s.pentanomial.pairs())
 }
 
 fn penta_cell(p: &Pentanomial) -> String {
@@ -431,7 +431,10 @@ impl Summary {
 
     fn pairings_table(&self) -> String {
         let mut md = String::from(
-            "## Pairings\n\nScore, wins and Elo are those of the first bot named. Pairs: complete deals by the first bot's score, LL/LD/WL+DD/WD/WW.\n\n\
+            "## Pairings\n\nScore, wins and Elo are those of the first bot named. Every deal is played twice, seats swapped; \
+             the pairs column counts the deals played both times by the first bot's result over the two games: \
+             lost both / lost one and drew one / won one and lost one, or drew both / won one and drew one / won both. \
+             Elo and its interval come from these pairs; ∞ marks an end without bound.\n\n\
              | pairing | terrain | games | wins | losses | draws | score [95% CI] | Elo [95% CI] | pairs | first player wins |\n\
              |---|---|---:|---:|---:|---:|---|---|---|---|\n",
         );
