@@ -785,3 +785,49 @@ fn terrain_files_with_unsafe_ids_are_refused_by_every_command() {
     assert_eq!(fs::read_dir(&records).unwrap().count(), 0);
     fs::remove_dir_all(dir).unwrap();
 }
+
+/// The terminal gets a short summary (the ranking first, one line per terrain, where the full
+/// tables are); the Markdown tables stay in summary.md.
+#[test]
+fn the_terminal_summary_is_short_and_points_to_the_files() {
+    let out = temp_dir("terminal");
+    let dir = out.to_str().unwrap();
+    let (ok, stdout, err) = run_cli(&[
+        "tournament",
+        "--bots",
+        "random,greedy,flat-mc",
+        "--terrains",
+        "castle_field,tropical_pool",
+        "--games",
+        "2",
+        "--quiet",
+        "--out",
+        dir,
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() <= 12, "{} lines:\n{stdout}", lines.len());
+    assert!(
+        !stdout.contains("|---"),
+        "Markdown on the terminal:\n{stdout}"
+    );
+    let ranking = lines.iter().position(|l| l.starts_with("Ranking")).unwrap();
+    for (i, line) in lines[ranking + 1..ranking + 4].iter().enumerate() {
+        assert!(
+            line.trim_start().starts_with(&format!("{}.", i + 1)),
+            "{line}"
+        );
+        assert!(line.contains('%') && line.contains("Elo"), "{line}");
+    }
+    for t in ["castle_field", "tropical_pool"] {
+        assert_eq!(
+            lines.iter().filter(|l| l.contains(t)).count(),
+            1,
+            "{stdout}"
+        );
+    }
+    let md = out.join("summary.md");
+    assert!(stdout.contains(md.to_str().unwrap()), "{stdout}");
+    assert!(fs::read_to_string(md).unwrap().contains("## Pairings"));
+    fs::remove_dir_all(out).unwrap();
+}

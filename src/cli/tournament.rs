@@ -147,7 +147,7 @@ pub fn run(args: Args) -> CliResult {
         quiet: args.quiet,
     })
     .map_err(|e| e.to_string())?;
-    emit(&report.markdown)?;
+    emit(&report.summary.to_terminal(&args.out))?;
     if !args.quiet {
         eprintln!(
             "{} games played now, {} resumed; results in {}",
@@ -166,7 +166,7 @@ pub fn merge(args: MergeArgs) -> CliResult {
         allow_incomplete: args.allow_incomplete,
     })
     .map_err(|e| e.to_string())?;
-    emit(&report.markdown)?;
+    emit(&report.summary.to_terminal(&args.out))?;
     if !report.missing.is_empty() {
         eprintln!(
             "warning: {} games are missing; the summary is marked incomplete",
