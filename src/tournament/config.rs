@@ -55,9 +55,9 @@ pub const MAX_CONCURRENCY: usize = 256;
 /// Checks a number of games played at once.
 pub fn check_concurrency(k: usize) -> Result<usize, String> {
     match k {
-        0 => Err("--concurrency is 0: at least 1 game must be played at a time".into()),
+        0 => Err("at least 1 game must be played at a time".into()),
         k if k > MAX_CONCURRENCY => Err(format!(
-            "--concurrency is {k}: at most {MAX_CONCURRENCY} games are played at once (more \
+            "at most {MAX_CONCURRENCY} games are played at once (more \
              games at once than cores only slows each one; leave it out for one per core)"
         )),
         k => Ok(k),

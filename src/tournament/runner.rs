@@ -69,7 +69,8 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
     let mut config = options.config;
     config.validate()?;
     if let Some(k) = options.concurrency {
-        check_concurrency(k).map_err(TournamentError::Usage)?;
+        check_concurrency(k)
+            .map_err(|e| TournamentError::Usage(format!("--concurrency {k}: {e}")))?;
     }
     let bots = resolve_bots(&mut config)?;
     if options
