@@ -572,13 +572,14 @@ fn wait_for_games(dir: &Path, n: usize) {
     let start = std::time::Instant::now();
     while lines_in(&dir.join(GAMES_FILE)) < n {
         assert!(start.elapsed().as_secs() < 60, "no games after a minute");
-        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::thread::sleep(std::time::Duration::from_millis(2));
     }
 }
 
 /// Two runs started on one folder: the second is refused naming the first, which is then
 /// killed with `kill -9`; its lock dies with it, so the resume finishes the run with no game
-/// counted twice.
+/// counted twice. The first run is stopped (SIGSTOP) once it has played a few games, so that
+/// it is surely still running, however fast the machine, when the second starts.
 #[test]
 fn a_second_writer_is_refused_and_a_killed_runs_lock_does_not_block_the_resume() {
     let out = temp_dir("lock");
@@ -602,6 +603,12 @@ fn a_second_writer_is_refused_and_a_killed_runs_lock_does_not_block_the_resume()
         .spawn()
         .unwrap();
     wait_for_games(&out, 5);
+    let pid = first.id().to_string();
+    let stopped = std::process::Command::new("kill")
+        .args(["-STOP", &pid])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
     let (ok, _, err) = run_cli(&args);
     assert!(!ok, "the second run was not refused");
     assert!(
