@@ -5,6 +5,8 @@
 //! Conventions: a game stopped by the turn cap is a draw (half a point to each bot); win rates
 //! count wins only, with Wilson 95% intervals; the score of the pairing's bot `a` counts draws
 //! half; Elo comes from the pentanomial counts of complete pairs (both games of a deal played).
+//! In `summary.json` and `summary.csv` Elo is clamped to about ±2400: an end there means no
+//! bound (a score interval reaching 0% or 100%), which the tables print as ∞.
 //! Thinking times vary between runs, so they appear in `summary.md` only, never in
 //! `summary.json`.
 
