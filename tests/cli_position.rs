@@ -100,7 +100,10 @@ fn every_position_of_a_record_offers_the_step_taken_next() {
         assert_eq!(results.len(), steps + 1);
         for (k, result) in results.iter().enumerate() {
             assert_eq!(result["line"], k + 1);
-            assert!(result.get("error").is_none(), "{terrain} step {k}: {result}");
+            assert!(
+                result.get("error").is_none(),
+                "{terrain} step {k}: {result}"
+            );
             if k < steps {
                 let offered = result["decisions"].as_array().unwrap();
                 assert!(
@@ -111,7 +114,10 @@ fn every_position_of_a_record_offers_the_step_taken_next() {
             }
         }
         let end = &results[steps]["outcome"];
-        let winner = record.result.winner.expect("greedy against random ends the game");
+        let winner = record
+            .result
+            .winner
+            .expect("greedy against random ends the game");
         assert_eq!(end["winner"], winner.name(), "{terrain}");
     }
 }
@@ -138,7 +144,10 @@ fn a_step_beyond_the_record_is_refused_with_the_range() {
     let steps = record.steps.len();
     let beyond = (steps + 1).to_string();
     let e = fails(&["position", path_str(&path), "--step", &beyond]);
-    assert!(e.contains(&format!("--step {beyond} is out of range")), "{e}");
+    assert!(
+        e.contains(&format!("--step {beyond} is out of range")),
+        "{e}"
+    );
     assert!(e.contains(&format!("{steps} steps")), "{e}");
     assert!(e.contains(path_str(&path)), "{e}");
     assert!(fails(&["position", path_str(&path), "--step", "-1"]).contains("-1"));
@@ -178,10 +187,16 @@ fn legal_jsonl_answers_every_line_and_fails_on_a_bad_one() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let lines: Vec<u64> = results.iter().map(|r| r["line"].as_u64().unwrap()).collect();
+    let lines: Vec<u64> = results
+        .iter()
+        .map(|r| r["line"].as_u64().unwrap())
+        .collect();
     assert_eq!(lines, [1, 2, 4, 5], "blank line 3 is skipped");
     for r in [&results[0], &results[2]] {
-        assert!(r["decisions"].as_array().is_some_and(|d| !d.is_empty()), "{r}");
+        assert!(
+            r["decisions"].as_array().is_some_and(|d| !d.is_empty()),
+            "{r}"
+        );
         assert!(r.get("error").is_none());
     }
     for r in [&results[1], &results[3]] {

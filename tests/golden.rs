@@ -56,8 +56,15 @@ fn show_castle_field() {
         .args(["show", "--terrain", "castle_field"])
         .output()
         .expect("the built binary runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    check_golden("show-castle_field.txt", &String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    check_golden(
+        "show-castle_field.txt",
+        &String::from_utf8_lossy(&out.stdout),
+    );
 }
 
 /// The summary tables of a small round robin whose games are written by hand in

@@ -75,8 +75,8 @@ fn read_cases(path: &str) -> Vec<Case> {
                     let parsed = rest
                         .split_once(' ')
                         .and_then(|(d, c)| Some((d.parse().ok()?, c.parse().ok()?)));
-                    let count = parsed
-                        .unwrap_or_else(|| panic!("{}: expected 'perft DEPTH COUNT'", at()));
+                    let count =
+                        parsed.unwrap_or_else(|| panic!("{}: expected 'perft DEPTH COUNT'", at()));
                     case.counts.push(count);
                 }
             }

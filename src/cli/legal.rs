@@ -11,7 +11,12 @@ use toybattle::terrain::{self, Terrain};
 #[derive(clap::Args)]
 pub struct Args {
     /// The position: JSON in the format of docs/positions.md (`toybattle-position/1`).
-    #[arg(long, value_name = "FILE", required_unless_present = "jsonl", conflicts_with = "jsonl")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "jsonl",
+        conflicts_with = "jsonl"
+    )]
     position: Option<PathBuf>,
     /// Many positions, one JSON object per line (JSON lines); prints one JSON line per position
     /// with its line number, or the error for that line, and fails at the end if any line did.
@@ -109,8 +114,7 @@ fn run_lines(path: &Path, terrain_file: Option<&Path>) -> CliResult {
                 }
             }
         };
-        let json =
-            serde_json::to_string(&result).map_err(|e| format!("cannot write JSON: {e}"))?;
+        let json = serde_json::to_string(&result).map_err(|e| format!("cannot write JSON: {e}"))?;
         out += &(json + "\n");
     }
     emit(&out)?;
