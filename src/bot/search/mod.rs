@@ -236,7 +236,8 @@ pub(crate) struct Stop {
 }
 
 impl Stop {
-    /// Whether to stop before iteration `done` (0-based). The clock is read every 16 iterations.
+    /// Whether to stop before iteration `done` (0-based): the one termination test of every
+    /// search loop (`tree::run`, `flat_mc::run`). The clock is read every 16 iterations.
     #[inline]
     pub fn reached(&self, done: u64) -> bool {
         if done >= self.iterations {
