@@ -45,7 +45,7 @@ pub struct GameRecord {
     /// (`place Jumbo 13`) and chance outcomes (`chance Star`).
     pub steps: Vec<String>,
     pub result: RecordResult,
-    /// The terrain data and variant played on ([`fingerprint`]); absent in older records.
+    /// The terrain data and variant played on ([`fingerprint()`]); absent in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terrain_fingerprint: Option<String>,
 }
