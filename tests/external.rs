@@ -148,3 +148,213 @@ fn processes_a_bot_starts_end_with_the_game() {
     assert!(gone, "the bot's child {pid} outlived the game");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+// ----- What the protocol gives a bot author ------------------------------------------------------
+
+use std::sync::Arc;
+use toybattle::terrain;
+use toybattle::tournament::config::{DEFAULT_EXT_STARTUP_MS, RUN_FORMAT};
+use toybattle::tournament::store::{read_games, GameLine, GAMES_FILE};
+use toybattle::tournament::{run_tournament, RunConfig, RunOptions, TournamentError};
+
+/// Two games on Castle Field between `bot` and random.
+fn tournament_config(bot: String) -> RunConfig {
+    RunConfig {
+        format: RUN_FORMAT.into(),
+        bots: vec![bot, "random".into()],
+        gauntlet: None,
+        terrains: vec!["castle_field".into()],
+        terrain_file_hash: None,
+        games: 2,
+        seed: 5,
+        variant: Variant::Normal,
+        max_turns: 300,
+        sprt: None,
+        ext_timeout_ms: 10_000,
+        ext_startup_ms: DEFAULT_EXT_STARTUP_MS,
+        versions: Default::default(),
+        shard: None,
+    }
+}
+
+fn run(config: &RunConfig, out: &Path) -> Result<(), TournamentError> {
+    let terrains = config
+        .terrains
+        .iter()
+        .map(|k| Arc::new(terrain::builtin(k).unwrap().clone()))
+        .collect();
+    run_tournament(RunOptions {
+        config: config.clone(),
+        terrains,
+        out: out.to_path_buf(),
+        concurrency: Some(1),
+        quiet: true,
+    })
+    .map(|_| ())
+}
+
+fn games_of(dir: &Path) -> Vec<GameLine> {
+    let run = std::fs::read_to_string(dir.join("run.json")).unwrap();
+    let config: RunConfig = serde_json::from_str(&run).unwrap();
+    read_games(&dir.join(GAMES_FILE), &config.run_id())
+        .unwrap()
+        .games
+}
+
+/// The external bot's seat colour in a game line.
+fn ext_colour(g: &GameLine) -> &'static str {
+    if g.blue.starts_with("ext:") {
+        "blue"
+    } else {
+        "red"
+    }
+}
+
+/// The log file of the external bot of game `g`.
+fn log_of(out: &Path, g: &GameLine) -> PathBuf {
+    let stem = g
+        .record
+        .trim_start_matches("records/")
+        .trim_end_matches(".json");
+    out.join(format!("logs/{stem}.{}.stderr.log", ext_colour(g)))
+}
+
+#[test]
+fn hello_names_the_game_and_carries_the_terrain_graph_and_stderr_is_kept() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("hello");
+    // Writes the hello message to standard error, which the run folder keeps.
+    let program = script(
+        &dir,
+        "logs-hello.py",
+        &format!("hello = sys.stdin.readline()\nsys.stderr.write(hello)\nsys.stderr.flush()\n{PLAYS_FIRST_LEGAL}"),
+    );
+    let out = dir.join("run");
+    run(
+        &tournament_config(format!("ext:{}", program.display())),
+        &out,
+    )
+    .unwrap();
+    let games = games_of(&out);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_ne!(g.end, "forfeit", "{g:?}");
+        let log = std::fs::read_to_string(log_of(&out, g)).unwrap();
+        let hello: serde_json::Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+        assert_eq!(hello["type"], "hello");
+        assert_eq!(hello["colour"], ext_colour(g));
+        assert_eq!(hello["run"], g.run.as_str());
+        assert_eq!(hello["position"], g.position);
+        assert_eq!(hello["game"], g.game);
+        assert_eq!(hello["deal_seed"], g.deal_seed);
+        assert_eq!(hello["record"], g.record.as_str());
+        // The graph is a terrain of a `toybattle-terrains/1` file: read back, it is the terrain.
+        let file = serde_json::json!({"format": "toybattle-terrains/1", "terrains": [hello["terrain_graph"]]});
+        let read = terrain::parse_terrains(&file.to_string()).unwrap();
+        assert_eq!(&read[0], terrain::builtin("castle_field").unwrap());
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_bots_stderr_log_is_capped_and_the_bot_never_blocks_on_it() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("chatty");
+    let log = dir.join("chatty.log");
+    // 4 MiB on standard error before every answer: far past the cap and any pipe buffer.
+    let program = script(
+        &dir,
+        "chatty.py",
+        "for line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'decide':\n        sys.stderr.write('e' * (4 << 20))\n        sys.stderr.flush()\n        print(json.dumps({'decision': m['legal'][0]}), flush=True)\n",
+    );
+    let bot = ExternalBot::new("chatty", &program, Duration::from_secs(10)).with_stderr_log(&log);
+    let (record, reason) = play_against_random(bot, 3);
+    assert_eq!(reason, None, "{record:?}");
+    assert_ne!(record.result.end, "forfeit");
+    let kept = std::fs::read_to_string(&log).unwrap();
+    let cap = toybattle::bot::external::MAX_LOG_BYTES as usize;
+    assert!(
+        kept.len() > cap && kept.len() < cap + 100,
+        "{} bytes",
+        kept.len()
+    );
+    assert!(kept.ends_with("[toybattle: log cut at 1024 KiB]\n"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_bot_may_finish_its_work_after_quit() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("grace");
+    let done = dir.join("done");
+    // On quit, a short clean-up (flushing a log, say) before it exits.
+    let program = script(
+        &dir,
+        "cleans-up.py",
+        &format!(
+            "{PLAYS_FIRST_LEGAL}time.sleep(0.2)\nopen({:?}, 'w').write('clean')\n",
+            done.display().to_string()
+        ),
+    );
+    let bot = ExternalBot::new("tidy", &program, Duration::from_secs(10));
+    let (record, reason) = play_against_random(bot, 4);
+    assert_eq!(reason, None, "{record:?}");
+    assert_eq!(std::fs::read_to_string(&done).unwrap(), "clean");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_start_up_has_its_own_wait() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("startup");
+    // A start-up of 1.5 s, then quick answers.
+    let program = script(
+        &dir,
+        "slow-start.py",
+        &format!("time.sleep(1.5)\n{PLAYS_FIRST_LEGAL}"),
+    );
+    let answer = Duration::from_millis(1000);
+    let bot = ExternalBot::new("slow-start", &program, answer);
+    let (_, reason) = play_against_random(bot, 5);
+    assert_eq!(reason.as_deref(), Some("no answer within 1000 ms"));
+    let bot = ExternalBot::new("slow-start", &program, answer)
+        .with_startup_timeout(Duration::from_secs(3));
+    let (record, reason) = play_against_random(bot, 5);
+    assert_eq!(reason, None, "{record:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_given_version_is_part_of_the_settings_and_a_changed_one_is_refused_on_resume() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("version");
+    let program = script(&dir, "versioned.py", PLAYS_FIRST_LEGAL);
+    let out = dir.join("run");
+    let spec = |v: &str| format!("ext:{}@{v}", program.display());
+    run(&tournament_config(spec("1.0")), &out).unwrap();
+    let stored: RunConfig =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let version = &stored.versions[&spec("1.0")];
+    assert!(
+        version.starts_with("ext-") && version.ends_with("@1.0"),
+        "{version}"
+    );
+    let games = games_of(&out);
+    assert!(games.iter().all(|g| g.versions.contains(version)));
+    // The same program file, rebuilt behind it: the user says 1.1, and the run will not mix.
+    let e = run(&tournament_config(spec("1.1")), &out)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("@1.1") && e.contains("@1.0"), "{e}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

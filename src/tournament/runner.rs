@@ -1,7 +1,7 @@
 //! Running a tournament: resume from the run folder, play the missing games in parallel, stop
 //! early on an SPRT decision, write the summaries.
 
-use super::bots::BotEntry;
+use super::bots::{BotEntry, ExternalTimeouts, SeatGame};
 use super::config::RunConfig;
 use super::schedule::{pairings, schedule, PairJob, Pairing};
 use super::stats::SprtDecision;
@@ -11,6 +11,7 @@ use super::store::{
 };
 use super::summary::{live_score, pentanomial, SprtSummary, Summary};
 use super::TournamentError;
+use crate::bot::external::GameInfo;
 use crate::bot::play::{play_game, PlayConfig};
 use crate::rules::{Colour, Deal, Game};
 use crate::terrain::Terrain;
@@ -109,6 +110,12 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
             "resuming {}: {resumed} of {expected} games already played",
             out.display()
         );
+        for (spec, entry) in bots.iter().filter(|(_, e)| e.is_external()) {
+            eprintln!(
+                "  {spec} plays as version {}, the version of the games already played",
+                entry.version
+            );
+        }
     }
     let shared = Shared {
         run_id: config.run_id(),
@@ -147,7 +154,10 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
 
 /// Resolves every bot spec and records its version in the settings.
 fn resolve_bots(config: &mut RunConfig) -> Result<BTreeMap<String, BotEntry>, TournamentError> {
-    let timeout = Duration::from_millis(config.ext_timeout_ms);
+    let timeout = ExternalTimeouts {
+        answer: Duration::from_millis(config.ext_timeout_ms),
+        startup: Duration::from_millis(config.ext_startup_ms),
+    };
     let mut bots = BTreeMap::new();
     for spec in config.bots.iter().chain(&config.gauntlet) {
         let entry = BotEntry::resolve(spec, timeout).map_err(TournamentError::Usage)?;
@@ -285,7 +295,10 @@ fn play_one(
     let pairing = &shared.pairings[job.pairing];
     let game = &shared.games[job.terrain];
     let bot = |c: Colour| &shared.bots[pairing.seat(g, c)];
-    let (mut blue, mut red) = (bot(Colour::Blue).seat(), bot(Colour::Red).seat());
+    let terrain = &game.terrain().key;
+    let rel = record_path(terrain, &pairing.a, &pairing.b, job.pair, g);
+    let seat = |c: Colour| bot(c).seat(Some(seat_game(shared, job, g, &rel, c)));
+    let (mut blue, mut red) = (seat(Colour::Blue), seat(Colour::Red));
     let config = PlayConfig {
         max_turns: shared.config.max_turns,
         budgets: [blue.budget, red.budget],
@@ -312,8 +325,6 @@ fn play_one(
         }
         _ => None,
     };
-    let terrain = &game.terrain().key;
-    let rel = record_path(terrain, &pairing.a, &pairing.b, job.pair, g);
     write_record(shared.out, &rel, &played.record)?;
     let first = deal.first;
     Ok(GameLine {
@@ -341,4 +352,23 @@ fn play_one(
         versions: Colour::BOTH.map(|c| bot(c).version.clone()),
         record: rel,
     })
+}
+
+/// What an external bot of game `g` is told, and where its standard error is kept: beside the
+/// record, `logs/<terrain>/<record name>.<colour>.stderr.log` in the run folder.
+fn seat_game(shared: &Shared, job: &PairJob, g: u8, record: &str, c: Colour) -> SeatGame {
+    let stem = record
+        .strip_prefix("records/")
+        .unwrap_or(record)
+        .trim_end_matches(".json");
+    SeatGame {
+        info: GameInfo {
+            run: shared.run_id.clone(),
+            position: job.position,
+            game: g,
+            deal_seed: job.deal_seed,
+            record: record.to_string(),
+        },
+        stderr_log: shared.out.join(format!("logs/{stem}.{c}.stderr.log")),
+    }
 }
