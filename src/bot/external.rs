@@ -389,7 +389,15 @@ pub fn hello_message(game: &Game, colour: Colour, info: Option<&GameInfo>) -> Va
     })
 }
 
-/// The terrain as one terrain of a `toybattle-terrains/1` file (docs/terrains.md): what a
+/// A drawing coordinate as the terrain file writes it (49.8, not the 49.79999923706055 a
+/// widened `f32` would show).
+fn coordinate(x: f32) -> Value {
+    x.to_string()
+        .parse::<f64>()
+        .map_or(Value::Null, Value::from)
+}
+
+/// The terrain as one terrain of a `toybattle-terrains/1` file (the `--terrain-file` format): what a
 /// program needs to know the board without a copy of the terrain data.
 pub fn terrain_graph(t: &Terrain) -> Value {
     let nodes: Vec<Value> = (0..t.node_count())
@@ -411,15 +419,18 @@ pub fn terrain_graph(t: &Terrain) -> Value {
                 v.insert("allowed_values".into(), labels.into());
             }
             v.insert("adjacent".into(), t.ids(t.neighbours[i]).into());
-            v.insert("x".into(), n.x.into());
-            v.insert("y".into(), n.y.into());
+            v.insert("x".into(), coordinate(n.x));
+            v.insert("y".into(), coordinate(n.y));
             Value::Object(v)
         })
         .collect();
     let regions: Vec<Value> = t
         .regions
         .iter()
-        .map(|r| json!({"id": r.id, "bases": t.ids(r.bases), "medals": r.medals, "x": r.x, "y": r.y}))
+        .map(|r| {
+            json!({"id": r.id, "bases": t.ids(r.bases), "medals": r.medals,
+                   "x": coordinate(r.x), "y": coordinate(r.y)})
+        })
         .collect();
     json!({
         "id": t.key,
