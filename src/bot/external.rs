@@ -210,16 +210,23 @@ impl ExternalBot {
         let (timeout, startup) = (self.timeout, self.startup_timeout);
         let session = self.session.as_mut().expect("started above");
         session.send(&decide_message(request.game, request.observation, legal))?;
-        let wait = if session.first {
-            timeout + startup
+        let startup = if session.first {
+            startup
         } else {
-            timeout
+            Duration::ZERO
         };
         session.first = false;
-        let line = match session.lines.recv_timeout(wait) {
+        let line = match session.lines.recv_timeout(timeout + startup) {
             Ok(line) => line?,
             Err(RecvTimeoutError::Timeout) => {
-                return Err(format!("no answer within {} ms", wait.as_millis()))
+                let extra = match startup.as_millis() {
+                    0 => String::new(),
+                    ms => format!(" (and the {ms} ms start-up wait)"),
+                };
+                return Err(format!(
+                    "no answer within {} ms{extra}",
+                    timeout.as_millis()
+                ));
             }
             Err(RecvTimeoutError::Disconnected) => {
                 return Err("the program closed its output (exited or crashed)".into())
@@ -555,6 +562,27 @@ mod tests {
             msg["rack"].as_array().unwrap().len(),
             obs.rack_len(obs.observer()) as usize
         );
+    }
+
+    #[test]
+    fn lines_are_read_up_to_the_cap_and_refused_past_it() {
+        let max = 8;
+        let mut input: &[u8] = b"12345678\n123456789\n";
+        let mut reader = BufReader::with_capacity(3, &mut input);
+        assert_eq!(
+            read_bounded_line(&mut reader, max),
+            Ok(Some("12345678".into()))
+        );
+        let e = read_bounded_line(&mut reader, max).unwrap_err();
+        assert!(e.contains("longer than"), "{e}");
+        let mut last: &[u8] = b"draw\nend";
+        assert_eq!(read_bounded_line(&mut last, max), Ok(Some("draw".into())));
+        assert_eq!(read_bounded_line(&mut last, max), Ok(Some("end".into())));
+        assert_eq!(read_bounded_line(&mut last, max), Ok(None));
+        let mut bad: &[u8] = b"\xff\n";
+        assert!(read_bounded_line(&mut bad, max)
+            .unwrap_err()
+            .contains("UTF-8"));
     }
 
     #[test]
