@@ -358,3 +358,43 @@ fn a_given_version_is_part_of_the_settings_and_a_changed_one_is_refused_on_resum
     assert!(e.contains("@1.1") && e.contains("@1.0"), "{e}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_resume_names_the_version_of_each_external_bot() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("resume-version");
+    let program = script(&dir, "versioned.py", PLAYS_FIRST_LEGAL);
+    let out = dir.join("run");
+    let tournament = || {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
+            .args([
+                "tournament",
+                "--terrains",
+                "castle_field",
+                "--games",
+                "2",
+                "--out",
+            ])
+            .arg(&out)
+            .arg("--bots")
+            .arg(format!("ext:{}@7.1,random", program.display()))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    tournament();
+    let note = tournament();
+    assert!(note.contains("resuming"), "{note}");
+    let line = note
+        .lines()
+        .find(|l| l.contains("versioned.py@7.1"))
+        .unwrap();
+    assert!(
+        line.contains("plays as version ext-") && line.contains("@7.1"),
+        "{note}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
