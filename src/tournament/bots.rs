@@ -2,7 +2,7 @@
 //! preset, or `ext:PATH[@VERSION]` for an external program.
 
 use super::config::fnv1a;
-use crate::bot::external::{ExternalBot, FailureCell, GameInfo};
+use crate::bot::external::{ExternalBot, FailureCell};
 use crate::bot::preset::{self, Preset};
 use crate::bot::{Budget, Player};
 use std::path::PathBuf;
@@ -41,7 +41,7 @@ pub struct ExternalTimeouts {
 /// Where a game is, for an external bot: the game it is told in `hello`, and its log file of
 /// standard error.
 pub struct SeatGame {
-    pub info: GameInfo,
+    pub info: crate::bot::external::GameInfo,
     pub stderr_log: PathBuf,
 }
 
@@ -92,9 +92,18 @@ impl BotEntry {
         matches!(self.kind, Kind::External { .. })
     }
 
-    /// A fresh seat: every game starts from a new bot (no memory across games). An external
-    /// bot is told `game`, when given, and logs its standard error there.
-    pub fn seat(&self, game: Option<SeatGame>) -> Seat {
+    /// A fresh seat: every game starts from a new bot (no memory across games).
+    pub fn seat(&self) -> Seat {
+        self.new_seat(None)
+    }
+
+    /// A fresh seat for a game of a run: an external bot is told which game it plays and logs
+    /// its standard error where `game` says.
+    pub fn seat_in(&self, game: SeatGame) -> Seat {
+        self.new_seat(Some(game))
+    }
+
+    fn new_seat(&self, game: Option<SeatGame>) -> Seat {
         match &self.kind {
             Kind::Preset(p) => Seat {
                 player: p.player(),

@@ -1,7 +1,7 @@
 //! Running a tournament: resume from the run folder, play the missing games in parallel, stop
 //! early on an SPRT decision, write the summaries.
 
-use super::bots::{BotEntry, ExternalTimeouts, SeatGame};
+use super::bots::BotEntry;
 use super::config::RunConfig;
 use super::schedule::{pairings, schedule, PairJob, Pairing};
 use super::stats::SprtDecision;
@@ -11,7 +11,6 @@ use super::store::{
 };
 use super::summary::{live_score, pentanomial, SprtSummary, Summary};
 use super::TournamentError;
-use crate::bot::external::GameInfo;
 use crate::bot::play::{play_game, PlayConfig};
 use crate::rules::{Colour, Deal, Game};
 use crate::terrain::Terrain;
@@ -154,7 +153,7 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
 
 /// Resolves every bot spec and records its version in the settings.
 fn resolve_bots(config: &mut RunConfig) -> Result<BTreeMap<String, BotEntry>, TournamentError> {
-    let timeout = ExternalTimeouts {
+    let timeout = super::bots::ExternalTimeouts {
         answer: Duration::from_millis(config.ext_timeout_ms),
         startup: Duration::from_millis(config.ext_startup_ms),
     };
@@ -297,7 +296,7 @@ fn play_one(
     let bot = |c: Colour| &shared.bots[pairing.seat(g, c)];
     let terrain = &game.terrain().key;
     let rel = record_path(terrain, &pairing.a, &pairing.b, job.pair, g);
-    let seat = |c: Colour| bot(c).seat(Some(seat_game(shared, job, g, &rel, c)));
+    let seat = |c: Colour| bot(c).seat_in(seat_game(shared, job, g, &rel, c));
     let (mut blue, mut red) = (seat(Colour::Blue), seat(Colour::Red));
     let config = PlayConfig {
         max_turns: shared.config.max_turns,
@@ -356,13 +355,19 @@ fn play_one(
 
 /// What an external bot of game `g` is told, and where its standard error is kept: beside the
 /// record, `logs/<terrain>/<record name>.<colour>.stderr.log` in the run folder.
-fn seat_game(shared: &Shared, job: &PairJob, g: u8, record: &str, c: Colour) -> SeatGame {
+fn seat_game(
+    shared: &Shared,
+    job: &PairJob,
+    g: u8,
+    record: &str,
+    c: Colour,
+) -> super::bots::SeatGame {
     let stem = record
         .strip_prefix("records/")
         .unwrap_or(record)
         .trim_end_matches(".json");
-    SeatGame {
-        info: GameInfo {
+    super::bots::SeatGame {
+        info: crate::bot::external::GameInfo {
             run: shared.run_id.clone(),
             position: job.position,
             game: g,
