@@ -378,6 +378,18 @@ impl Bot for ExternalBot {
     }
 }
 
+/// Reads `{"decision": "place Jumbo 13"}` (public for the fuzz target `external_message`).
+pub fn parse_answer(line: &str) -> Result<String, String> {
+    let shown: String = line.chars().take(120).collect();
+    let value: Value = serde_json::from_str(line)
+        .map_err(|e| format!("answered '{shown}', which is not JSON ({e})"))?;
+    value
+        .get("decision")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| format!("answered '{shown}', expected {{\"decision\": \"...\"}}"))
+}
+
 /// The `hello` message: the game, the bot's colour, which game of which run it is (`null`
 /// outside a tournament), and the terrain graph.
 pub fn hello_message(game: &Game, colour: Colour, info: Option<&GameInfo>) -> Value {
@@ -404,8 +416,8 @@ fn coordinate(x: f32) -> Value {
         .map_or(Value::Null, Value::from)
 }
 
-/// The terrain as one terrain of a `toybattle-terrains/1` file (the `--terrain-file` format): what a
-/// program needs to know the board without a copy of the terrain data.
+/// The terrain as one terrain of a `toybattle-terrains/1` file (the `--terrain-file` format):
+/// what a program needs to know the board without a copy of the terrain data.
 pub fn terrain_graph(t: &Terrain) -> Value {
     let nodes: Vec<Value> = (0..t.node_count())
         .map(|i| {
@@ -447,18 +459,6 @@ pub fn terrain_graph(t: &Terrain) -> Value {
         "nodes": nodes,
         "regions": regions,
     })
-}
-
-/// Reads `{"decision": "place Jumbo 13"}` (public for the fuzz target `external_message`).
-pub fn parse_answer(line: &str) -> Result<String, String> {
-    let shown: String = line.chars().take(120).collect();
-    let value: Value = serde_json::from_str(line)
-        .map_err(|e| format!("answered '{shown}', which is not JSON ({e})"))?;
-    value
-        .get("decision")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| format!("answered '{shown}', expected {{\"decision\": \"...\"}}"))
 }
 
 fn troops(counts: TroopCounts) -> Value {
