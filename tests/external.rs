@@ -89,7 +89,6 @@ fn a_line_without_end_is_a_forfeit_and_memory_stays_bounded() {
         "chunk = 'x' * 65536\nwhile True:\n    sys.stdout.write(chunk)\n",
     );
     let before = peak_memory_kib();
-    let started = Instant::now();
     let bot = ExternalBot::new("endless", &program, Duration::from_secs(5));
     let (record, reason) = play_against_random(bot, 1);
     let grown = peak_memory_kib().saturating_sub(before);
@@ -98,10 +97,6 @@ fn a_line_without_end_is_a_forfeit_and_memory_stays_bounded() {
     assert_eq!(record.result.end, "forfeit");
     let reason = reason.unwrap();
     assert!(reason.contains("longer than 64 KiB"), "{reason}");
-    assert!(
-        started.elapsed() < Duration::from_secs(4),
-        "the forfeit comes with the long line, not with the timeout"
-    );
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -315,18 +310,18 @@ fn the_start_up_has_its_own_wait() {
         return;
     }
     let dir = temp_dir("startup");
-    // A start-up of 1.5 s, then quick answers.
+    // A start-up of 3 s, then quick answers.
     let program = script(
         &dir,
         "slow-start.py",
-        &format!("time.sleep(1.5)\n{PLAYS_FIRST_LEGAL}"),
+        &format!("time.sleep(3)\n{PLAYS_FIRST_LEGAL}"),
     );
-    let answer = Duration::from_millis(1000);
+    let answer = Duration::from_millis(2000);
     let bot = ExternalBot::new("slow-start", &program, answer);
     let (_, reason) = play_against_random(bot, 5);
-    assert_eq!(reason.as_deref(), Some("no answer within 1000 ms"));
+    assert_eq!(reason.as_deref(), Some("no answer within 2000 ms"));
     let bot = ExternalBot::new("slow-start", &program, answer)
-        .with_startup_timeout(Duration::from_secs(3));
+        .with_startup_timeout(Duration::from_secs(5));
     let (record, reason) = play_against_random(bot, 5);
     assert_eq!(reason, None, "{record:?}");
     std::fs::remove_dir_all(dir).unwrap();
