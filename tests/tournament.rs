@@ -31,6 +31,7 @@ fn config(bots: &[&str], games: u32) -> RunConfig {
         max_turns: 300,
         sprt: None,
         ext_timeout_ms: 10_000,
+        ext_startup_ms: 10_000,
         versions: BTreeMap::new(),
         shard: None,
     }

@@ -107,7 +107,12 @@ fn summary_text(record: &GameRecord, result: &RecordResult) -> String {
 /// without a valid deal (there is no starting state).
 fn walkable_steps<T>(record: &GameRecord, verdict: &Result<T, ReplayError>) -> usize {
     match verdict {
-        Err(ReplayError::Format { .. } | ReplayError::Terrain { .. } | ReplayError::Deal(_)) => 0,
+        Err(
+            ReplayError::Format { .. }
+            | ReplayError::Terrain { .. }
+            | ReplayError::Deal(_)
+            | ReplayError::Seed { .. },
+        ) => 0,
         Err(ReplayError::Step { index, .. }) => *index,
         _ => record.steps.len(),
     }

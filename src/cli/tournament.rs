@@ -62,6 +62,9 @@ pub struct Args {
     /// Longest wait for an external bot's answer; a bot that exceeds it forfeits the game.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     ext_timeout_ms: u64,
+    /// Extra wait for an external bot's first answer of each game, for its start-up.
+    #[arg(long, value_name = "MS", default_value_t = toybattle::tournament::config::DEFAULT_EXT_STARTUP_MS)]
+    ext_startup_ms: u64,
 }
 
 #[derive(clap::Args)]
@@ -136,6 +139,7 @@ pub fn run(args: Args) -> CliResult {
         max_turns: args.max_turns,
         sprt: args.sprt,
         ext_timeout_ms: args.ext_timeout_ms,
+        ext_startup_ms: args.ext_startup_ms,
         versions: BTreeMap::new(),
         shard: args.shard,
     };

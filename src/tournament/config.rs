@@ -87,11 +87,29 @@ pub struct RunConfig {
     pub sprt: Option<SprtParams>,
     /// Longest wait for an external bot's answer.
     pub ext_timeout_ms: u64,
+    /// Extra wait for an external bot's first answer of a game (its start-up). Left out of
+    /// `run.json` at its default, so folders written before it existed keep their run id.
+    #[serde(
+        default = "default_ext_startup_ms",
+        skip_serializing_if = "is_default_ext_startup_ms"
+    )]
+    pub ext_startup_ms: u64,
     /// Version of every bot spec (preset version or program hash): results of a changed bot
     /// must not be mixed with the old ones.
     pub versions: BTreeMap<String, String>,
     /// The slice this run plays, `None` for the whole run.
     pub shard: Option<Shard>,
+}
+
+/// The default of `--ext-startup-ms`.
+pub const DEFAULT_EXT_STARTUP_MS: u64 = 10_000;
+
+fn default_ext_startup_ms() -> u64 {
+    DEFAULT_EXT_STARTUP_MS
+}
+
+fn is_default_ext_startup_ms(ms: &u64) -> bool {
+    *ms == DEFAULT_EXT_STARTUP_MS
 }
 
 impl RunConfig {
@@ -199,6 +217,7 @@ mod tests {
             max_turns: 300,
             sprt: None,
             ext_timeout_ms: 10_000,
+            ext_startup_ms: DEFAULT_EXT_STARTUP_MS,
             versions: BTreeMap::new(),
             shard: None,
         }

@@ -118,6 +118,12 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
             "resuming {}: {resumed} of {expected} games already played",
             out.display()
         );
+        for (spec, entry) in bots.iter().filter(|(_, e)| e.is_external()) {
+            eprintln!(
+                "  {spec} plays as version {}, the version of the games already played",
+                entry.version
+            );
+        }
     }
     let shared = Shared {
         run_id: config.run_id(),
@@ -229,7 +235,10 @@ fn record_problem(out: &Path, g: &GameLine, names: &BTreeMap<&String, String>) -
 
 /// Resolves every bot spec and records its version in the settings.
 fn resolve_bots(config: &mut RunConfig) -> Result<BTreeMap<String, BotEntry>, TournamentError> {
-    let timeout = Duration::from_millis(config.ext_timeout_ms);
+    let timeout = super::bots::ExternalTimeouts {
+        answer: Duration::from_millis(config.ext_timeout_ms),
+        startup: Duration::from_millis(config.ext_startup_ms),
+    };
     let mut bots = BTreeMap::new();
     for spec in config.bots.iter().chain(&config.gauntlet) {
         let entry = BotEntry::resolve(spec, timeout).map_err(TournamentError::Usage)?;
@@ -367,7 +376,10 @@ fn play_one(
     let pairing = &shared.pairings[job.pairing];
     let game = &shared.games[job.terrain];
     let bot = |c: Colour| &shared.bots[pairing.seat(g, c)];
-    let (mut blue, mut red) = (bot(Colour::Blue).seat(), bot(Colour::Red).seat());
+    let terrain = &game.terrain().key;
+    let rel = record_path(terrain, &pairing.a, &pairing.b, job.pair, g);
+    let seat = |c: Colour| bot(c).seat_in(seat_game(shared, job, g, &rel, c));
+    let (mut blue, mut red) = (seat(Colour::Blue), seat(Colour::Red));
     let config = PlayConfig {
         max_turns: shared.config.max_turns,
         budgets: [blue.budget, red.budget],
@@ -394,8 +406,6 @@ fn play_one(
         }
         _ => None,
     };
-    let terrain = &game.terrain().key;
-    let rel = record_path(terrain, &pairing.a, &pairing.b, job.pair, g);
     write_record(shared.out, &rel, &played.record)?;
     let first = deal.first;
     Ok(GameLine {
@@ -423,4 +433,29 @@ fn play_one(
         versions: Colour::BOTH.map(|c| bot(c).version.clone()),
         record: rel,
     })
+}
+
+/// What an external bot of game `g` is told, and where its standard error is kept: beside the
+/// record, `logs/<terrain>/<record name>.<colour>.stderr.log` in the run folder.
+fn seat_game(
+    shared: &Shared,
+    job: &PairJob,
+    g: u8,
+    record: &str,
+    c: Colour,
+) -> super::bots::SeatGame {
+    let stem = record
+        .strip_prefix("records/")
+        .unwrap_or(record)
+        .trim_end_matches(".json");
+    super::bots::SeatGame {
+        info: crate::bot::external::GameInfo {
+            run: shared.run_id.clone(),
+            position: job.position,
+            game: g,
+            deal_seed: job.deal_seed,
+            record: record.to_string(),
+        },
+        stderr_log: shared.out.join(format!("logs/{stem}.{c}.stderr.log")),
+    }
 }
