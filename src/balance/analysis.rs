@@ -2,9 +2,7 @@
 //! pass to group the games, then a few passes per figure). Proportions and their differences
 //! are fractions here (0.05 is 5 percentage points); the renderers show percent.
 
-use super::estimate::{
-    balance_of, mean, paired_difference, proportion, std_dev, Estimate,
-};
+use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, Estimate};
 use super::regression::{fit, Design};
 use super::{End, Study, StudyGame};
 use crate::rules::{Colour, Troop, Variant};
@@ -130,10 +128,7 @@ impl<'a> Cells<'a> {
             cells[base + g.terrain as usize].push(g);
             cells[base + t - 1].push(g);
         }
-        Cells {
-            terrains: t,
-            cells,
-        }
+        Cells { terrains: t, cells }
     }
 
     /// `terrain` = `None` for all terrains.
@@ -211,7 +206,12 @@ fn seat_row(preset: &str, variant: Variant, terrain: &str, games: &[&StudyGame])
         turns_sd: std_dev(&turns),
         ends: End::ALL
             .into_iter()
-            .map(|e| (e, proportion(&mut items(games, |g| (g.end == e) as u8 as f64))))
+            .map(|e| {
+                (
+                    e,
+                    proportion(&mut items(games, |g| (g.end == e) as u8 as f64)),
+                )
+            })
             .collect(),
     }
 }
@@ -310,7 +310,8 @@ fn troop_values(study: &Study) -> (Vec<TroopRow>, Vec<String>) {
 /// one troop relative to another can be told from the deals.
 pub fn troop_fit(study: &Study, games: &[&StudyGame]) -> Result<Vec<(Troop, Estimate)>, String> {
     let has = |f: &dyn Fn(&&StudyGame) -> bool| games.iter().any(f);
-    let both_variants = has(&|g| g.variant == Variant::Normal) && has(&|g| g.variant == Variant::Beginner);
+    let both_variants =
+        has(&|g| g.variant == Variant::Normal) && has(&|g| g.variant == Variant::Beginner);
     let terrains: Vec<u16> = (0..study.terrains.len() as u16)
         .filter(|t| has(&|g| g.terrain == *t))
         .collect();
@@ -321,10 +322,24 @@ pub fn troop_fit(study: &Study, games: &[&StudyGame]) -> Result<Vec<(Troop, Esti
     if both_variants {
         names.push("beginner variant".into());
     }
-    names.extend(terrains.iter().skip(1).map(|&t| format!("terrain {}", study.terrains[t as usize])));
-    names.extend(presets.iter().skip(1).map(|&p| format!("preset {}", study.presets[p as usize])));
+    names.extend(
+        terrains
+            .iter()
+            .skip(1)
+            .map(|&t| format!("terrain {}", study.terrains[t as usize])),
+    );
+    names.extend(
+        presets
+            .iter()
+            .skip(1)
+            .map(|&p| format!("preset {}", study.presets[p as usize])),
+    );
     let troop_start = names.len();
-    names.extend(Troop::ALL[1..].iter().map(|t| format!("copies of {t} lost")));
+    names.extend(
+        Troop::ALL[1..]
+            .iter()
+            .map(|t| format!("copies of {t} lost")),
+    );
     let mut design = Design::new(names);
     let mut row = Vec::with_capacity(design.columns());
     for g in games {
@@ -334,8 +349,18 @@ pub fn troop_fit(study: &Study, games: &[&StudyGame]) -> Result<Vec<(Troop, Esti
         if both_variants {
             row.push((g.variant == Variant::Beginner) as u8 as f64);
         }
-        row.extend(terrains.iter().skip(1).map(|&t| (g.terrain == t) as u8 as f64));
-        row.extend(presets.iter().skip(1).map(|&p| (g.preset == p) as u8 as f64));
+        row.extend(
+            terrains
+                .iter()
+                .skip(1)
+                .map(|&t| (g.terrain == t) as u8 as f64),
+        );
+        row.extend(
+            presets
+                .iter()
+                .skip(1)
+                .map(|&p| (g.preset == p) as u8 as f64),
+        );
         row.extend((1..Troop::ALL.len()).map(|k| g.lost[1][k] as f64 - g.lost[0][k] as f64));
         design.push(&row, g.score(Colour::Blue), g.deal);
     }
@@ -400,7 +425,7 @@ fn summarise(r: &Report) -> Vec<String> {
         .iter()
         .filter(|s| s.preset == *preset && s.variant == variant && s.terrain != ALL)
         .flat_map(|s| {
-            [("first player", s.first_player), ("blue", s.blue)]
+            [("the first player", s.first_player), ("blue", s.blue)]
                 .into_iter()
                 .filter_map(move |(what, e)| e.map(|e| ((e.value - 0.5).abs(), s, what, e)))
         })
@@ -409,7 +434,7 @@ fn summarise(r: &Report) -> Vec<String> {
     if let Some((_, s, what, e)) = by_terrain.first() {
         let runner = by_terrain.iter().find(|x| x.1.terrain != s.terrain);
         let mut line = format!(
-            "Least balanced terrain: {} (the {what} scores {}).",
+            "Least balanced terrain: {} ({what} scores {}).",
             s.terrain,
             pct(e)
         );
@@ -418,7 +443,7 @@ fn summarise(r: &Report) -> Vec<String> {
         } else if let Some((_, s2, what2, e2)) = runner {
             if sizes_overlap(e, e2, 0.5) {
                 line += &format!(
-                    " Caution: {} ({what2} {}) is not clearly better balanced; the intervals overlap.",
+                    " Caution: {} ({what2}: {}) is not clearly better balanced; the intervals overlap.",
                     s2.terrain,
                     pct(e2)
                 );
@@ -494,10 +519,20 @@ fn sizes_overlap(a: &Estimate, b: &Estimate, neutral: f64) -> bool {
 
 /// "54.2% [51.0, 57.3]".
 pub fn pct(e: &Estimate) -> String {
-    format!("{:.1}% [{:.1}, {:.1}]", 100.0 * e.value, 100.0 * e.lo, 100.0 * e.hi)
+    format!(
+        "{:.1}% [{:.1}, {:.1}]",
+        100.0 * e.value,
+        100.0 * e.lo,
+        100.0 * e.hi
+    )
 }
 
 /// "+3.1 pp [+0.4, +5.8]".
 pub fn pp(e: &Estimate) -> String {
-    format!("{:+.1} pp [{:+.1}, {:+.1}]", 100.0 * e.value, 100.0 * e.lo, 100.0 * e.hi)
+    format!(
+        "{:+.1} pp [{:+.1}, {:+.1}]",
+        100.0 * e.value,
+        100.0 * e.lo,
+        100.0 * e.hi
+    )
 }

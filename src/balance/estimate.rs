@@ -61,7 +61,10 @@ pub fn clustered_mean(items: &mut [(u64, f64)]) -> Option<ClusteredMean> {
     for group in items.chunk_by(|a, b| a.0 == b.0) {
         let s: f64 = group.iter().map(|&(_, x)| x - mean).sum();
         between += s * s;
-        within += group.iter().map(|&(_, x)| (x - mean) * (x - mean)).sum::<f64>();
+        within += group
+            .iter()
+            .map(|&(_, x)| (x - mean) * (x - mean))
+            .sum::<f64>();
         clusters += 1;
     }
     let g = clusters as f64;
@@ -122,7 +125,11 @@ pub fn std_dev(values: &[f64]) -> Option<Estimate> {
     let m = values.iter().sum::<f64>() / n;
     let sd = (values.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0)).sqrt();
     let k = Z95 / (2.0 * (n - 1.0)).sqrt();
-    let hi = if k < 1.0 { sd / (1.0 - k) } else { f64::INFINITY };
+    let hi = if k < 1.0 {
+        sd / (1.0 - k)
+    } else {
+        f64::INFINITY
+    };
     Some(Estimate {
         value: sd,
         lo: sd / (1.0 + k),
@@ -154,7 +161,12 @@ fn deal_means(items: &mut [(u64, f64)]) -> Vec<(u64, f64)> {
     items.sort_unstable_by_key(|&(c, _)| c);
     items
         .chunk_by(|a, b| a.0 == b.0)
-        .map(|g| (g[0].0, g.iter().map(|&(_, x)| x).sum::<f64>() / g.len() as f64))
+        .map(|g| {
+            (
+                g[0].0,
+                g.iter().map(|&(_, x)| x).sum::<f64>() / g.len() as f64,
+            )
+        })
         .collect()
 }
 

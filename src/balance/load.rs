@@ -94,12 +94,14 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
     let mut rules: HashMap<(String, Variant), Game> = HashMap::new();
     for r in &runs {
         for t in &r.config.terrains {
-            let terrain = by_key.get(t.as_str()).ok_or_else(|| BalanceError::Settings {
-                dir: r.dirs[0].display().to_string(),
-                reason: format!(
+            let terrain = by_key
+                .get(t.as_str())
+                .ok_or_else(|| BalanceError::Settings {
+                    dir: r.dirs[0].display().to_string(),
+                    reason: format!(
                     "terrain '{t}' is not among the terrains given (pass the run's --terrain-file)"
                 ),
-            })?;
+                })?;
             rules
                 .entry((t.clone(), r.config.variant))
                 .or_insert_with(|| Game::new(Arc::clone(terrain), r.config.variant));
@@ -144,7 +146,13 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
         .par_iter()
         .map(|(preset, dir, line)| {
             let game = &rules[&(line.terrain.clone(), line.variant)];
-            study_game(*preset, terrain_index[line.terrain.as_str()], dir, line, game)
+            study_game(
+                *preset,
+                terrain_index[line.terrain.as_str()],
+                dir,
+                line,
+                game,
+            )
         })
         .collect::<Result<Vec<StudyGame>, BalanceError>>()?;
     Ok(Loaded {
@@ -183,7 +191,9 @@ fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
             let differences: Vec<String> = study_settings(&config)
                 .differences(&study_settings(&first.config))
                 .into_iter()
-                .map(|d| d.replacen(" vs ", " here, ", 1) + &format!(" in {}", first.dirs[0].display()))
+                .map(|d| {
+                    d.replacen(" vs ", " here, ", 1) + &format!(" in {}", first.dirs[0].display())
+                })
                 .collect();
             if !differences.is_empty() {
                 return Err(settings(format!(
@@ -259,7 +269,11 @@ fn study_game(
         )));
     }
     let end = End::parse(&line.end).ok_or_else(|| bad(format!("unknown end '{}'", line.end)))?;
-    let lost = record.deal.removed.each_ref().map(|r| count(r.iter().copied()));
+    let lost = record
+        .deal
+        .removed
+        .each_ref()
+        .map(|r| count(r.iter().copied()));
     Ok(StudyGame {
         preset,
         terrain,

@@ -15,6 +15,7 @@ pub mod regression;
 pub mod render;
 pub mod study;
 pub mod svg;
+pub mod synthetic;
 
 pub use analysis::{analyse, Report};
 pub use load::load_study;
@@ -48,7 +49,13 @@ pub enum End {
 }
 
 impl End {
-    pub const ALL: [End; 5] = [End::Hq, End::Medals, End::Blocked, End::TurnCap, End::Forfeit];
+    pub const ALL: [End; 5] = [
+        End::Hq,
+        End::Medals,
+        End::Blocked,
+        End::TurnCap,
+        End::Forfeit,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {

@@ -225,6 +225,10 @@ mod tests {
         let f = fit(&d).unwrap();
         let sxx: f64 = (0..n).map(|i| ((i % 20) as f64 - 9.5).powi(2)).sum();
         let classical = (1.0 / sxx).sqrt();
-        assert!((f.se(1) / classical - 1.0).abs() < 0.05, "{} vs {classical}", f.se(1));
+        assert!(
+            (f.se(1) / classical - 1.0).abs() < 0.05,
+            "{} vs {classical}",
+            f.se(1)
+        );
     }
 }

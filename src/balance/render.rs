@@ -81,16 +81,16 @@ fn seats_section(r: &Report) -> Section {
             let mut headers: Vec<String> = [
                 "terrain",
                 "games",
-                "first player's score %",
-                "blue's score %",
-                "balance %",
-                "decisive %",
+                "first player's score",
+                "blue's score",
+                "balance",
+                "decisive",
                 "turns (mean)",
                 "turns (sd)",
             ]
             .map(String::from)
             .to_vec();
-            headers.extend(End::ALL.iter().map(|e| format!("{} %", e.name())));
+            headers.extend(End::ALL.iter().map(|e| e.name().to_string()));
             tables.push(Table {
                 caption: format!("{preset}, {v} variant"),
                 headers,
@@ -285,8 +285,8 @@ fn plays_section(r: &Report) -> Section {
             headers: [
                 "troop",
                 "tiles placed per player and game",
-                "players who placed it %",
-                "their score %",
+                "players who placed it",
+                "their score",
             ]
             .map(String::from)
             .to_vec(),
@@ -297,7 +297,9 @@ fn plays_section(r: &Report) -> Section {
                 .map(|row| {
                     vec![
                         row.troop.to_string(),
-                        opt(&row.placed_per_game, |e| format!("{:.2} [{:.2}, {:.2}]", e.value, e.lo, e.hi)),
+                        opt(&row.placed_per_game, |e| {
+                            format!("{:.2} [{:.2}, {:.2}]", e.value, e.lo, e.hi)
+                        }),
                         opt(&row.played_share, pct),
                         opt(&row.score_when_played, pct),
                     ]
@@ -329,7 +331,10 @@ fn special_section(r: &Report) -> Section {
     ]
     .map(String::from)
     .to_vec();
-    let shown_ends: Vec<End> = End::ALL.into_iter().filter(|e| *e != End::Forfeit).collect();
+    let shown_ends: Vec<End> = End::ALL
+        .into_iter()
+        .filter(|e| *e != End::Forfeit)
+        .collect();
     headers.extend(shown_ends.iter().map(|e| format!("{}, pp", e.name())));
     let tables = r
         .presets
@@ -389,7 +394,9 @@ fn special_section(r: &Report) -> Section {
         ],
         tables,
         plots: vec![
-            plot("Special-base effect on the first player's score", |s| s.first_player),
+            plot("Special-base effect on the first player's score", |s| {
+                s.first_player
+            }),
             plot("Special-base effect on blue's score", |s| s.blue),
         ],
     }
@@ -403,7 +410,11 @@ pub fn markdown(r: &Report, sections: &[Section]) -> String {
         r.games,
         r.presets.join(", "),
         r.terrains.join(", "),
-        r.variants.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+        r.variants
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     for s in sections {
         let _ = writeln!(md, "## {}\n", s.title);
@@ -446,7 +457,11 @@ pub fn html(r: &Report, sections: &[Section]) -> String {
         r.games,
         escape(&r.presets.join(", ")),
         escape(&r.terrains.join(", ")),
-        r.variants.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+        r.variants
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     for s in sections {
         let _ = writeln!(h, "<h2>{}</h2>", escape(&s.title));
@@ -506,7 +521,14 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
     let ends: Vec<&str> = End::ALL.iter().map(|e| e.name()).collect();
     let mut seats = format!(
         "preset,variant,terrain,games,{},{}\n",
-        csv_header(&["first_player", "blue", "balance", "decisive", "turns_mean", "turns_sd"]),
+        csv_header(&[
+            "first_player",
+            "blue",
+            "balance",
+            "decisive",
+            "turns_mean",
+            "turns_sd"
+        ]),
         csv_header(&ends)
     );
     for s in &r.seats {
@@ -572,7 +594,14 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
             .chain(s.ends.iter().map(|(_, e)| e))
             .map(csv_estimate)
             .collect();
-        let _ = writeln!(special, "{},{},{},{}", s.preset, s.terrain, s.deals, cells.join(","));
+        let _ = writeln!(
+            special,
+            "{},{},{},{}",
+            s.preset,
+            s.terrain,
+            s.deals,
+            cells.join(",")
+        );
     }
     vec![
         ("seats.csv", seats),

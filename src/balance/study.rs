@@ -39,7 +39,13 @@ pub fn run_name(preset: &str, variant: Variant) -> String {
     let safe: String = preset
         .trim_start_matches("ext:")
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     format!("{safe}-{variant}")
 }
@@ -108,7 +114,10 @@ fn check(plan: &StudyPlan) -> Result<(), BalanceError> {
     }
     for (what, list) in [
         ("preset", plan.presets.clone()),
-        ("variant", plan.variants.iter().map(|v| v.to_string()).collect()),
+        (
+            "variant",
+            plan.variants.iter().map(|v| v.to_string()).collect(),
+        ),
     ] {
         let mut sorted = list.clone();
         sorted.sort();

@@ -173,7 +173,11 @@ fn legend(svg: &mut String, plot: &DotPlot) {
 /// A number with at most one decimal, without a trailing ".0"; "∞" for unbounded ends.
 fn trim(v: f64) -> String {
     if !v.is_finite() {
-        return if v > 0.0 { "∞".into() } else { "−∞".into() };
+        return if v > 0.0 {
+            "∞".into()
+        } else {
+            "−∞".into()
+        };
     }
     let s = format!("{v:.1}");
     s.strip_suffix(".0").map_or(s.clone(), str::to_string)
@@ -250,7 +254,11 @@ pub(crate) mod tests {
         well_formed(&svg).unwrap();
         assert!(svg.contains("A &amp; B &lt;test&gt;"));
         assert!(svg.contains(">castle_field<") && svg.contains(">tropical_pool<"));
-        assert_eq!(svg.matches("<circle").count(), 2 + 3, "legend dots and data dots");
+        assert_eq!(
+            svg.matches("<circle").count(),
+            2 + 3,
+            "legend dots and data dots"
+        );
         assert!(svg.contains("stroke-dasharray"), "the reference line");
         assert!(well_formed("<svg><g></svg></g>").is_err());
         assert!(well_formed("<svg><g>").is_err());

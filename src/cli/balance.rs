@@ -14,7 +14,12 @@ use toybattle::tournament::Shard;
 pub struct Args {
     /// Presets, each playing itself, in report order (weakest first): shipped preset names or
     /// paths to .toml presets.
-    #[arg(long, value_name = "LIST", required_unless_present = "from", conflicts_with = "from")]
+    #[arg(
+        long,
+        value_name = "LIST",
+        required_unless_present = "from",
+        conflicts_with = "from"
+    )]
     bots: Option<String>,
     /// Report on existing runs instead of playing: self-play tournament run folders or study
     /// folders (shards of one run may be given together).

@@ -150,7 +150,10 @@ mod tests {
         let labels: Vec<String> = pairings(&c).iter().map(Pairing::label).collect();
         assert_eq!(labels, ["a vs a"]);
         assert_eq!(schedule(&c).len(), 2 * 3);
-        assert!(config(&[], Some("x")).validate().is_err(), "a gauntlet needs opponents");
+        assert!(
+            config(&[], Some("x")).validate().is_err(),
+            "a gauntlet needs opponents"
+        );
     }
 
     #[test]
