@@ -246,28 +246,27 @@ fn play_rows(preset: &str, variant: Variant, games: &[&StudyGame]) -> Vec<PlayRo
         .into_iter()
         .map(|troop| {
             let k = troop.index();
-            let per_player = |f: &dyn Fn(&StudyGame, Colour) -> Option<f64>| {
+            // Players of games whose record was read, with the tiles of this troop placed.
+            let per_player = |f: &dyn Fn(&StudyGame, Colour, u8) -> Option<f64>| {
                 let mut v = Vec::with_capacity(games.len() * 2);
                 for g in games {
+                    let Some(placed) = &g.placed else { continue };
                     for c in Colour::BOTH {
-                        if let Some(x) = f(g, c) {
+                        if let Some(x) = f(g, c, placed[c.index()][k]) {
                             v.push((g.deal, x));
                         }
                     }
                 }
                 v
             };
-            let placed = |g: &StudyGame, c: Colour| g.placed[c.index()][k];
             PlayRow {
                 preset: preset.to_string(),
                 variant,
                 troop,
-                placed_per_game: mean(&mut per_player(&|g, c| Some(placed(g, c) as f64))),
-                played_share: proportion(&mut per_player(&|g, c| {
-                    Some((placed(g, c) > 0) as u8 as f64)
-                })),
-                score_when_played: proportion(&mut per_player(&|g, c| {
-                    (placed(g, c) > 0).then(|| g.score(c))
+                placed_per_game: mean(&mut per_player(&|_, _, n| Some(n as f64))),
+                played_share: proportion(&mut per_player(&|_, _, n| Some((n > 0) as u8 as f64))),
+                score_when_played: proportion(&mut per_player(&|g, c, n| {
+                    (n > 0).then(|| g.score(c))
                 })),
             }
         })

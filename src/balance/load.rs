@@ -1,11 +1,11 @@
 //! Reading a study from run folders: the settings checked (every run must be a self-play run
 //! of the same deals), shards of one run gathered, games read from `games.jsonl`, and each
-//! game's record replayed to count the troops each player placed. Nothing is written: a
+//! game's record (when present) replayed to count the troops each player placed. Nothing is written: a
 //! damaged folder is reported, never repaired, so no completed game is lost.
 
 use super::{BalanceError, End, PerTroop, Study, StudyGame};
 use crate::record::GameRecord;
-use crate::rules::{Decision, Game, Troop, Variant};
+use crate::rules::{Deal, Decision, Game, Troop, Variant};
 use crate::terrain::Terrain;
 use crate::tournament::store::{read_games, read_run, GameLine, GAMES_FILE, RUN_FILE};
 use crate::tournament::RunConfig;
@@ -155,6 +155,14 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
             )
         })
         .collect::<Result<Vec<StudyGame>, BalanceError>>()?;
+    let without = games.iter().filter(|g| g.placed.is_none()).count();
+    if without > 0 {
+        notes.push(format!(
+            "{without} of {} games have no record file (result folders keep games, not records): \
+             the troops-played table counts the others only",
+            games.len()
+        ));
+    }
     Ok(Loaded {
         study: Study {
             presets,
@@ -245,8 +253,8 @@ fn study_settings(c: &RunConfig) -> RunConfig {
     }
 }
 
-/// The game of a line, with the tiles each colour lost (from the deal) and placed (by
-/// replaying its record).
+/// The game of a line, with the tiles each colour lost (from the deal of its seed) and placed
+/// (by replaying its record, when the record is there).
 fn study_game(
     preset: u16,
     terrain: u16,
@@ -259,21 +267,23 @@ fn study_game(
         path: path.display().to_string(),
         reason,
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| bad(e.to_string()))?;
-    let record: GameRecord =
-        serde_json::from_str(&text).map_err(|e| bad(format!("not a game record: {e}")))?;
-    if record.deal.seed != line.deal_seed || record.deal.first != line.first {
-        return Err(bad(format!(
-            "the record's deal is not the one of deal {} in {GAMES_FILE}",
-            line.position
-        )));
-    }
     let end = End::parse(&line.end).ok_or_else(|| bad(format!("unknown end '{}'", line.end)))?;
-    let lost = record
-        .deal
-        .removed
-        .each_ref()
-        .map(|r| count(r.iter().copied()));
+    let deal = Deal::from_seed(line.deal_seed);
+    let placed = match std::fs::read_to_string(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(bad(e.to_string())),
+        Ok(text) => {
+            let record: GameRecord =
+                serde_json::from_str(&text).map_err(|e| bad(format!("not a game record: {e}")))?;
+            if record.deal.seed != line.deal_seed || record.deal.removed != deal.removed {
+                return Err(bad(format!(
+                    "the record's deal is not the one of deal {} in {GAMES_FILE}",
+                    line.position
+                )));
+            }
+            Some(placements(game, &record).map_err(bad)?)
+        }
+    };
     Ok(StudyGame {
         preset,
         terrain,
@@ -283,8 +293,8 @@ fn study_game(
         winner: line.winner_colour,
         end,
         turns: line.turns,
-        lost,
-        placed: placements(game, &record).map_err(bad)?,
+        lost: deal.removed.each_ref().map(|r| count(r.iter().copied())),
+        placed,
     })
 }
 

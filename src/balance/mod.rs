@@ -92,8 +92,9 @@ pub struct StudyGame {
     pub turns: u16,
     /// Copies of each troop removed unseen at setup, per colour.
     pub lost: [PerTroop; 2],
-    /// Tiles of each troop placed on the board during the game, per colour.
-    pub placed: [PerTroop; 2],
+    /// Tiles of each troop placed on the board during the game, per colour; `None` when the
+    /// game's record is not at hand (result folders keep games, not records).
+    pub placed: Option<[PerTroop; 2]>,
 }
 
 impl StudyGame {

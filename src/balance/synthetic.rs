@@ -8,9 +8,9 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 /// The planted truth: blue's win probability is
-/// `1/2 + first·(±1 as blue moves first or not) + Σ_k troop[k]·(red's lost_k − blue's lost_k)
-/// + u`, with `u` uniform in `[−deal_noise, deal_noise]`, one draw per deal (shared by the games
-/// of the deal, as real luck of the deal would be).
+/// `1/2 ± first + Σ_k troop[k]·(red's lost_k − blue's lost_k) + u` (plus `first` when blue
+/// moves first), with `u` uniform in `[−deal_noise, deal_noise]`, one draw per deal (shared by
+/// the games of the deal, as real luck of the deal would be).
 #[derive(Clone, Debug)]
 pub struct Planted {
     pub first: f64,
@@ -68,7 +68,7 @@ pub fn synthetic_study(
                         },
                         turns: rng.random_range(15..60),
                         lost,
-                        placed: [[1; Troop::ALL.len()]; 2],
+                        placed: Some([[1; Troop::ALL.len()]; 2]),
                     });
                 }
             }
