@@ -7,8 +7,10 @@
 //! - [`record`]: game records, replay and position files;
 //! - [`bot`]: bots and search;
 //! - [`tournament`]: self-play tournaments and their statistics;
+//! - [`balance`]: balance studies of terrains, seats, troops and special bases;
 //! - `cli` (in the binary): the command line.
 
+pub mod balance;
 pub mod bot;
 pub mod info;
 pub mod record;

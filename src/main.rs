@@ -35,6 +35,8 @@ enum Command {
     Merge(cli::tournament::MergeArgs),
     /// Compare two bots game by game on the deals both played against the same opponent.
     Compare(cli::tournament::CompareArgs),
+    /// Balance study: presets in self-play over terrains and variants, with a report.
+    Balance(cli::balance::Args),
 }
 
 fn main() -> ExitCode {
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Command::Tournament(a) => cli::tournament::run(a),
         Command::Merge(a) => cli::tournament::merge(a),
         Command::Compare(a) => cli::tournament::compare(a),
+        Command::Balance(a) => cli::balance::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -1,6 +1,7 @@
 //! Subcommands of the command line; each returns `Err(message)` for the user, never panics.
 
 pub mod analyze;
+pub mod balance;
 pub mod legal;
 pub mod position;
 pub mod random_games;

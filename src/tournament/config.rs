@@ -147,8 +147,9 @@ impl RunConfig {
             return usage("--max-turns is 0: the turn cap must be at least 1".into());
         }
         let mut names: Vec<&String> = self.bots.iter().chain(&self.gauntlet).collect();
-        if names.len() < 2 {
-            return usage("a tournament needs at least two bots".into());
+        // One bot alone is a self-play run (balance studies): it meets itself.
+        if names.is_empty() || (names.len() < 2 && self.gauntlet.is_some()) {
+            return usage("a tournament needs at least two bots, or one to play itself".into());
         }
         names.sort();
         if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {

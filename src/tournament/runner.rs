@@ -329,7 +329,7 @@ fn play_pair(shared: &Shared, job: &PairJob) -> Result<(), TournamentError> {
         if already {
             continue;
         }
-        let line = play_one(shared, job, &deal, g)?;
+        let line = play_one(shared, job, &seat_deal(shared, job, &deal, g), g)?;
         shared.writer.append(&line)?;
         let message = {
             let mut done = shared.done.lock().map_err(|_| poisoned())?;
@@ -349,6 +349,17 @@ fn play_pair(shared: &Shared, job: &PairJob) -> Result<(), TournamentError> {
         shared.progress.set_message(message + &sprt_note);
     }
     Ok(())
+}
+
+/// The deal of game `g`. A bot meeting itself gains nothing from swapped seats (the two games
+/// would be the same game), so in self-play game 1 swaps the first player instead: each deal
+/// is played once with each colour moving first.
+fn seat_deal(shared: &Shared, job: &PairJob, deal: &Deal, g: u8) -> Deal {
+    let pairing = &shared.pairings[job.pairing];
+    match g == 1 && pairing.a == pairing.b {
+        true => deal.with_first(deal.first.opponent()),
+        false => deal.clone(),
+    }
 }
 
 fn poisoned() -> TournamentError {

@@ -31,8 +31,8 @@ impl Pairing {
     }
 }
 
-/// The pairings of a run: every two bots of a round robin in listed order, or the gauntlet bot
-/// against each opponent.
+/// The pairings of a run: every two bots of a round robin in listed order, the gauntlet bot
+/// against each opponent, or a lone bot against itself (self-play, for balance studies).
 pub fn pairings(config: &RunConfig) -> Vec<Pairing> {
     match &config.gauntlet {
         Some(x) => config
@@ -43,6 +43,10 @@ pub fn pairings(config: &RunConfig) -> Vec<Pairing> {
                 b: b.clone(),
             })
             .collect(),
+        None if config.bots.len() == 1 => vec![Pairing {
+            a: config.bots[0].clone(),
+            b: config.bots[0].clone(),
+        }],
         None => {
             let bots = &config.bots;
             (0..bots.len())
@@ -138,6 +142,19 @@ mod tests {
         let g = pairings(&config(&["b", "c"], Some("x")));
         let labels: Vec<String> = g.iter().map(Pairing::label).collect();
         assert_eq!(labels, ["x vs b", "x vs c"]);
+    }
+
+    #[test]
+    fn a_lone_bot_meets_itself() {
+        let c = config(&["a"], None);
+        assert!(c.validate().is_ok());
+        let labels: Vec<String> = pairings(&c).iter().map(Pairing::label).collect();
+        assert_eq!(labels, ["a vs a"]);
+        assert_eq!(schedule(&c).len(), 2 * 3);
+        assert!(
+            config(&[], Some("x")).validate().is_err(),
+            "a gauntlet needs opponents"
+        );
     }
 
     #[test]
