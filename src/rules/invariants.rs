@@ -11,7 +11,7 @@
 use super::decision::{Decision, DecisionList};
 use super::game::{Game, Variant};
 use super::state::{Chance, Phase, State, WinType};
-use super::tile::{Colour, Troop, COPIES_PER_TROOP, RACK_LIMIT, REMOVED_PER_COLOUR};
+use super::tile::{Colour, Tile, Troop, COPIES_PER_TROOP, RACK_LIMIT, REMOVED_PER_COLOUR};
 use crate::terrain::{bits, NodeMask, SpecialEffect, Terrain, MAX_NODES};
 use std::fmt;
 
@@ -519,20 +519,15 @@ fn check_pending_step(game: &Game, s: &State) -> Checked {
     match s.phase() {
         Phase::TroopEffect { troop, node } => {
             let n = node as usize;
-            let broken = |detail: String| {
-                broken(detail)
-                    .troop(troop)
-                    .node(t.id_of(n.min(t.node_count() - 1)))
-            };
             ensure(n < t.node_count(), || {
                 broken(format!("troop effect on node index {n}"))
             })?;
+            let broken = |detail: String| broken(detail).troop(troop).node(t.id_of(n));
             // R6.5: the effect belongs to the tile just placed, still on top, and is offered
             // only with something to offer; R9.7: never on a no-effect base.
-            ensure(
-                s.board().top(n) == Some(super::tile::Tile::new(p, troop)),
-                || broken("the effect's tile is not on top of its node".into()),
-            )?;
+            ensure(s.board().top(n) == Some(Tile::new(p, troop)), || {
+                broken("the effect's tile is not on top of its node".into())
+            })?;
             let suppressed = t.effect_at(n) == Some(SpecialEffect::NoTroopEffect);
             ensure(beginner || !suppressed, || {
                 broken("troop effect on a no-effect base (R9.7)".into())
@@ -658,7 +653,7 @@ fn check_legal_decisions(game: &Game, s: &State) -> Checked {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{random_decision, Deal, Tile};
+    use crate::rules::{random_decision, Deal};
     use rand::SeedableRng;
     use rand_xoshiro::Xoshiro256PlusPlus;
 
