@@ -187,8 +187,8 @@ impl Bot for ExternalBot {
     }
 }
 
-/// Reads `{"decision": "place Jumbo 13"}`.
-fn parse_answer(line: &str) -> Result<String, String> {
+/// Reads `{"decision": "place Jumbo 13"}` (public for the fuzz target `external_message`).
+pub fn parse_answer(line: &str) -> Result<String, String> {
     let shown: String = line.chars().take(120).collect();
     let value: Value = serde_json::from_str(line)
         .map_err(|e| format!("answered '{shown}', which is not JSON ({e})"))?;
