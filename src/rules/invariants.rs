@@ -156,17 +156,17 @@ pub fn check(game: &Game, s: &State) -> Checked {
 /// hold for a determinization from either player's view, where the rest may not (a rack sampled
 /// for the player to move need not let the game go on as it did).
 pub fn check_tiles(s: &State) -> Checked {
+    // The board's tiles by colour and troop, in one pass over every stack.
+    let mut board = [[0usize; 8]; 2];
+    for n in 0..MAX_NODES {
+        for tile in s.board().stack(n) {
+            board[tile.colour().index()][tile.troop().index()] += 1;
+        }
+    }
     for c in Colour::BOTH {
         let (rack, frozen, public) = (s.rack(c), s.frozen(c), s.public_rack(c));
         for troop in Troop::ALL {
-            let on_board: usize = (0..MAX_NODES)
-                .map(|n| {
-                    s.board()
-                        .stack(n)
-                        .filter(|&x| x.colour() == c && x.troop() == troop)
-                        .count()
-                })
-                .sum();
+            let on_board = board[c.index()][troop.index()];
             let placed = [rack, s.reserve(c), s.removed(c), s.discard(c)];
             let total = on_board + placed.iter().map(|k| k.get(troop) as usize).sum::<usize>();
             ensure(total == COPIES_PER_TROOP as usize, || {
