@@ -134,6 +134,7 @@ pub fn play_game(
         players: [players[0].name().to_string(), players[1].name().to_string()],
         steps,
         result,
+        terrain_fingerprint: Some(crate::record::fingerprint(game)),
     };
     PlayedGame {
         record,

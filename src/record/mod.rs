@@ -4,9 +4,11 @@
 //! every step (decision or chance outcome) in text notation. Replay re-applies the steps one by
 //! one through the rules and reports the first step that is not legal, by index.
 
+pub mod fingerprint;
 pub mod position;
 mod replay;
 
+pub use fingerprint::{check_fingerprint, fingerprint, FingerprintMismatch};
 pub use replay::{replay, ReplayError, ReplaySummary};
 
 use crate::rules::{Colour, Deal, Variant, WinType};
@@ -43,6 +45,9 @@ pub struct GameRecord {
     /// (`place Jumbo 13`) and chance outcomes (`chance Star`).
     pub steps: Vec<String>,
     pub result: RecordResult,
+    /// The terrain data and variant played on ([`fingerprint()`]); absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terrain_fingerprint: Option<String>,
 }
 
 impl RecordResult {
