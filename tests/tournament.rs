@@ -58,6 +58,7 @@ fn run(config: &RunConfig, out: &Path, concurrency: usize) -> Result<RunReport, 
         out: out.to_path_buf(),
         concurrency: Some(concurrency),
         quiet: true,
+        check: true,
     })
 }
 

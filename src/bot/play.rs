@@ -3,6 +3,7 @@
 use super::{Budget, Player};
 use crate::info::EvidenceTracker;
 use crate::record::{GameRecord, RecordResult, RECORD_FORMAT};
+use crate::rules::invariants::{self, InvariantViolation};
 use crate::rules::{Colour, Deal, Game, Referee};
 use std::time::{Duration, Instant};
 
@@ -14,6 +15,9 @@ pub struct PlayConfig {
     pub max_turns: u16,
     /// Budget per decision for each colour (blue, red).
     pub budgets: [Budget; 2],
+    /// Check every invariant of the state after each decision (`rules::invariants`); the first
+    /// violation stops the game and is returned in [`PlayedGame::violation`].
+    pub check: bool,
 }
 
 impl Default for PlayConfig {
@@ -21,6 +25,7 @@ impl Default for PlayConfig {
         PlayConfig {
             max_turns: 500,
             budgets: [Budget::default(); 2],
+            check: false,
         }
     }
 }
@@ -33,6 +38,8 @@ pub struct PlayedGame {
     pub decisions: [u32; 2],
     /// Total thinking time of each colour (blue, red).
     pub think_time: [Duration; 2],
+    /// With `PlayConfig::check`: the step (counted from 1) after which an invariant broke.
+    pub violation: Option<(usize, InvariantViolation)>,
 }
 
 /// Seed of a player's `k`-th decision in a game: distinct per game, colour and decision.
@@ -67,6 +74,7 @@ pub fn play_game(
     let mut decisions = [0u32; 2];
     let mut think_time = [Duration::ZERO; 2];
     let mut forfeit: Option<Colour> = None;
+    let mut violation = None;
     while !state.is_over() && state.turn() <= config.max_turns {
         let d = if state.is_chance() {
             referee.resolve(game, &state)
@@ -89,6 +97,12 @@ pub fn play_game(
         }
         evidence.step(game, &before, &state);
         steps.push(d.notation(game.terrain()));
+        if config.check {
+            if let Err(v) = invariants::check(game, &state) {
+                violation = Some((steps.len(), v));
+                break;
+            }
+        }
     }
     let medals = [state.medals(Colour::Blue), state.medals(Colour::Red)];
     let result = match (state.outcome(), forfeit) {
@@ -126,5 +140,6 @@ pub fn play_game(
         record,
         decisions,
         think_time,
+        violation,
     }
 }

@@ -5,6 +5,9 @@
 //! records are written, so the figures do not depend on `--records`. Game `i` of every terrain
 //! plays the deal of seed `deal_seed(seed, i)`: results are deterministic for a seed whatever
 //! the number of threads.
+//!
+//! With `--check`, every invariant of `rules::invariants` is verified after each decision; the
+//! first violation ends the run with an error naming the terrain, the deal seed and the step.
 
 use super::{emit, print_json, select_terrains, CliResult};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -16,6 +19,7 @@ use toybattle::bot::play::{play_game, PlayConfig};
 use toybattle::bot::random::RandomBot;
 use toybattle::bot::Player;
 use toybattle::record::GameRecord;
+use toybattle::rules::invariants::InvariantViolation;
 use toybattle::rules::{Colour, Deal, Game, Variant};
 use toybattle::tournament::stats::{mean_and_ci95, wilson_interval, Z95};
 
@@ -49,6 +53,10 @@ pub struct Args {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Check every invariant of the rules after each decision; the first violation stops the
+    /// run with an error naming the game's deal seed and step.
+    #[arg(long)]
+    check: bool,
 }
 
 /// What one game contributes to the figures.
@@ -117,6 +125,7 @@ pub fn run(args: Args) -> CliResult {
     let progress = progress_bar(args.games.saturating_mul(games.len() as u64), args.quiet);
     let config = PlayConfig {
         max_turns: args.max_turns,
+        check: args.check,
         ..PlayConfig::default()
     };
     let mut reports = Vec::with_capacity(games.len());
@@ -181,7 +190,11 @@ fn play_one(
     let deal = Deal::from_seed(seed);
     let mut blue = Player::Fair(Box::new(RandomBot::new("random")));
     let mut red = Player::Fair(Box::new(RandomBot::new("random")));
-    let record = play_game(game, &deal, &mut [&mut blue, &mut red], config).record;
+    let played = play_game(game, &deal, &mut [&mut blue, &mut red], config);
+    if let Some((step, v)) = &played.violation {
+        return Err(violation_message(game, index, seed, *step, v));
+    }
+    let record = played.record;
     if let Some(dir) = records {
         write_record(dir, index, &record)?;
     }
@@ -198,6 +211,22 @@ fn play_one(
         winner: record.result.winner,
         first: deal.first,
     })
+}
+
+/// Where a checked game broke an invariant. The deal seed fixes the whole game (the random bots'
+/// choices derive from it), so the same command reproduces the violation.
+fn violation_message(
+    game: &Game,
+    index: u64,
+    seed: u64,
+    step: usize,
+    v: &InvariantViolation,
+) -> String {
+    format!(
+        "{} ({} variant) game {index}, deal seed {seed}, after step {step}: {v}",
+        game.terrain().key,
+        game.variant()
+    )
 }
 
 /// Writes `DIR/<terrain>-<index>.json`.
@@ -291,4 +320,28 @@ fn percent(k: u64, n: u64) -> String {
 /// "51.2 [48.3-54.0]": a rate and its interval, in percent.
 fn rate_text(rate: f64, (lo, hi): (f64, f64)) -> String {
     toybattle::tournament::stats::percent_text(rate, lo, hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toybattle::rules::invariants::Invariant;
+
+    #[test]
+    fn a_violation_is_reported_with_terrain_game_seed_and_step() {
+        let game = Game::builtin("castle_field", Variant::Beginner).unwrap();
+        let v = InvariantViolation {
+            invariant: Invariant::TileConservation,
+            colour: Some(Colour::Red),
+            troop: None,
+            node: None,
+            detail: "4 tiles in all".into(),
+        };
+        let text = violation_message(&game, 7, 12345, 31, &v);
+        assert_eq!(
+            text,
+            "castle_field (beginner variant) game 7, deal seed 12345, after step 31: \
+             invariant broken: tile conservation (red): 4 tiles in all"
+        );
+    }
 }

@@ -53,6 +53,9 @@ pub struct Args {
     /// No progress bar and no notes.
     #[arg(long)]
     quiet: bool,
+    /// Check every invariant of the rules after each decision; a violation stops the run.
+    #[arg(long)]
+    check: bool,
     /// Sequential test between two bots: elo0,elo1[,alpha,beta]; stops when decided.
     #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]")]
     sprt: Option<SprtParams>,
@@ -149,6 +152,7 @@ pub fn run(args: Args) -> CliResult {
         out: args.out.clone(),
         concurrency: args.concurrency,
         quiet: args.quiet,
+        check: args.check,
     })
     .map_err(|e| e.to_string())?;
     emit(&report.summary.to_terminal(&args.out))?;

@@ -43,6 +43,8 @@ pub enum TournamentError {
     },
     #[error("{0}")]
     Merge(String),
+    #[error("{0}")]
+    Invariant(String),
 }
 
 impl TournamentError {

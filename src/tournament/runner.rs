@@ -34,6 +34,8 @@ pub struct RunOptions {
     pub concurrency: Option<usize>,
     /// No progress bar and no notes on standard error.
     pub quiet: bool,
+    /// Check every invariant after each decision (`rules::invariants`); a violation stops the run.
+    pub check: bool,
 }
 
 /// What a run did.
@@ -62,6 +64,7 @@ struct Shared<'a> {
     stop: AtomicBool,
     error: Mutex<Option<TournamentError>>,
     progress: ProgressBar,
+    check: bool,
 }
 
 /// Runs (or resumes) the tournament of `options` and writes its summaries.
@@ -141,6 +144,7 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         stop: AtomicBool::new(false),
         error: Mutex::new(None),
         progress: progress_bar(expected, resumed as u64, options.quiet),
+        check: options.check,
     };
     shared.stop.store(sprt_decided(&shared), Ordering::SeqCst);
     play_all(&shared, &pending, options.concurrency)?;
@@ -394,6 +398,7 @@ fn play_one(
     let config = PlayConfig {
         max_turns: shared.config.max_turns,
         budgets: [blue.budget, red.budget],
+        check: shared.check,
     };
     let played = play_game(
         game,
@@ -401,6 +406,13 @@ fn play_one(
         &mut [&mut blue.player, &mut red.player],
         &config,
     );
+    if let Some((step, v)) = &played.violation {
+        return Err(TournamentError::Invariant(format!(
+            "{} deal seed {} game {g}, step {step}: {v}",
+            game.terrain().key,
+            job.deal_seed
+        )));
+    }
     let result = &played.record.result;
     let failure = |c: Colour| {
         let cell = if c == Colour::Blue {

@@ -234,6 +234,7 @@ fn score_against_random(algorithm: Algorithm, iterations: u64, pairs: u64) -> f6
     let config = PlayConfig {
         max_turns: 300,
         budgets: [Budget::iterations(iterations); 2],
+        ..PlayConfig::default()
     };
     let mut score = 0.0;
     for seed in 0..pairs {
