@@ -184,6 +184,7 @@ fn run(config: &RunConfig, out: &Path) -> Result<(), TournamentError> {
         out: out.to_path_buf(),
         concurrency: Some(1),
         quiet: true,
+        check: true,
     })
     .map(|_| ())
 }

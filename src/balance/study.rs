@@ -99,6 +99,7 @@ pub fn run_study(plan: &StudyPlan) -> Result<Vec<PathBuf>, BalanceError> {
             out: out.clone(),
             concurrency: plan.concurrency,
             quiet: plan.quiet,
+            check: false,
         })?;
         dirs.push(out);
     }
