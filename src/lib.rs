@@ -7,6 +7,7 @@
 //! - [`record`]: game records, replay and position files;
 //! - [`bot`]: bots and search;
 //! - [`tournament`]: self-play tournaments and their statistics;
+//! - [`web`]: the local web page to play against the computer (`toybattle serve`);
 //! - `cli` (in the binary): the command line.
 
 pub mod bot;
@@ -15,3 +16,4 @@ pub mod record;
 pub mod rules;
 pub mod terrain;
 pub mod tournament;
+pub mod web;

@@ -33,6 +33,8 @@ enum Command {
     Merge(cli::tournament::MergeArgs),
     /// Compare two bots game by game on the deals both played against the same opponent.
     Compare(cli::tournament::CompareArgs),
+    /// Serve the local web page to play against the computer and watch records again.
+    Serve(cli::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
         Command::Tournament(a) => cli::tournament::run(a),
         Command::Merge(a) => cli::tournament::merge(a),
         Command::Compare(a) => cli::tournament::compare(a),
+        Command::Serve(a) => cli::serve::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

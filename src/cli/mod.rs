@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod legal;
 pub mod random_games;
 pub mod replay;
+pub mod serve;
 pub mod show;
 pub mod terrains;
 pub mod tournament;
