@@ -7,11 +7,13 @@
 //! - [`record`]: game records, replay and position files;
 //! - [`bot`]: bots and search;
 //! - [`tournament`]: self-play tournaments and their statistics;
+//! - [`session`]: a game between a human and a bot, for the interfaces;
 //! - `cli` (in the binary): the command line.
 
 pub mod bot;
 pub mod info;
 pub mod record;
 pub mod rules;
+pub mod session;
 pub mod terrain;
 pub mod tournament;
