@@ -7,6 +7,7 @@
 //! - [`record`]: game records, replay and position files;
 //! - [`bot`]: bots and search;
 //! - [`tournament`]: self-play tournaments and their statistics;
+//! - [`session`]: a game between a human and a bot, for the interfaces;
 //! - [`web`]: the local web page to play against the computer (`toybattle serve`);
 //! - `cli` (in the binary): the command line.
 
@@ -14,6 +15,7 @@ pub mod bot;
 pub mod info;
 pub mod record;
 pub mod rules;
+pub mod session;
 pub mod terrain;
 pub mod tournament;
 pub mod web;

@@ -120,6 +120,7 @@ pub fn play_game(
         players: [players[0].name().to_string(), players[1].name().to_string()],
         steps,
         result,
+        session: None,
     };
     PlayedGame {
         record,

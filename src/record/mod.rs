@@ -4,6 +4,7 @@
 //! every step (decision or chance outcome) in text notation. Replay re-applies the steps one by
 //! one through the rules and reports the first step that is not legal, by index.
 
+pub mod notes;
 pub mod position;
 mod replay;
 
@@ -43,6 +44,9 @@ pub struct GameRecord {
     /// (`place Jumbo 13`) and chance outcomes (`chance Star`).
     pub steps: Vec<String>,
     pub result: RecordResult,
+    /// Present in a game against the computer: the human's seat, the level, undos and hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<notes::SessionNotes>,
 }
 
 impl RecordResult {
