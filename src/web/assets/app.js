@@ -10,7 +10,8 @@ const ICON = {
   recover_own_troop_from_discard: "♻", no_troop_effect: "∅", freeze_opponent_rack_troop: "❄",
 };
 
-const app = { meta: null, terrains: {}, game: null, selected: null, moveFrom: null, polling: false, replay: null, replayAt: 0 };
+// pending: requests under way (a test driving the page waits for 0).
+const app = { pending: 0, meta: null, terrains: {}, game: null, selected: null, moveFrom: null, polling: false, replay: null, replayAt: 0 };
 
 // ---------- server calls ----------
 async function api(method, path, body) {
@@ -19,8 +20,12 @@ async function api(method, path, body) {
     opts.headers["Content-Type"] = "application/json";
     opts.body = typeof body === "string" ? body : JSON.stringify(body);
   }
-  const res = await fetch(path, opts);
-  const text = await res.text();
+  app.pending++;
+  let res, text;
+  try {
+    res = await fetch(path, opts);
+    text = await res.text();
+  } finally { app.pending--; }
   let data;
   try { data = JSON.parse(text); } catch (e) { data = { error: text || res.statusText }; }
   if (!res.ok) throw new Error(data.error || res.statusText);
