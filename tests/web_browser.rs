@@ -201,9 +201,15 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
         if browser.run("return app.game.view.to_move;") == json!("over") {
             break;
         }
-        if !shot_midgame && browser.run("return app.game.view.turn;").as_u64() >= Some(6) {
+        let playable = browser.find_all("#side-human .tile.playable");
+        if !shot_midgame && !playable.is_empty() && browser.run("return app.game.view.turn;").as_u64() >= Some(6) {
+            // Ask for a hint, pick a tile (its slots light up), and take the picture.
+            browser.click("#btn-hint");
+            browser.wait("app.game.hint", Duration::from_secs(60));
+            browser.click("#side-human .tile.playable");
             browser.screenshot(&target.join("web-browser-midgame.png"));
             shot_midgame = true;
+            continue;
         }
         // A lit node (the selected tile's slots, or an effect's targets), else a playable rack
         // tile, else the first choice button (draw, decline, use, …).
@@ -217,6 +223,7 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
         clicks += 1;
         assert!(clicks < 600 && started.elapsed() < Duration::from_secs(300), "the game ends");
     }
+    assert!(shot_midgame, "the game lasted past turn 6 with a tile to place");
     let status = browser.run("return document.getElementById('status').textContent;");
     assert!(
         status.as_str().unwrap().contains("win"),

@@ -47,43 +47,60 @@ pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> R
         body.len()
     );
     stream.write_all(request.as_bytes()).expect("send");
+    // Read until the body is whole: by Content-Length, by the last chunk, or to the close
+    // (some servers keep the connection open despite `Connection: close`).
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).expect("read");
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a header");
-    let head = String::from_utf8_lossy(&raw[..split]).to_string();
-    let rest = &raw[split + 4..];
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .expect("a status");
-    let chunked = head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked");
-    let bytes = if chunked { dechunk(rest) } else { rest.to_vec() };
-    Reply {
-        status,
-        body: String::from_utf8(bytes).expect("UTF-8 body"),
+    let mut buf = [0u8; 65536];
+    loop {
+        if let Some(reply) = whole(&raw) {
+            return reply;
+        }
+        let n = stream.read(&mut buf).expect("read");
+        if n == 0 {
+            return whole(&raw).expect("a whole HTTP response before the connection closed");
+        }
+        raw.extend_from_slice(&buf[..n]);
     }
 }
 
-fn dechunk(mut rest: &[u8]) -> Vec<u8> {
+/// The response in `raw` if it is complete.
+fn whole(raw: &[u8]) -> Option<Reply> {
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    let rest = &raw[split + 4..];
+    let status = head.split_whitespace().nth(1)?.parse().ok()?;
+    let bytes = if head.contains("transfer-encoding: chunked") {
+        dechunk(rest)?
+    } else {
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))?
+            .trim()
+            .parse()
+            .ok()?;
+        if rest.len() < length {
+            return None;
+        }
+        rest[..length].to_vec()
+    };
+    Some(Reply {
+        status,
+        body: String::from_utf8(bytes).expect("UTF-8 body"),
+    })
+}
+
+/// The body of a chunked response, once its last chunk has arrived.
+fn dechunk(mut rest: &[u8]) -> Option<Vec<u8>> {
     let mut out = Vec::new();
     loop {
-        let line_end = rest.windows(2).position(|w| w == b"\r\n").unwrap();
-        let size = usize::from_str_radix(
-            std::str::from_utf8(&rest[..line_end]).unwrap().trim(),
-            16,
-        )
-        .unwrap();
+        let line_end = rest.windows(2).position(|w| w == b"\r\n")?;
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&rest[..line_end]).ok()?.trim(), 16).ok()?;
         if size == 0 {
-            return out;
+            return Some(out);
         }
-        out.extend_from_slice(&rest[line_end + 2..line_end + 2 + size]);
-        rest = &rest[line_end + 2 + size + 2..];
+        out.extend_from_slice(rest.get(line_end + 2..line_end + 2 + size)?);
+        rest = rest.get(line_end + 2 + size + 2..)?;
     }
 }
 

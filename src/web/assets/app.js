@@ -99,6 +99,7 @@ function drawBoard(svg, tv, pos, marks, onNode, onInspect) {
       el("rect", { x: n.x - 3.8, y: n.y - 3.8, width: 7.6, height: 7.6, rx: 1.2, fill: top.colour === "blue" ? "#2d6cd2" : "#d23d3d" }, s);
       el("text", { x: n.x, y: n.y + 0.9, class: "v" }, s, VALUE[top.troop]);
       el("text", { x: n.x, y: n.y + 3.2, class: "n" }, s, top.troop);
+      el("text", { x: n.x, y: n.y + 6.6, class: "stack-id" }, s, n.id);
       if (tiles.length > 1) {
         el("circle", { cx: n.x + 3.8, cy: n.y - 3.8, r: 1.6, fill: "#fff", stroke: "#333", "stroke-width": 0.2 }, s);
         el("text", { x: n.x + 3.8, y: n.y - 3.0, class: "h" }, s, tiles.length);
@@ -180,6 +181,7 @@ function drawSide(box, side, tv, who, opts) {
 // The server sends {id, view (the human's view), legal (grouped per tile), thinking, stopped, hint}.
 async function showGame(g) {
   app.game = g;
+  $("inspect").hidden = true;
   localStorage.setItem("toybattle-game", g.id);
   $("welcome").hidden = true; $("replay").hidden = true; $("play").hidden = false;
   await terrain(g.view.terrain);
@@ -481,6 +483,7 @@ async function openReplay(r) {
   app.replay = r;
   app.terrains[r.terrain.key] = r.terrain;
   $("welcome").hidden = true; $("play").hidden = true; $("replay").hidden = false;
+  window.scrollTo(0, 0);
   const who = r.result.winner ? r.result.winner + " wins (" + r.result.end + ")" : "no winner (" + r.result.end + ")";
   $("replay-title").textContent = r.terrain.name + " (" + r.variant + "), seed " + r.seed + ": blue " + r.players[0] + " vs red " + r.players[1] + " — " + who + " after " + r.result.turns + " turns";
   $("rp-slider").max = r.steps.length;
