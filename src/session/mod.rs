@@ -74,6 +74,8 @@ pub enum SessionError {
     Record(#[from] ReplayError),
     #[error("the record cannot be resumed: {0}")]
     NotASession(String),
+    #[error("not a game record: {0}")]
+    Json(String),
 }
 
 /// Why [`Session::undo`] takes nothing back, in words.
@@ -619,6 +621,29 @@ impl Session {
         session.hints = notes.hints.clone();
         session.resigned = record.result.end == "resign";
         Ok(session)
+    }
+
+    /// Resumes a game from the text of a saved record (JSON); a file of another format or a
+    /// corrupt one gets an error that says so.
+    pub fn load_json(text: &str) -> Result<Session, SessionError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| SessionError::Json(e.to_string()))?;
+        match value.get("format").and_then(|f| f.as_str()) {
+            Some(RECORD_FORMAT) => {}
+            Some(other) => {
+                return Err(SessionError::Record(ReplayError::Format {
+                    found: other.to_string(),
+                }))
+            }
+            None => {
+                return Err(SessionError::Json(format!(
+                    "it has no \"format\" field (a saved game has \"format\": \"{RECORD_FORMAT}\")"
+                )))
+            }
+        }
+        let record: GameRecord =
+            serde_json::from_value(value).map_err(|e| SessionError::Json(e.to_string()))?;
+        Session::load(&record)
     }
 
     /// Plays one recorded step (already replayed, so legal) through the session.
