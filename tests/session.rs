@@ -392,3 +392,39 @@ fn cancelling_stops_a_long_bot_search_quickly() {
     assert!(took < Duration::from_secs(5), "took {took:?}");
     assert_eq!(json(&s.view()), before, "the bot has not decided");
 }
+
+/// The groups list every legal decision once, in the rules' order, each under the group of its
+/// kind and tile: on every terrain, at every decision of a game.
+#[test]
+fn decision_groups_hold_every_legal_decision_in_order() {
+    for terrain in builtin_terrains() {
+        let mut s = Session::new(config(&terrain.key, Level::Beginner, Colour::Red, 31)).unwrap();
+        let mut n = 0;
+        while !s.is_over() {
+            if s.to_move() == ToMove::Human {
+                let legal: Vec<String> = s
+                    .legal_decisions()
+                    .iter()
+                    .map(|d| d.notation(s.game().terrain()))
+                    .collect();
+                let groups = s.legal();
+                let grouped: Vec<String> = groups
+                    .iter()
+                    .flat_map(|g| g.options.iter().map(|o| o.notation.clone()))
+                    .collect();
+                assert_eq!(grouped, legal, "{}", terrain.key);
+                for g in &groups {
+                    for o in &g.options {
+                        assert!(o.notation.starts_with(g.label.split(' ').next().unwrap()));
+                        if let Some(t) = g.troop {
+                            assert!(o.notation.starts_with(&format!("place {t} ")));
+                        }
+                    }
+                }
+            }
+            step(&mut s);
+            n += 1;
+            assert!(n < MAX_STEPS);
+        }
+    }
+}

@@ -85,9 +85,10 @@ pub fn run(args: Args) -> CliResult {
             emit(&ui.board(&session.view()))?;
         }
         if session.is_over() && !shown_end {
-            shown_end = true;
             emit(&ui.result(&session.view()))?;
         }
+        // An undo after the end reopens the game; its new end is shown again.
+        shown_end = session.is_over();
         emit("> ")?;
         let Some(line) = lines.next() else {
             emit("\nend of input: leaving the game\n")?;
