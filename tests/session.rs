@@ -428,3 +428,19 @@ fn decision_groups_hold_every_legal_decision_in_order() {
         }
     }
 }
+
+#[test]
+fn advance_hands_each_step_over_as_it_is_taken() {
+    let mut s = Session::new(SessionConfig {
+        first: Some(Colour::Red),
+        ..config("battlefield", Level::Beginner, Colour::Blue, 13)
+    })
+    .unwrap();
+    let mut seen = Vec::new();
+    let steps = s
+        .advance_with(&AtomicBool::new(false), &mut |e| seen.push(e.clone()))
+        .unwrap();
+    assert!(!steps.is_empty());
+    assert_eq!(seen, steps);
+    assert_eq!(s.to_move(), ToMove::Human);
+}

@@ -389,27 +389,29 @@ impl Session {
     /// thread) cancels the bot's search: the steps before it are kept, the bot's decision is not
     /// taken, and [`SessionError::Cancelled`] is returned; calling again resumes.
     pub fn advance(&mut self, stop: &AtomicBool) -> Result<Vec<LogEntry>, SessionError> {
+        self.advance_with(stop, &mut |_| {})
+    }
+
+    /// As [`Session::advance`], handing each step to `on_step` as soon as it is taken (for an
+    /// interface that shows the bot's moves while it goes on).
+    pub fn advance_with(
+        &mut self,
+        stop: &AtomicBool,
+        on_step: &mut dyn FnMut(&LogEntry),
+    ) -> Result<Vec<LogEntry>, SessionError> {
         let from = self.line.len();
         loop {
-            match self.to_move() {
+            let d = match self.to_move() {
                 ToMove::Human | ToMove::Over => return Ok(self.log(from)),
-                ToMove::Chance => {
-                    let d = self.now.referee.resolve(&self.game, &self.now.state);
-                    let mut after = self.now.state;
-                    self.game
-                        .apply(&mut after, d)
-                        .map_err(SessionError::BotFailed)?;
-                    self.push(d, after);
-                }
-                ToMove::Bot => {
-                    let d = self.bot_decision(stop)?;
-                    let mut after = self.now.state;
-                    self.game
-                        .apply(&mut after, d)
-                        .map_err(SessionError::BotFailed)?;
-                    self.push(d, after);
-                }
-            }
+                ToMove::Chance => self.now.referee.resolve(&self.game, &self.now.state),
+                ToMove::Bot => self.bot_decision(stop)?,
+            };
+            let mut after = self.now.state;
+            self.game
+                .apply(&mut after, d)
+                .map_err(SessionError::BotFailed)?;
+            self.push(d, after);
+            on_step(&self.log(self.line.len() - 1)[0]);
         }
     }
 
