@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod legal;
+pub mod play;
 pub mod random_games;
 pub mod replay;
 pub mod serve;

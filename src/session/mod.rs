@@ -74,6 +74,8 @@ pub enum SessionError {
     Record(#[from] ReplayError),
     #[error("the record cannot be resumed: {0}")]
     NotASession(String),
+    #[error("not a game record: {0}")]
+    Json(String),
 }
 
 /// Why [`Session::undo`] takes nothing back, in words.
@@ -387,27 +389,29 @@ impl Session {
     /// thread) cancels the bot's search: the steps before it are kept, the bot's decision is not
     /// taken, and [`SessionError::Cancelled`] is returned; calling again resumes.
     pub fn advance(&mut self, stop: &AtomicBool) -> Result<Vec<LogEntry>, SessionError> {
+        self.advance_with(stop, &mut |_| {})
+    }
+
+    /// As [`Session::advance`], handing each step to `on_step` as soon as it is taken (for an
+    /// interface that shows the bot's moves while it goes on).
+    pub fn advance_with(
+        &mut self,
+        stop: &AtomicBool,
+        on_step: &mut dyn FnMut(&LogEntry),
+    ) -> Result<Vec<LogEntry>, SessionError> {
         let from = self.line.len();
         loop {
-            match self.to_move() {
+            let d = match self.to_move() {
                 ToMove::Human | ToMove::Over => return Ok(self.log(from)),
-                ToMove::Chance => {
-                    let d = self.now.referee.resolve(&self.game, &self.now.state);
-                    let mut after = self.now.state;
-                    self.game
-                        .apply(&mut after, d)
-                        .map_err(SessionError::BotFailed)?;
-                    self.push(d, after);
-                }
-                ToMove::Bot => {
-                    let d = self.bot_decision(stop)?;
-                    let mut after = self.now.state;
-                    self.game
-                        .apply(&mut after, d)
-                        .map_err(SessionError::BotFailed)?;
-                    self.push(d, after);
-                }
-            }
+                ToMove::Chance => self.now.referee.resolve(&self.game, &self.now.state),
+                ToMove::Bot => self.bot_decision(stop)?,
+            };
+            let mut after = self.now.state;
+            self.game
+                .apply(&mut after, d)
+                .map_err(SessionError::BotFailed)?;
+            self.push(d, after);
+            on_step(&self.log(self.line.len() - 1)[0]);
         }
     }
 
@@ -619,6 +623,29 @@ impl Session {
         session.hints = notes.hints.clone();
         session.resigned = record.result.end == "resign";
         Ok(session)
+    }
+
+    /// Resumes a game from the text of a saved record (JSON); a file of another format or a
+    /// corrupt one gets an error that says so.
+    pub fn load_json(text: &str) -> Result<Session, SessionError> {
+        let value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| SessionError::Json(e.to_string()))?;
+        match value.get("format").and_then(|f| f.as_str()) {
+            Some(RECORD_FORMAT) => {}
+            Some(other) => {
+                return Err(SessionError::Record(ReplayError::Format {
+                    found: other.to_string(),
+                }))
+            }
+            None => {
+                return Err(SessionError::Json(format!(
+                    "it has no \"format\" field (a saved game has \"format\": \"{RECORD_FORMAT}\")"
+                )))
+            }
+        }
+        let record: GameRecord =
+            serde_json::from_value(value).map_err(|e| SessionError::Json(e.to_string()))?;
+        Session::load(&record)
     }
 
     /// Plays one recorded step (already replayed, so legal) through the session.

@@ -154,6 +154,8 @@ pub struct HumanView {
     /// The human's estimated win probability at the start of each turn.
     pub win_history: Vec<WinPoint>,
     pub undo: UndoStatus,
+    /// The human's legal decisions, grouped per tile; empty unless [`ToMove::Human`].
+    pub decisions: Vec<DecisionGroup>,
 }
 
 /// The public facts a view holds besides the observation.
@@ -220,6 +222,14 @@ impl HumanView {
             log: facts.log,
             win_history: facts.win_history,
             undo: facts.undo,
+            decisions: match facts.to_move {
+                ToMove::Human => {
+                    let mut legal = DecisionList::new();
+                    obs.legal_decisions(game, &mut legal);
+                    group(game, &legal)
+                }
+                _ => Vec::new(),
+            },
         }
     }
 }
