@@ -40,7 +40,9 @@ fn play(addr: SocketAddr, terrain: &str, seat: &str, seed: u64) -> (Vec<Value>, 
                     .map(|o| o["notation"].as_str().unwrap())
                     .collect();
                 assert!(!options.is_empty(), "the human must have a decision");
-                pick = pick.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                pick = pick
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
                 let d = options[(pick >> 33) as usize % options.len()];
                 post(
                     addr,
@@ -70,7 +72,11 @@ fn troops(v: &Value) -> Vec<String> {
 }
 
 fn names(counts: toybattle::rules::TroopCounts) -> Vec<String> {
-    counts.to_vec().iter().map(|t| t.name().to_string()).collect()
+    counts
+        .to_vec()
+        .iter()
+        .map(|t| t.name().to_string())
+        .collect()
 }
 
 /// The referee's state after the first `steps` steps of a record.
@@ -109,7 +115,10 @@ fn assert_no_hidden_information(responses: &[Value], record: &GameRecord) {
         let mut all = Vec::new();
         keys(r, &mut all);
         for bad in ["deal", "removed", "steps", "seed", "reserve_order", "state"] {
-            assert!(!all.iter().any(|k| k == bad), "a response has a '{bad}' field");
+            assert!(
+                !all.iter().any(|k| k == bad),
+                "a response has a '{bad}' field"
+            );
         }
         let v = &r["view"];
         let log = v["log"].as_array().unwrap();
@@ -133,7 +142,13 @@ fn assert_no_hidden_information(responses: &[Value], record: &GameRecord) {
                 .as_array()
                 .unwrap()
                 .iter()
-                .map(|t| format!("{} {}", t["colour"].as_str().unwrap(), t["troop"].as_str().unwrap()))
+                .map(|t| {
+                    format!(
+                        "{} {}",
+                        t["colour"].as_str().unwrap(),
+                        t["troop"].as_str().unwrap()
+                    )
+                })
                 .collect();
             let expected: Vec<String> = obs
                 .board()
@@ -152,7 +167,10 @@ fn assert_no_hidden_information(responses: &[Value], record: &GameRecord) {
             };
             let text = entry["text"].as_str().unwrap();
             if hidden {
-                assert_eq!(text, "chance ?", "a hidden outcome ({step}) reached the page");
+                assert_eq!(
+                    text, "chance ?",
+                    "a hidden outcome ({step}) reached the page"
+                );
             } else {
                 assert_eq!(text, step);
             }
@@ -200,23 +218,79 @@ fn bad_requests_get_json_errors_in_words_and_leave_the_game_unchanged() {
         assert!(msg.contains(words), "'{msg}' should say '{words}'");
     };
     let at = |call: &str| format!("/api/games/{id}/{call}");
-    error(400, post(addr, &at("decision"), "{not json"), "not what this call expects");
-    error(400, post(addr, &at("decision"), r#"{"decison": "draw"}"#), "unknown field");
-    error(400, post(addr, &at("decision"), r#"{"decision": "place Roxy 99"}"#), "99");
-    error(400, post(addr, &at("decision"), r#"{"decision": "place Kwak 41"}"#), "illegal decision");
+    error(
+        400,
+        post(addr, &at("decision"), "{not json"),
+        "not what this call expects",
+    );
+    error(
+        400,
+        post(addr, &at("decision"), r#"{"decison": "draw"}"#),
+        "unknown field",
+    );
+    error(
+        400,
+        post(addr, &at("decision"), r#"{"decision": "place Roxy 99"}"#),
+        "99",
+    );
+    error(
+        400,
+        post(addr, &at("decision"), r#"{"decision": "place Kwak 41"}"#),
+        "illegal decision",
+    );
     error(409, post(addr, &at("bot"), ""), "your decision");
     error(409, post(addr, &at("undo"), ""), "nothing to undo");
     error(409, get(addr, &at("record")), "once the game is over");
-    error(404, get(addr, "/api/games/0123456789abcdef0123456789abcdef"), "no game with id");
-    error(404, post(addr, "/api/games/nope/decision", r#"{"decision": "draw"}"#), "no game with id");
+    error(
+        404,
+        get(addr, "/api/games/0123456789abcdef0123456789abcdef"),
+        "no game with id",
+    );
+    error(
+        404,
+        post(addr, "/api/games/nope/decision", r#"{"decision": "draw"}"#),
+        "no game with id",
+    );
     error(404, get(addr, "/api/nothing"), "no page or API call");
-    error(400, post(addr, "/api/games", r#"{"terrain": "moon", "level": "beginner"}"#), "unknown terrain");
-    error(400, post(addr, "/api/games", r#"{"terrain": "castle_field", "level": "cheat-uct"}"#), "unknown level");
+    error(
+        400,
+        post(
+            addr,
+            "/api/games",
+            r#"{"terrain": "moon", "level": "beginner"}"#,
+        ),
+        "unknown terrain",
+    );
+    error(
+        400,
+        post(
+            addr,
+            "/api/games",
+            r#"{"terrain": "castle_field", "level": "cheat-uct"}"#,
+        ),
+        "unknown level",
+    );
     error(400, post(addr, "/api/replay", "{corrupt"), "not JSON");
-    error(400, post(addr, "/api/replay", r#"{"format": "toybattle-position/1"}"#), "not a game record");
-    error(400, post(addr, "/api/saves/..%2Fetc/load", ""), "not a save name");
-    error(404, post(addr, "/api/saves/missing/load", ""), "no saved game");
-    assert_eq!(get(addr, &format!("/api/games/{id}")).body, before, "the game is unchanged");
+    error(
+        400,
+        post(addr, "/api/replay", r#"{"format": "toybattle-position/1"}"#),
+        "not a game record",
+    );
+    error(
+        400,
+        post(addr, "/api/saves/..%2Fetc/load", ""),
+        "not a save name",
+    );
+    error(
+        404,
+        post(addr, "/api/saves/missing/load", ""),
+        "no saved game",
+    );
+    assert_eq!(
+        get(addr, &format!("/api/games/{id}")).body,
+        before,
+        "the game is unchanged"
+    );
 }
 
 #[test]
@@ -281,9 +355,17 @@ fn the_replay_viewer_steps_through_a_record() {
     // A record changed in one step is refused with the step named.
     let mut broken = record.clone();
     broken.steps[0] = "place Roxy 41".into();
-    let r = post(addr, "/api/replay", &serde_json::to_string(&broken).unwrap());
+    let r = post(
+        addr,
+        "/api/replay",
+        &serde_json::to_string(&broken).unwrap(),
+    );
     assert_eq!(r.status, 400);
-    assert!(r.json()["error"].as_str().unwrap().contains("step 0"), "{}", r.body);
+    assert!(
+        r.json()["error"].as_str().unwrap().contains("step 0"),
+        "{}",
+        r.body
+    );
 }
 
 /// Who drew each tile of `colour`'s reserve: the index (in `record.steps`) of the chance step
@@ -359,7 +441,9 @@ fn two_games_differing_only_in_hidden_tiles_look_the_same_to_the_browser() {
         let created = post(
             addr,
             "/api/games",
-            &format!(r#"{{"terrain": "castle_field", "level": "beginner", "seat": "blue", "first": "human", "seed": {seed}}}"#),
+            &format!(
+                r#"{{"terrain": "castle_field", "level": "beginner", "seat": "blue", "first": "human", "seed": {seed}}}"#
+            ),
         );
         let mut game = created.json();
         let id = game["id"].as_str().unwrap().to_string();
@@ -369,7 +453,12 @@ fn two_games_differing_only_in_hidden_tiles_look_the_same_to_the_browser() {
                 "over" => break,
                 "human" => {
                     let d = game["legal"][0]["options"][0]["notation"].as_str().unwrap();
-                    post(addr, &format!("/api/games/{id}/decision"), &format!(r#"{{"decision": "{d}"}}"#)).json()
+                    post(
+                        addr,
+                        &format!("/api/games/{id}/decision"),
+                        &format!(r#"{{"decision": "{d}"}}"#),
+                    )
+                    .json()
                 }
                 _ if !game["thinking"].is_null() => get(addr, &format!("/api/games/{id}")).json(),
                 _ => post(addr, &format!("/api/games/{id}/bot"), "").json(),
@@ -388,19 +477,39 @@ fn two_games_differing_only_in_hidden_tiles_look_the_same_to_the_browser() {
             continue;
         };
         assert_ne!(other.deal, record.deal);
-        std::fs::write(saves.join(format!("twin-{seed}.json")), serde_json::to_string(&other).unwrap()).unwrap();
+        std::fs::write(
+            saves.join(format!("twin-{seed}.json")),
+            serde_json::to_string(&other).unwrap(),
+        )
+        .unwrap();
         let a = post(addr, &format!("/api/saves/{name}/load"), "");
         let b = post(addr, &format!("/api/saves/twin-{seed}/load"), "");
         assert_eq!((a.status, b.status), (200, 200), "{} {}", a.body, b.body);
         let (mut a, mut b) = (a.json(), b.json());
         for step in 0..2 {
             let (ida, idb) = (a["id"].take(), b["id"].take());
-            assert_eq!(a, b, "seed {seed}, step {step}: the hidden tiles changed what the page sees");
+            assert_eq!(
+                a, b,
+                "seed {seed}, step {step}: the hidden tiles changed what the page sees"
+            );
             // The same decision in both: the answers (up to the bot's reply) must still agree.
-            let d = a["legal"][0]["options"][0]["notation"].as_str().unwrap().to_string();
+            let d = a["legal"][0]["options"][0]["notation"]
+                .as_str()
+                .unwrap()
+                .to_string();
             let body = format!(r#"{{"decision": "{d}"}}"#);
-            a = post(addr, &format!("/api/games/{}/decision", ida.as_str().unwrap()), &body).json();
-            b = post(addr, &format!("/api/games/{}/decision", idb.as_str().unwrap()), &body).json();
+            a = post(
+                addr,
+                &format!("/api/games/{}/decision", ida.as_str().unwrap()),
+                &body,
+            )
+            .json();
+            b = post(
+                addr,
+                &format!("/api/games/{}/decision", idb.as_str().unwrap()),
+                &body,
+            )
+            .json();
             if a["view"]["to_move"] != "human" {
                 let (ida, idb) = (a["id"].take(), b["id"].take());
                 assert_eq!(a, b, "seed {seed}: after the same decision");

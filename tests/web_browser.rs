@@ -46,7 +46,10 @@ impl Chromedriver {
         let driver = Chromedriver { child, addr };
         let started = Instant::now();
         while std::net::TcpStream::connect(addr).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(20), "chromedriver starts");
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "chromedriver starts"
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
         driver
@@ -91,7 +94,11 @@ impl Browser {
     }
 
     fn size(&self, width: u32, height: u32) {
-        self.call("POST", "/window/rect", Some(json!({"width": width, "height": height})));
+        self.call(
+            "POST",
+            "/window/rect",
+            Some(json!({"width": width, "height": height})),
+        );
     }
 
     fn goto(&self, url: &str) {
@@ -100,7 +107,11 @@ impl Browser {
 
     /// The page's JavaScript; `script` is a function body.
     fn run(&self, script: &str) -> Value {
-        self.call("POST", "/execute/sync", Some(json!({"script": script, "args": []})))
+        self.call(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": script, "args": []})),
+        )
     }
 
     /// The elements a CSS selector finds, as WebDriver element ids.
@@ -113,15 +124,30 @@ impl Browser {
         v.as_array()
             .unwrap()
             .iter()
-            .map(|e| e.as_object().unwrap().values().next().unwrap().as_str().unwrap().to_string())
+            .map(|e| {
+                e.as_object()
+                    .unwrap()
+                    .values()
+                    .next()
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
             .collect()
     }
 
     /// Clicks the first element `css` finds, as a person would (WebDriver's element click).
     fn click(&self, css: &str) {
         let found = self.find_all(css);
-        let element = found.first().unwrap_or_else(|| panic!("nothing to click at '{css}'"));
-        self.call("POST", &format!("/element/{element}/click"), Some(json!({})));
+        let element = found
+            .first()
+            .unwrap_or_else(|| panic!("nothing to click at '{css}'"));
+        self.call(
+            "POST",
+            &format!("/element/{element}/click"),
+            Some(json!({})),
+        );
     }
 
     fn screenshot(&self, path: &std::path::Path) {
@@ -142,7 +168,12 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
-        let _ = http(self.driver, "DELETE", &format!("/session/{}", self.session), None);
+        let _ = http(
+            self.driver,
+            "DELETE",
+            &format!("/session/{}", self.session),
+            None,
+        );
     }
 }
 
@@ -154,7 +185,11 @@ fn base64(text: &str) -> Vec<u8> {
         b'+' => 62,
         _ => 63,
     };
-    let digits: Vec<u8> = text.bytes().filter(|&c| c != b'=' && c != b'\n').map(value).collect();
+    let digits: Vec<u8> = text
+        .bytes()
+        .filter(|&c| c != b'=' && c != b'\n')
+        .map(value)
+        .collect();
     digits
         .chunks(4)
         .flat_map(|c| {
@@ -185,7 +220,10 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
     browser.click("#form-new input[name='seed']");
     browser.call(
         "POST",
-        &format!("/element/{}/value", browser.find_all("#form-new input[name='seed']")[0]),
+        &format!(
+            "/element/{}/value",
+            browser.find_all("#form-new input[name='seed']")[0]
+        ),
         Some(json!({"text": "7"})),
     );
     browser.click("#btn-start");
@@ -202,7 +240,10 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
             break;
         }
         let playable = browser.find_all("#side-human .tile.playable");
-        if !shot_midgame && !playable.is_empty() && browser.run("return app.game.view.turn;").as_u64() >= Some(6) {
+        if !shot_midgame
+            && !playable.is_empty()
+            && browser.run("return app.game.view.turn;").as_u64() >= Some(6)
+        {
             // Ask for a hint, pick a tile (its slots light up), and take the picture.
             browser.click("#btn-hint");
             browser.wait("app.game.hint", Duration::from_secs(60));
@@ -213,7 +254,10 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
         }
         // A lit node (the selected tile's slots, or an effect's targets), else a playable rack
         // tile, else the first choice button (draw, decline, use, …).
-        if !browser.find_all("g[data-node]:has(.legal-ring) > circle.hit").is_empty() {
+        if !browser
+            .find_all("g[data-node]:has(.legal-ring) > circle.hit")
+            .is_empty()
+        {
             browser.click("g[data-node]:has(.legal-ring) > circle.hit");
         } else if !browser.find_all("#side-human .tile.playable").is_empty() {
             browser.click("#side-human .tile.playable");
@@ -221,9 +265,15 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
             browser.click("#choices button");
         }
         clicks += 1;
-        assert!(clicks < 600 && started.elapsed() < Duration::from_secs(300), "the game ends");
+        assert!(
+            clicks < 600 && started.elapsed() < Duration::from_secs(300),
+            "the game ends"
+        );
     }
-    assert!(shot_midgame, "the game lasted past turn 6 with a tile to place");
+    assert!(
+        shot_midgame,
+        "the game lasted past turn 6 with a tile to place"
+    );
     let status = browser.run("return document.getElementById('status').textContent;");
     assert!(
         status.as_str().unwrap().contains("win"),
@@ -235,18 +285,27 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
     // Watch it again: the replay viewer with its slider.
     browser.click("#btn-watch");
     browser.wait("app.replay", Duration::from_secs(20));
-    let steps = browser.run("return app.replay.steps.length;").as_u64().unwrap();
+    let steps = browser
+        .run("return app.replay.steps.length;")
+        .as_u64()
+        .unwrap();
     assert!(steps > 10);
     browser.click("#rp-last");
     assert_eq!(browser.run("return app.replayAt;").as_u64(), Some(steps));
     browser.click("#rp-prev");
-    assert_eq!(browser.run("return app.replayAt;").as_u64(), Some(steps - 1));
+    assert_eq!(
+        browser.run("return app.replayAt;").as_u64(),
+        Some(steps - 1)
+    );
     browser.screenshot(&target.join("web-browser-replay.png"));
 
     // A phone-sized screen shows the same page.
     browser.size(390, 844);
     browser.click("#btn-new");
     browser.click("#btn-start");
-    browser.wait("app.game && app.game.view.to_move === 'human'", Duration::from_secs(60));
+    browser.wait(
+        "app.game && app.game.view.to_move === 'human'",
+        Duration::from_secs(60),
+    );
     browser.screenshot(&target.join("web-browser-phone.png"));
 }

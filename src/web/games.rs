@@ -4,7 +4,9 @@ use super::{parse_body, ApiError, ApiResult, App, Config};
 use crate::record::notes::HintNote;
 use crate::record::GameRecord;
 use crate::rules::{Colour, Game, Variant};
-use crate::session::{DecisionGroup, HumanView, Level, Session, SessionConfig, SessionError, ToMove};
+use crate::session::{
+    DecisionGroup, HumanView, Level, Session, SessionConfig, SessionError, ToMove,
+};
 use axum::body::Bytes;
 use axum::extract::{Path, State as Ctx};
 use axum::routing::{get, post};
@@ -198,7 +200,7 @@ impl Live {
 fn refused(e: SessionError) -> ApiError {
     match e {
         SessionError::Notation(_) | SessionError::Illegal(_) => ApiError::BadRequest(e.to_string()),
-        SessionError::Record(_) | SessionError::NotASession(_) => {
+        SessionError::Record(_) | SessionError::NotASession(_) | SessionError::Json(_) => {
             ApiError::BadRequest(e.to_string())
         }
         SessionError::GameOver | SessionError::NotYourTurn(_) | SessionError::Cancelled => {
@@ -267,9 +269,9 @@ async fn create(Ctx(app): Ctx<Arc<App>>, body: Bytes) -> ApiResult<GameView> {
                 Colour::Red
             }
         }
-        seat => seat.parse().map_err(|e: String| {
-            ApiError::BadRequest(format!("{e} (or 'random') for the seat"))
-        })?,
+        seat => seat
+            .parse()
+            .map_err(|e: String| ApiError::BadRequest(format!("{e} (or 'random') for the seat")))?,
     };
     let first = match new.first.as_deref().unwrap_or("deal") {
         "deal" => None,
@@ -307,7 +309,11 @@ struct DecisionBody {
     decision: String,
 }
 
-async fn decide(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>, body: Bytes) -> ApiResult<GameView> {
+async fn decide(
+    Ctx(app): Ctx<Arc<App>>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> ApiResult<GameView> {
     let slot = app.games.get(&id)?;
     let d: DecisionBody = parse_body(&body)?;
     let mut live = lock(&slot.live);
@@ -325,10 +331,19 @@ async fn bot_turn(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<
     let session = live.session()?;
     match session.to_move() {
         ToMove::Bot | ToMove::Chance => {}
-        ToMove::Human => return Err(ApiError::Conflict("it is your decision, not the computer's".into())),
+        ToMove::Human => {
+            return Err(ApiError::Conflict(
+                "it is your decision, not the computer's".into(),
+            ))
+        }
         ToMove::Over => return Err(ApiError::Conflict("the game is over".into())),
     }
-    let expected_ms = session.level().preset().budget.time.map(|t| t.as_millis() as u64);
+    let expected_ms = session
+        .level()
+        .preset()
+        .budget
+        .time
+        .map(|t| t.as_millis() as u64);
     live.game_view(&id); // what the page sees while the session is away
     let mut session = live.session.take().expect("checked above");
     let stop = Arc::new(AtomicBool::new(false));
@@ -374,7 +389,9 @@ async fn hint(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<Game
     let mut session = {
         let mut live = lock(&slot.live);
         if live.session()?.to_move() != ToMove::Human {
-            return Err(ApiError::Conflict("a hint is for your own decision; it is not yours now".into()));
+            return Err(ApiError::Conflict(
+                "a hint is for your own decision; it is not yours now".into(),
+            ));
         }
         live.game_view(&id);
         live.session.take().expect("checked above")
@@ -386,7 +403,8 @@ async fn hint(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<Game
     })
     .await;
     let mut live = lock(&slot.live);
-    let (session, note) = joined.map_err(|e| ApiError::Internal(format!("the hint's search failed: {e}")))?;
+    let (session, note) =
+        joined.map_err(|e| ApiError::Internal(format!("the hint's search failed: {e}")))?;
     live.session = Some(session);
     live.hint = Some(note.map_err(refused)?);
     Ok(Json(live.game_view(&id)))
@@ -421,13 +439,22 @@ async fn save(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<Save
     let slot = app.games.get(&id)?;
     let record = lock(&slot.live).session()?.record();
     let dir = &app.games.config.saves;
-    std::fs::create_dir_all(dir)
-        .map_err(|e| ApiError::Internal(format!("cannot create the saves folder {}: {e}", dir.display())))?;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        ApiError::Internal(format!(
+            "cannot create the saves folder {}: {e}",
+            dir.display()
+        ))
+    })?;
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    let name = format!("{}-turn{}-{stamp}-{}", record.terrain, record.result.turns, &id[..8]);
+    let name = format!(
+        "{}-turn{}-{stamp}-{}",
+        record.terrain,
+        record.result.turns,
+        &id[..8]
+    );
     let text = serde_json::to_string_pretty(&record)
         .map_err(|e| ApiError::Internal(format!("cannot write the record: {e}")))?;
     std::fs::write(dir.join(format!("{name}.json")), text + "\n")
@@ -462,7 +489,12 @@ async fn saves(Ctx(app): Ctx<Arc<App>>) -> ApiResult<Vec<SaveEntry>> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Json(Vec::new())),
-        Err(e) => return Err(ApiError::Internal(format!("cannot read {}: {e}", dir.display()))),
+        Err(e) => {
+            return Err(ApiError::Internal(format!(
+                "cannot read {}: {e}",
+                dir.display()
+            )))
+        }
     };
     let mut found: Vec<(std::time::SystemTime, SaveEntry)> = entries
         .filter_map(Result::ok)
@@ -490,7 +522,10 @@ fn describe_save(path: &std::path::Path) -> String {
         .as_ref()
         .map(|n| format!(", you {} against {}", n.human, n.level))
         .unwrap_or_default();
-    format!("{}, turn {}{who} ({})", record.terrain, record.result.turns, record.result.end)
+    format!(
+        "{}, turn {}{who} ({})",
+        record.terrain, record.result.turns, record.result.end
+    )
 }
 
 async fn load(Ctx(app): Ctx<Arc<App>>, Path(name): Path<String>) -> ApiResult<GameView> {
@@ -507,9 +542,8 @@ async fn load(Ctx(app): Ctx<Arc<App>>, Path(name): Path<String>) -> ApiResult<Ga
     let path = app.games.config.saves.join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path)
         .map_err(|_| ApiError::NotFound(format!("no saved game '{name}'")))?;
-    let record: GameRecord = serde_json::from_str(&text)
-        .map_err(|e| ApiError::BadRequest(format!("saved game '{name}' is not a game record: {e}")))?;
-    let session = Session::load(&record).map_err(refused)?;
+    let session = Session::load_json(&text)
+        .map_err(|e| ApiError::BadRequest(format!("saved game '{name}' cannot be resumed: {e}")))?;
     let (id, slot) = app.games.insert(session);
     let view = lock(&slot.live).game_view(&id);
     Ok(Json(view))

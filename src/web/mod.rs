@@ -44,7 +44,9 @@ pub enum ApiError {
     /// The request is malformed or asks for something the rules or the game refuse.
     #[error("{0}")]
     BadRequest(String),
-    #[error("no game with id '{0}': it never existed, or it was closed to make room for newer games")]
+    #[error(
+        "no game with id '{0}': it never existed, or it was closed to make room for newer games"
+    )]
     UnknownGame(String),
     #[error("{0}")]
     NotFound(String),
@@ -63,9 +65,12 @@ impl IntoResponse for ApiError {
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
-        (status, Json(ErrorBody {
-            error: self.to_string(),
-        }))
+        (
+            status,
+            Json(ErrorBody {
+                error: self.to_string(),
+            }),
+        )
             .into_response()
     }
 }
@@ -79,8 +84,11 @@ type ApiResult<T> = Result<Json<T>, ApiError>;
 
 /// Parses a JSON request body, naming what is wrong with it.
 fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
-    serde_json::from_slice(body)
-        .map_err(|e| ApiError::BadRequest(format!("the request body is not what this call expects: {e}")))
+    serde_json::from_slice(body).map_err(|e| {
+        ApiError::BadRequest(format!(
+            "the request body is not what this call expects: {e}"
+        ))
+    })
 }
 
 struct App {
@@ -100,9 +108,18 @@ pub fn router(config: Config) -> Router {
         terrains,
     });
     Router::new()
-        .route("/", get(|| async { Html(include_str!("assets/index.html")) }))
-        .route("/app.js", get(|| async { asset("text/javascript", include_str!("assets/app.js")) }))
-        .route("/style.css", get(|| async { asset("text/css", include_str!("assets/style.css")) }))
+        .route(
+            "/",
+            get(|| async { Html(include_str!("assets/index.html")) }),
+        )
+        .route(
+            "/app.js",
+            get(|| async { asset("text/javascript", include_str!("assets/app.js")) }),
+        )
+        .route(
+            "/style.css",
+            get(|| async { asset("text/css", include_str!("assets/style.css")) }),
+        )
         .route("/api/meta", get(meta))
         .route("/api/terrains/{key}", get(terrain))
         .route("/api/replay", post(replay_call))
@@ -145,7 +162,10 @@ async fn meta(State(app): State<Arc<App>>) -> Json<Meta> {
     })
 }
 
-async fn terrain(State(app): State<Arc<App>>, Path(key): Path<String>) -> ApiResult<view::TerrainView> {
+async fn terrain(
+    State(app): State<Arc<App>>,
+    Path(key): Path<String>,
+) -> ApiResult<view::TerrainView> {
     app.terrains
         .iter()
         .find(|t| t.key == key)

@@ -48,7 +48,10 @@ pub struct Replay {
 }
 
 /// Reads and re-checks a record file's text and lays out its public positions.
-pub fn replay_record(text: &str, terrains: &[Arc<crate::terrain::Terrain>]) -> Result<Replay, ViewerError> {
+pub fn replay_record(
+    text: &str,
+    terrains: &[Arc<crate::terrain::Terrain>],
+) -> Result<Replay, ViewerError> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| ViewerError::NotJson(e.to_string()))?;
     match value.get("format").and_then(|f| f.as_str()) {
@@ -117,6 +120,8 @@ mod tests {
         assert!(err("{not json").contains("not JSON"));
         assert!(err(r#"{"format": "toybattle-position/1"}"#).contains("'toybattle-position/1'"));
         assert!(err(r#"{"a": 1}"#).contains("no \"format\""));
-        assert!(err(r#"{"format": "toybattle-record/1", "terrain": 3}"#).contains("not a game record"));
+        assert!(
+            err(r#"{"format": "toybattle-record/1", "terrain": 3}"#).contains("not a game record")
+        );
     }
 }

@@ -68,7 +68,11 @@ impl TerrainView {
             })
             .collect();
         let edges = (0..t.node_count())
-            .flat_map(|i| bits(t.neighbours[i]).filter(move |&j| j > i).map(move |j| (i, j)))
+            .flat_map(|i| {
+                bits(t.neighbours[i])
+                    .filter(move |&j| j > i)
+                    .map(move |j| (i, j))
+            })
             .map(|(i, j)| [t.id_of(i), t.id_of(j)])
             .collect();
         let regions = t
@@ -220,9 +224,7 @@ impl PositionView {
             effect_node,
             stacks,
             sides: [side(Colour::Blue), side(Colour::Red)],
-            regions_taken: bits(obs.regions_taken())
-                .map(|r| t.regions[r].id)
-                .collect(),
+            regions_taken: bits(obs.regions_taken()).map(|r| t.regions[r].id).collect(),
             winner: outcome.map(|o| o.winner),
             end: outcome.map(|o| crate::record::RecordResult::end_name(o.win)),
         }
