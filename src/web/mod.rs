@@ -186,8 +186,8 @@ pub async fn serve(listener: tokio::net::TcpListener, config: Config) -> std::io
     axum::serve(listener, router(config)).await
 }
 
-/// A server running on a background thread, for tests and tools: its address, and it stops when
-/// dropped... not before the process ends, as the runtime's thread keeps serving.
+/// A server running on a background thread (for tests and tools); it serves until the process
+/// ends.
 pub struct Running {
     pub addr: std::net::SocketAddr,
 }

@@ -68,9 +68,8 @@ pub fn replay_record(
     let game = Game::new(terrain.clone(), record.variant);
     replay(&game, &record).map_err(|e| ViewerError::Replay(e.to_string()))?;
     let mut state = game.initial_state(&record.deal);
-    let public = |s: &crate::rules::State| {
-        PositionView::of(&game, &Observation::new(s, Colour::Blue), false)
-    };
+    let public =
+        |s: &crate::rules::State| PositionView::public(&game, &Observation::new(s, Colour::Blue));
     let mut positions = vec![public(&state)];
     let mut steps = Vec::with_capacity(record.steps.len());
     for step in &record.steps {

@@ -125,7 +125,7 @@ pub struct StackView {
     pub tiles: Vec<TileView>,
 }
 
-/// What everyone knows of one player, plus their rack when it is the viewer's own.
+/// What everyone knows of one player.
 #[derive(Serialize, Clone, PartialEq, Debug)]
 pub struct SideView {
     pub colour: Colour,
@@ -133,17 +133,12 @@ pub struct SideView {
     pub rack_len: u8,
     pub reserve_len: u8,
     pub frozen_len: u8,
-    /// The rack: whole for the viewer's own side; only the publicly known tiles (R11) otherwise.
+    /// The rack tiles whose troop is public (R11: they came back from the board or discard).
     pub rack: Vec<crate::rules::Troop>,
-    /// Whether `rack` is the whole rack (the viewer's own) or only its public part.
-    pub rack_known: bool,
-    /// The frozen tiles of the viewer's own rack (R9.8); empty for the other side, whose frozen
-    /// tiles are unknown to the freezer.
-    pub frozen: Vec<crate::rules::Troop>,
     pub discard: Vec<crate::rules::Troop>,
 }
 
-/// A position as one player may see it (or as anyone may, with no viewer).
+/// A position as everyone may see it: the replay viewer's positions.
 #[derive(Serialize, Clone, PartialEq, Debug)]
 pub struct PositionView {
     pub turn: u16,
@@ -166,9 +161,8 @@ pub struct PositionView {
 }
 
 impl PositionView {
-    /// The position as `obs.observer()` sees it: their own rack, and of the other side only
-    /// what is public. `own_rack == false` keeps the observer's rack out as well (public view).
-    pub fn of(game: &Game, obs: &Observation, own_rack: bool) -> PositionView {
+    /// The public part of an observation (the observer's own rack left out too).
+    pub fn public(game: &Game, obs: &Observation) -> PositionView {
         let t = game.terrain();
         let view = obs.view();
         let board = view.board();
@@ -185,27 +179,14 @@ impl PositionView {
                     .collect(),
             })
             .collect();
-        let side = |c: Colour| {
-            let mine = own_rack && c == obs.observer();
-            SideView {
-                colour: c,
-                medals: obs.medals(c),
-                rack_len: obs.rack_len(c),
-                reserve_len: obs.reserve_len(c),
-                frozen_len: obs.frozen_len(c),
-                rack: troops(if mine {
-                    obs.rack()
-                } else {
-                    view.public_rack(c)
-                }),
-                rack_known: mine,
-                frozen: if mine {
-                    troops(obs.frozen())
-                } else {
-                    Vec::new()
-                },
-                discard: troops(obs.discard(c)),
-            }
+        let side = |c: Colour| SideView {
+            colour: c,
+            medals: obs.medals(c),
+            rack_len: obs.rack_len(c),
+            reserve_len: obs.reserve_len(c),
+            frozen_len: obs.frozen_len(c),
+            rack: troops(view.public_rack(c)),
+            discard: troops(obs.discard(c)),
         };
         let (phase_kind, effect_node) = match obs.phase() {
             Phase::Action => ("action", None),
@@ -295,20 +276,21 @@ mod tests {
     }
 
     #[test]
-    fn positions_that_differ_only_in_hidden_tiles_look_the_same_to_the_other_side() {
+    fn public_positions_of_deals_differing_in_hidden_tiles_are_the_same() {
         let game = Game::builtin("castle_field", Variant::Normal).unwrap();
         let deal = Deal::from_seed(3);
         let mut other = deal.clone();
-        // Red's reserve order differs: blue may not tell the two apart.
+        // Both reserves in another order, so both opening racks differ too.
+        other.reserve[0].reverse();
         other.reserve[1].reverse();
         let a = game.initial_state(&deal);
         let b = game.initial_state(&other);
-        let va = PositionView::of(&game, &Observation::new(&a, Colour::Blue), true);
-        let vb = PositionView::of(&game, &Observation::new(&b, Colour::Blue), true);
-        assert_ne!(a, b);
-        assert_eq!(va, vb);
-        assert!(va.sides[1].rack.is_empty() && !va.sides[1].rack_known);
-        // Blue's own rack is shown whole.
-        assert_eq!(va.sides[0].rack.len(), va.sides[0].rack_len as usize);
+        assert_ne!(a.rack(Colour::Blue), b.rack(Colour::Blue));
+        for observer in Colour::BOTH {
+            let va = PositionView::public(&game, &Observation::new(&a, observer));
+            let vb = PositionView::public(&game, &Observation::new(&b, observer));
+            assert_eq!(va, vb);
+            assert!(va.sides.iter().all(|s| s.rack.is_empty() && s.rack_len > 0));
+        }
     }
 }

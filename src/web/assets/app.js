@@ -154,7 +154,7 @@ function drawSide(box, side, tv, who, opts) {
   fill.style.background = side.colour === "blue" ? "var(--blue)" : "var(--red)";
   const rack = div("tiles", box);
   rack.dataset.side = side.colour;
-  const frozen = side.frozen.slice();
+  const frozen = (side.frozen || []).slice();
   side.rack.forEach((troop, i) => {
     const fi = frozen.indexOf(troop);
     const isFrozen = fi >= 0;
