@@ -5,7 +5,7 @@ use crate::record::notes::HintNote;
 use crate::record::GameRecord;
 use crate::rules::{Colour, Game, Variant};
 use crate::session::{
-    DecisionGroup, HumanView, Level, Session, SessionConfig, SessionError, ToMove,
+    DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig, SessionError, ToMove,
 };
 use axum::body::Bytes;
 use axum::extract::{Path, State as Ctx};
@@ -65,6 +65,8 @@ struct Thinking {
     started: Instant,
     stop: Arc<AtomicBool>,
     expected_ms: Option<u64>,
+    /// The steps taken so far in this turn, as the human sees them.
+    steps: Vec<LogEntry>,
 }
 
 impl Games {
@@ -136,6 +138,9 @@ pub struct ThinkingView {
     pub elapsed_ms: u64,
     /// How long the level thinks per decision, when it has a time budget.
     pub expected_ms: Option<u64>,
+    /// The steps of this turn taken so far (the computer's moves, chance outcomes masked as in
+    /// the log).
+    pub steps: Vec<LogEntry>,
 }
 
 /// Everything the page is sent about a game: the human's view (their observation and public
@@ -163,6 +168,7 @@ impl Live {
         let thinking = self.thinking.as_ref().map(|t| ThinkingView {
             elapsed_ms: t.started.elapsed().as_millis() as u64,
             expected_ms: t.expected_ms,
+            steps: t.steps.clone(),
         });
         let shown = match (&self.session, self.shown.take()) {
             (Some(session), _) => GameView {
@@ -351,6 +357,7 @@ async fn bot_turn(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<
         started: Instant::now(),
         stop: stop.clone(),
         expected_ms,
+        steps: Vec::new(),
     });
     live.stopped = false;
     live.failure = None;
@@ -358,7 +365,11 @@ async fn bot_turn(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<
     drop(live);
     let back = slot.clone();
     tokio::task::spawn_blocking(move || {
-        let result = session.advance(&stop);
+        let result = session.advance_with(&stop, &mut |step| {
+            if let Some(t) = lock(&back.live).thinking.as_mut() {
+                t.steps.push(step.clone());
+            }
+        });
         let mut live = lock(&back.live);
         live.session = Some(session);
         live.thinking = None;

@@ -284,7 +284,8 @@ function render() {
   $("thinking").hidden = !busy;
   if (busy) {
     const s = (g.thinking.elapsed_ms / 1000).toFixed(1);
-    $("thinking-text").textContent = "The computer is thinking… " + s + " s";
+    const moves = g.thinking.steps.filter((e) => e.actor === hv.bot).map((e) => e.text);
+    $("thinking-text").textContent = "The computer is thinking… " + s + " s" + (moves.length ? " (so far: " + moves.join(", ") + ")" : "");
     const bar = $("thinking-bar");
     if (g.thinking.expected_ms) { bar.max = g.thinking.expected_ms; bar.value = Math.min(g.thinking.elapsed_ms, g.thinking.expected_ms); }
     else bar.removeAttribute("value");
