@@ -157,6 +157,13 @@ fn assert_no_hidden_information(responses: &[Value], record: &GameRecord) {
                 .collect();
             assert_eq!(stack, expected);
         }
+        // The steps shown while the computer thinks are those of the final log (masked alike).
+        let last = responses.last().unwrap()["view"]["log"].as_array().unwrap();
+        if let Some(so_far) = r["thinking"]["so_far"].as_array() {
+            for entry in so_far {
+                assert_eq!(entry, &last[entry["step"].as_u64().unwrap() as usize]);
+            }
+        }
         // The log: a chance outcome the human does not see reads "chance ?".
         let mut s = game.initial_state(&record.deal);
         for (entry, step) in log.iter().zip(&record.steps) {

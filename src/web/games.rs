@@ -140,7 +140,7 @@ pub struct ThinkingView {
     pub expected_ms: Option<u64>,
     /// The steps of this turn taken so far (the computer's moves, chance outcomes masked as in
     /// the log).
-    pub steps: Vec<LogEntry>,
+    pub so_far: Vec<LogEntry>,
 }
 
 /// Everything the page is sent about a game: the human's view (their observation and public
@@ -168,7 +168,7 @@ impl Live {
         let thinking = self.thinking.as_ref().map(|t| ThinkingView {
             elapsed_ms: t.started.elapsed().as_millis() as u64,
             expected_ms: t.expected_ms,
-            steps: t.steps.clone(),
+            so_far: t.steps.clone(),
         });
         let shown = match (&self.session, self.shown.take()) {
             (Some(session), _) => GameView {

@@ -284,7 +284,7 @@ function render() {
   $("thinking").hidden = !busy;
   if (busy) {
     const s = (g.thinking.elapsed_ms / 1000).toFixed(1);
-    const moves = g.thinking.steps.filter((e) => e.actor === hv.bot).map((e) => e.text);
+    const moves = g.thinking.so_far.filter((e) => e.actor === hv.bot).map((e) => e.text);
     $("thinking-text").textContent = "The computer is thinking… " + s + " s" + (moves.length ? " (so far: " + moves.join(", ") + ")" : "");
     const bar = $("thinking-bar");
     if (g.thinking.expected_ms) { bar.max = g.thinking.expected_ms; bar.value = Math.min(g.thinking.elapsed_ms, g.thinking.expected_ms); }
