@@ -113,6 +113,30 @@ mod tests {
     }
 
     #[test]
+    fn a_record_of_two_bots_as_tournaments_write_it_steps_through_public_positions() {
+        use crate::bot::play::{play_game, PlayConfig};
+        use crate::bot::preset::resolve;
+        let game = Game::builtin("cursed_cemetery", crate::rules::Variant::Normal).unwrap();
+        let (mut a, mut b) = (
+            resolve("greedy").unwrap().player(),
+            resolve("random").unwrap().player(),
+        );
+        let deal = crate::rules::Deal::from_seed(4);
+        let played = play_game(&game, &deal, &mut [&mut a, &mut b], &PlayConfig::default());
+        let text = serde_json::to_string(&played.record).unwrap();
+        let r = replay_record(&text, &terrains()).unwrap();
+        assert_eq!(r.steps.len(), played.record.steps.len());
+        assert_eq!(r.positions.len(), r.steps.len() + 1);
+        assert_eq!(r.players, ["greedy".to_string(), "random".to_string()]);
+        // Public positions: no rack shows a tile that is not public.
+        for p in &r.positions {
+            assert!(p.sides.iter().all(|s| s.rack.len() <= s.rack_len as usize));
+        }
+        assert_eq!(r.positions[0].sides[0].rack, Vec::new());
+        assert!(r.positions.last().unwrap().winner.is_some());
+    }
+
+    #[test]
     fn corrupt_and_foreign_files_get_errors_in_words() {
         let t = terrains();
         let err = |text: &str| replay_record(text, &t).err().unwrap().to_string();
