@@ -29,6 +29,8 @@ enum Command {
     Replay(cli::replay::Args),
     /// Let a bot analyse a position: chosen decision and top candidates.
     Analyze(cli::analyze::Args),
+    /// Play a game against the computer in the terminal.
+    Play(cli::play::Args),
     /// Run a self-play tournament between bots across terrains.
     Tournament(cli::tournament::Args),
     /// Merge the outputs of tournament shards into one summary.
@@ -37,6 +39,8 @@ enum Command {
     Compare(cli::tournament::CompareArgs),
     /// Balance study: presets in self-play over terrains and variants, with a report.
     Balance(cli::balance::Args),
+    /// Serve the local web page to play against the computer and watch records again.
+    Serve(cli::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -49,10 +53,12 @@ fn main() -> ExitCode {
         Command::RandomGames(a) => cli::random_games::run(a),
         Command::Replay(a) => cli::replay::run(a),
         Command::Analyze(a) => cli::analyze::run(a),
+        Command::Play(a) => cli::play::run(a),
         Command::Tournament(a) => cli::tournament::run(a),
         Command::Merge(a) => cli::tournament::merge(a),
         Command::Compare(a) => cli::tournament::compare(a),
         Command::Balance(a) => cli::balance::run(a),
+        Command::Serve(a) => cli::serve::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

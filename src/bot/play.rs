@@ -135,6 +135,7 @@ pub fn play_game(
         steps,
         result,
         terrain_fingerprint: Some(crate::record::fingerprint(game)),
+        session: None,
     };
     PlayedGame {
         record,

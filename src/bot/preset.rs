@@ -125,7 +125,7 @@ pub fn resolve(spec: &str) -> Result<Preset, String> {
 }
 
 /// Parses and validates preset text; `origin` names the file in messages.
-fn parse(name: &str, text: &str, origin: &str) -> Result<Preset, String> {
+pub fn parse(name: &str, text: &str, origin: &str) -> Result<Preset, String> {
     let file: PresetFile = toml::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
     let config = match file.algorithm.as_str() {
         "random" => BotConfig::Random,

@@ -3,9 +3,11 @@
 pub mod analyze;
 pub mod balance;
 pub mod legal;
+pub mod play;
 pub mod position;
 pub mod random_games;
 pub mod replay;
+pub mod serve;
 pub mod show;
 pub mod terrains;
 pub mod tournament;

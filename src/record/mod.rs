@@ -5,6 +5,7 @@
 //! one through the rules and reports the first step that is not legal, by index.
 
 pub mod fingerprint;
+pub mod notes;
 pub mod position;
 mod replay;
 
@@ -51,6 +52,9 @@ pub struct GameRecord {
     /// The terrain data and variant played on ([`fingerprint()`]); absent in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terrain_fingerprint: Option<String>,
+    /// Present in a game against the computer: the human's seat, the level, undos and hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<notes::SessionNotes>,
 }
 
 impl RecordResult {

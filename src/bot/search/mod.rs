@@ -31,6 +31,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Iterations per decision when the request's budget sets neither iterations nor time.
@@ -143,6 +144,7 @@ impl Bot for SearchBot {
             &self.config,
             request.budget,
             request.seed,
+            request.cancel,
         )
     }
 }
@@ -160,6 +162,7 @@ impl CheatingBot for SearchBot {
             &self.config,
             request.budget,
             request.seed,
+            None,
         )
     }
 }
@@ -227,26 +230,30 @@ impl<'a> Settings<'a> {
     }
 }
 
-/// When a tree stops: after `iterations`, or at `deadline`, whichever comes first. The first
-/// tree of a search is always given at least one iteration, so every search has a result.
+/// When a tree stops: after `iterations`, at `deadline`, or once `cancel` is set, whichever comes
+/// first. The first tree of a search is always given at least one iteration, so every search has
+/// a result.
 #[derive(Clone, Copy)]
-pub(crate) struct Stop {
+pub(crate) struct Stop<'a> {
     pub iterations: u64,
     pub deadline: Option<Instant>,
+    pub cancel: Option<&'a AtomicBool>,
 }
 
-impl Stop {
+impl Stop<'_> {
     /// Whether to stop before iteration `done` (0-based): the one termination test of every
-    /// search loop (`tree::run`, `flat_mc::run`). The clock is read every 16 iterations.
+    /// search loop (`tree::run`, `flat_mc::run`). The clock and the cancel flag are read every
+    /// 16 iterations.
     #[inline]
     pub fn reached(&self, done: u64) -> bool {
         if done >= self.iterations {
             return true;
         }
-        match self.deadline {
-            Some(d) if done > 0 && done.is_multiple_of(16) => Instant::now() >= d,
-            _ => false,
+        if done == 0 || !done.is_multiple_of(16) {
+            return false;
         }
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 }
 
@@ -302,6 +309,7 @@ pub(crate) fn search(
     config: &SearchConfig,
     budget: Budget,
     seed: u64,
+    cancel: Option<&AtomicBool>,
 ) -> Choice {
     let mut legal = DecisionList::new();
     root.legal_decisions(game, &mut legal);
@@ -345,6 +353,7 @@ pub(crate) fn search(
         total,
         deadline,
         seed,
+        cancel,
     };
     let stats = match algorithm {
         Algorithm::Pimc => pimc(&settings, root, &legal, config, plan),
@@ -402,11 +411,12 @@ fn winning_decision(game: &Game, root: Root, legal: &[Decision], seed: u64) -> O
 
 /// The budget of one search as the trees see it.
 #[derive(Clone, Copy)]
-struct Plan {
+struct Plan<'a> {
     /// Iterations over all trees (`u64::MAX` under a time budget).
     total: u64,
     deadline: Option<Instant>,
     seed: u64,
+    cancel: Option<&'a AtomicBool>,
 }
 
 /// `config.trees` independent trees (or flat searches; one per thread when 0), their root
@@ -469,6 +479,7 @@ where
         let stop = Stop {
             iterations: share(plan.total, units, k).max(u64::from(k == 0)),
             deadline: slice,
+            cancel: plan.cancel,
         };
         if stop.iterations == 0 {
             return RootStats::new(len);
