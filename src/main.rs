@@ -21,6 +21,8 @@ enum Command {
     Show(cli::show::Args),
     /// List the legal decisions of a position file.
     Legal(cli::legal::Args),
+    /// Write the position at a step of a game record as a position file.
+    Position(cli::position::Args),
     /// Play random games and report win types, lengths and first-player rate.
     RandomGames(cli::random_games::Args),
     /// Re-validate a game record decision by decision.
@@ -43,6 +45,7 @@ fn main() -> ExitCode {
         Command::Terrains(a) => cli::terrains::run(a),
         Command::Show(a) => cli::show::run(a),
         Command::Legal(a) => cli::legal::run(a),
+        Command::Position(a) => cli::position::run(a),
         Command::RandomGames(a) => cli::random_games::run(a),
         Command::Replay(a) => cli::replay::run(a),
         Command::Analyze(a) => cli::analyze::run(a),

@@ -3,16 +3,21 @@
 //! agree with stacks, legal lists that agree with `is_legal`, illegal decisions refused without a
 //! trace, and observations that never depend on hidden tiles.
 //!
-//! Each case is one game: the deal and every decision (chance outcomes via `sample_chance`) come
-//! from the case's seed, so a failure prints a seed that replays the same game.
+//! Each case is one game: a deal seed, and every step (chance outcomes included) chosen as an
+//! index into that step's legal list; the game stops when the choices run out or it ends. A
+//! failure therefore shrinks to a short game with early choices (proptest drops and lowers the
+//! indices), and is kept: proptest writes its seed to `tests/proptest-regressions/properties.txt`,
+//! which is committed, so every later run tries the failures found before first.
 
 use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::FileFailurePersistence;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use toybattle::info::Observation;
 use toybattle::rules::{
-    random_decision, Chance, Colour, Deal, Decision, DecisionList, Game, Phase, State, Tile, Troop,
-    TroopCounts, Variant, WinType,
+    Chance, Colour, Deal, Decision, DecisionList, Game, Phase, State, Tile, Troop, TroopCounts,
+    Variant, WinType,
 };
 use toybattle::terrain::{bits, SpecialEffect, Terrain, MAX_NODES};
 
@@ -20,6 +25,8 @@ use toybattle::terrain::{bits, SpecialEffect, Terrain, MAX_NODES};
 const TURN_CAP: u16 = 400;
 /// Decisions outside the legal list tried at every step.
 const UNLISTED_SAMPLES: usize = 12;
+/// Most steps (decisions and chance outcomes) of one case.
+const MAX_STEPS: usize = 600;
 /// Games per terrain (the variant is drawn per game).
 const CASES: u32 = 256;
 
@@ -290,13 +297,19 @@ fn check_state(game: &Game, s: &State, rng: &mut impl Rng) -> Check {
     check_observations(game, s, rng)
 }
 
-fn random_game_keeps_invariants(key: &str, variant: Variant, seed: u64) -> Check {
+fn game_keeps_invariants(key: &str, variant: Variant, seed: u64, choices: &[Index]) -> Check {
     let game = Game::builtin(key, variant).expect("a shipped terrain");
     let mut s = game.initial_state(&Deal::from_seed(seed));
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed ^ 0x9E37_79B9_7F4A_7C15);
-    while !s.is_over() && s.turn() <= TURN_CAP {
+    let mut legal = DecisionList::new();
+    for choice in choices {
+        if s.is_over() || s.turn() > TURN_CAP {
+            break;
+        }
         check_state(&game, &s, &mut rng)?;
-        let d = random_decision(&game, &s, &mut rng).expect("the game is not over");
+        game.legal_decisions(&s, &mut legal);
+        prop_assert!(!legal.is_empty(), "a game that is not over has a decision");
+        let d = legal[choice.index(legal.len())];
         let before = s;
         if let Err(e) = game.apply(&mut s, d) {
             return Err(TestCaseError::fail(format!(
@@ -344,50 +357,58 @@ fn variant() -> impl Strategy<Value = Variant> {
     prop_oneof![Just(Variant::Normal), Just(Variant::Beginner)]
 }
 
+/// The choices of one game: more than the steps of any game seen in self-play, so that most
+/// cases play to the end.
+fn choices() -> impl Strategy<Value = Vec<Index>> {
+    prop::collection::vec(any::<Index>(), 0..MAX_STEPS)
+}
+
 proptest! {
     #![proptest_config(ProptestConfig {
         cases: CASES,
-        failure_persistence: None,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/proptest-regressions/properties.txt"
+        ))),
         ..ProptestConfig::default()
     })]
 
     #[test]
-    fn castle_field(seed in any::<u64>(), v in variant()) {
-        random_game_keeps_invariants("castle_field", v, seed)?;
+    fn castle_field(seed in any::<u64>(), v in variant(), steps in choices()) {
+        game_keeps_invariants("castle_field", v, seed, &steps)?;
     }
 
     #[test]
-    fn tropical_pool(seed in any::<u64>(), v in variant()) {
-        random_game_keeps_invariants("tropical_pool", v, seed)?;
+    fn tropical_pool(seed in any::<u64>(), v in variant(), steps in choices()) {
+        game_keeps_invariants("tropical_pool", v, seed, &steps)?;
     }
 
     #[test]
-    fn city_of_clouds(seed in any::<u64>(), v in variant()) {
-        random_game_keeps_invariants("city_of_clouds", v, seed)?;
+    fn city_of_clouds(seed in any::<u64>(), v in variant(), steps in choices()) {
+        game_keeps_invariants("city_of_clouds", v, seed, &steps)?;
     }
 
     #[test]
-    fn volcanic_jungle(seed in any::<u64>(), v in variant()) {
-        random_game_keeps_invariants("volcanic_jungle", v, seed)?;
+    fn volcanic_jungle(seed in any::<u64>(), v in variant(), steps in choices()) {
+        game_keeps_invariants("volcanic_jungle", v, seed, &steps)?;
     }
 
     #[test]
-    fn cursed_cemetery(seed in any::<u64>(), v in variant()) {
-        random_game_keeps_invariants("cursed_cemetery", v, seed)?;
+    fn cursed_cemetery(seed in any::<u64>(), v in variant(), steps in choices()) {
+        game_keeps_invariants("cursed_cemetery", v, seed, &steps)?;
     }
 
     #[test]
-    fn caribbean_sea(seed in any::<u64>(), v in variant()) {
-        random_game_keeps_invariants("caribbean_sea", v, seed)?;
+    fn caribbean_sea(seed in any::<u64>(), v in variant(), steps in choices()) {
+        game_keeps_invariants("caribbean_sea", v, seed, &steps)?;
     }
 
     #[test]
-    fn station_metal_x(seed in any::<u64>(), v in variant()) {
-        random_game_keeps_invariants("station_metal_x", v, seed)?;
+    fn station_metal_x(seed in any::<u64>(), v in variant(), steps in choices()) {
+        game_keeps_invariants("station_metal_x", v, seed, &steps)?;
     }
 
     #[test]
-    fn battlefield(seed in any::<u64>(), v in variant()) {
-        random_game_keeps_invariants("battlefield", v, seed)?;
+    fn battlefield(seed in any::<u64>(), v in variant(), steps in choices()) {
+        game_keeps_invariants("battlefield", v, seed, &steps)?;
     }
 }

@@ -121,6 +121,7 @@ pub fn play_game(
         steps,
         result,
         session: None,
+        terrain_fingerprint: Some(crate::record::fingerprint(game)),
     };
     PlayedGame {
         record,

@@ -35,7 +35,7 @@ pub struct Args {
     #[arg(long, default_value_t = Variant::Normal)]
     variant: Variant,
     /// Self-play cap on turns (not a game rule); a game reaching it has no winner.
-    #[arg(long, default_value_t = PlayConfig::default().max_turns)]
+    #[arg(long, default_value_t = PlayConfig::default().max_turns, value_parser = super::parse_max_turns)]
     max_turns: u16,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -252,7 +252,7 @@ fn table(report: &Report) -> String {
         report.games_per_terrain, report.variant, report.seed, report.max_turns
     );
     out += &format!(
-        "{:<15} {:>6} {:>4} {:>4} {:>4} {:>4} {:>10} {:>12} {:>12}\n",
+        "{:<15} {:>6} {:>4} {:>4} {:>4} {:>4} {:>10} {:>16} {:>16}\n",
         "terrain", "games", "hq", "med", "blk", "cap", "turns", "first", "blue"
     );
     for t in &report.terrains {
@@ -262,7 +262,7 @@ fn table(report: &Report) -> String {
             None => format!("{:.1}", t.mean_turns),
         };
         out += &format!(
-            "{:<15} {:>6} {:>4} {:>4} {:>4} {:>4} {:>10} {:>12} {:>12}\n",
+            "{:<15} {:>6} {:>4} {:>4} {:>4} {:>4} {:>10} {:>16} {:>16}\n",
             t.terrain,
             t.games,
             pct(t.hq),
@@ -288,7 +288,7 @@ fn percent(k: u64, n: u64) -> String {
     }
 }
 
-/// "51.2 [48-54]": a rate and its interval, in percent.
+/// "51.2 [48.3-54.0]": a rate and its interval, in percent.
 fn rate_text(rate: f64, (lo, hi): (f64, f64)) -> String {
-    format!("{:.1} [{:.0}-{:.0}]", 100.0 * rate, 100.0 * lo, 100.0 * hi)
+    toybattle::tournament::stats::percent_text(rate, lo, hi)
 }

@@ -589,8 +589,9 @@ impl Position {
         } else {
             Err(PositionError::Phase {
                 problem: format!(
-                    "chance {chance:?}: impossible with {p}'s reserve of {} and racks of {} \
+                    "{}: impossible with {p}'s reserve of {} and racks of {} \
                      (blue) and {} (red), {} frozen on {e}'s",
+                    file_notation(&PositionPhase::Chance(chance)),
                     s.reserve_len(p),
                     s.rack_len(Colour::Blue),
                     s.rack_len(Colour::Red),
@@ -613,7 +614,7 @@ impl Position {
         if s.frozen_len(other) > 0 && !may_be_frozen {
             return Err(PositionError::FrozenOutOfTurn {
                 colour: other,
-                phase: format!("{:?}", self.phase),
+                phase: file_notation(&self.phase),
             });
         }
         Ok(())
@@ -779,6 +780,11 @@ fn splits(regions: &[u8], a: u8, b: u8) -> bool {
         acc | acc.checked_shl(m as u32).unwrap_or(0)
     });
     a < 128 && reachable & (1 << a) != 0
+}
+
+/// A value as the position file writes it (`{"chance":{"draw":0}}`), for messages.
+fn file_notation(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_default()
 }
 
 #[cfg(test)]

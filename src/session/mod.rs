@@ -583,6 +583,7 @@ impl Session {
                 turns: s.turn(),
                 medals: [s.medals(Colour::Blue), s.medals(Colour::Red)],
             },
+            terrain_fingerprint: Some(crate::record::fingerprint(&self.game)),
             session: Some(SessionNotes {
                 human: self.human,
                 level: self.level.name().to_string(),

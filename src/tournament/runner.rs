@@ -2,16 +2,18 @@
 //! early on an SPRT decision, write the summaries.
 
 use super::bots::BotEntry;
-use super::config::RunConfig;
+use super::config::{check_concurrency, RunConfig};
+use super::lock::RunLock;
 use super::schedule::{pairings, schedule, PairJob, Pairing};
 use super::stats::SprtDecision;
 use super::store::{
     cut_torn_line, open_run_dir, read_games, record_path, write_atomic, write_json_atomic,
-    write_record, GameLine, GamesWriter, TornLine, GAMES_FILE,
+    write_record, GameLine, GamesFile, GamesWriter, TornLine, GAMES_FILE,
 };
 use super::summary::{live_score, pentanomial, SprtSummary, Summary};
 use super::TournamentError;
 use crate::bot::play::{play_game, PlayConfig};
+use crate::record::GameRecord;
 use crate::rules::{Colour, Deal, Game};
 use crate::terrain::Terrain;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -66,6 +68,10 @@ struct Shared<'a> {
 pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError> {
     let mut config = options.config;
     config.validate()?;
+    if let Some(k) = options.concurrency {
+        check_concurrency(k)
+            .map_err(|e| TournamentError::Usage(format!("--concurrency {k}: {e}")))?;
+    }
     let bots = resolve_bots(&mut config)?;
     if options
         .terrains
@@ -79,6 +85,8 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
     }
     let out = options.out.as_path();
     std::fs::create_dir_all(out).map_err(|e| TournamentError::io(out, e))?;
+    // Held to the end of the run: no second writer while games are appended.
+    let _lock = RunLock::acquire(out)?;
     open_run_dir(out, &config)?;
     let games_path = out.join(GAMES_FILE);
     let existing = read_games(&games_path, &config.run_id())?;
@@ -93,6 +101,7 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         );
     }
     cut_torn_line(&games_path, &existing)?;
+    let existing = drop_games_without_records(out, &games_path, existing, &bots, options.quiet)?;
     let jobs: Vec<PairJob> = schedule(&config)
         .into_iter()
         .filter(|j| config.shard.is_none_or(|s| s.holds(j.position)))
@@ -109,6 +118,12 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
             "resuming {}: {resumed} of {expected} games already played",
             out.display()
         );
+        for (spec, entry) in bots.iter().filter(|(_, e)| e.is_external()) {
+            eprintln!(
+                "  {spec} plays as version {}, the version of the games already played",
+                entry.version
+            );
+        }
     }
     let shared = Shared {
         run_id: config.run_id(),
@@ -145,9 +160,85 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
     })
 }
 
+/// Checks that every counted game has its record and that the record is that game's; a game
+/// whose record is missing, unreadable or another game's is taken out of `games.jsonl` (which
+/// is rewritten atomically) so that it is played again from its deal. With bots of fixed
+/// iteration budgets the replayed game is the lost one; with time budgets it is a new game on
+/// the same deal and seats, and its line replaces the old one.
+fn drop_games_without_records(
+    out: &Path,
+    games_path: &Path,
+    mut existing: GamesFile,
+    bots: &BTreeMap<String, BotEntry>,
+    quiet: bool,
+) -> Result<GamesFile, TournamentError> {
+    let names: BTreeMap<&String, String> = bots
+        .iter()
+        .map(|(spec, entry)| (spec, entry.seat().player.name().to_string()))
+        .collect();
+    let (kept, lost): (Vec<GameLine>, Vec<GameLine>) = existing
+        .games
+        .into_iter()
+        .partition(|g| record_problem(out, g, &names).is_none());
+    if !lost.is_empty() {
+        let mut text = String::new();
+        for g in &kept {
+            text += &serde_json::to_string(g).map_err(|e| TournamentError::io(games_path, e))?;
+            text.push('\n');
+        }
+        write_atomic(games_path, text.as_bytes())?;
+    }
+    if !quiet {
+        for g in &lost {
+            eprintln!(
+                "note: {}: {}; deal {} game {} is played again",
+                out.join(&g.record).display(),
+                record_problem(out, g, &names).unwrap_or_default(),
+                g.position,
+                g.game
+            );
+        }
+    }
+    existing.games = kept;
+    Ok(existing)
+}
+
+/// What is wrong with the record of game `g`, or `None` when it is there and is that game's.
+fn record_problem(out: &Path, g: &GameLine, names: &BTreeMap<&String, String>) -> Option<String> {
+    let text = match std::fs::read_to_string(out.join(&g.record)) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some("missing".into()),
+        Err(e) => return Some(format!("unreadable ({e})")),
+    };
+    let record: GameRecord = match serde_json::from_str(&text) {
+        Ok(r) => r,
+        Err(e) => return Some(format!("damaged, not a game record ({e})")),
+    };
+    let name = |spec: &String| names.get(spec).cloned().unwrap_or_else(|| spec.clone());
+    let differs = [
+        ("terrain", record.terrain != g.terrain),
+        ("variant", record.variant != g.variant),
+        ("deal seed", record.seed != g.deal_seed),
+        ("players", record.players != [name(&g.blue), name(&g.red)]),
+        ("winner", record.result.winner != g.winner_colour),
+        ("end", record.result.end != g.end),
+        ("turns", record.result.turns != g.turns),
+    ];
+    let differs: Vec<&str> = differs.iter().filter(|d| d.1).map(|d| d.0).collect();
+    (!differs.is_empty()).then(|| {
+        format!(
+            "the record is not this game's ({} differ from games.jsonl)",
+            differs.join(", ")
+        )
+    })
+}
+
 /// Resolves every bot spec and records its version in the settings.
 fn resolve_bots(config: &mut RunConfig) -> Result<BTreeMap<String, BotEntry>, TournamentError> {
-    let timeout = Duration::from_millis(config.ext_timeout_ms);
+    let timeout = super::bots::ExternalTimeouts {
+        answer: Duration::from_millis(config.ext_timeout_ms),
+        startup: Duration::from_millis(config.ext_startup_ms),
+    };
     let mut bots = BTreeMap::new();
     for spec in config.bots.iter().chain(&config.gauntlet) {
         let entry = BotEntry::resolve(spec, timeout).map_err(TournamentError::Usage)?;
@@ -285,7 +376,10 @@ fn play_one(
     let pairing = &shared.pairings[job.pairing];
     let game = &shared.games[job.terrain];
     let bot = |c: Colour| &shared.bots[pairing.seat(g, c)];
-    let (mut blue, mut red) = (bot(Colour::Blue).seat(), bot(Colour::Red).seat());
+    let terrain = &game.terrain().key;
+    let rel = record_path(terrain, &pairing.a, &pairing.b, job.pair, g);
+    let seat = |c: Colour| bot(c).seat_in(seat_game(shared, job, g, &rel, c));
+    let (mut blue, mut red) = (seat(Colour::Blue), seat(Colour::Red));
     let config = PlayConfig {
         max_turns: shared.config.max_turns,
         budgets: [blue.budget, red.budget],
@@ -312,8 +406,6 @@ fn play_one(
         }
         _ => None,
     };
-    let terrain = &game.terrain().key;
-    let rel = record_path(terrain, &pairing.a, &pairing.b, job.pair, g);
     write_record(shared.out, &rel, &played.record)?;
     let first = deal.first;
     Ok(GameLine {
@@ -341,4 +433,29 @@ fn play_one(
         versions: Colour::BOTH.map(|c| bot(c).version.clone()),
         record: rel,
     })
+}
+
+/// What an external bot of game `g` is told, and where its standard error is kept: beside the
+/// record, `logs/<terrain>/<record name>.<colour>.stderr.log` in the run folder.
+fn seat_game(
+    shared: &Shared,
+    job: &PairJob,
+    g: u8,
+    record: &str,
+    c: Colour,
+) -> super::bots::SeatGame {
+    let stem = record
+        .strip_prefix("records/")
+        .unwrap_or(record)
+        .trim_end_matches(".json");
+    super::bots::SeatGame {
+        info: crate::bot::external::GameInfo {
+            run: shared.run_id.clone(),
+            position: job.position,
+            game: g,
+            deal_seed: job.deal_seed,
+            record: record.to_string(),
+        },
+        stderr_log: shared.out.join(format!("logs/{stem}.{c}.stderr.log")),
+    }
 }

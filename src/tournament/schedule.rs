@@ -124,6 +124,7 @@ mod tests {
             max_turns: 300,
             sprt: None,
             ext_timeout_ms: 1000,
+            ext_startup_ms: 1000,
             versions: Default::default(),
             shard: None,
         }
