@@ -63,12 +63,9 @@ fn play_out(session: &mut Session) {
     }
 }
 
-/// A session on a given deal, through a saved record of a game not yet begun.
+/// A session on a given deal.
 fn session_on(deal: Deal, config: SessionConfig) -> Session {
-    let mut record = Session::new(config).unwrap().record();
-    record.seed = deal.seed;
-    record.deal = deal;
-    Session::load(&record).unwrap()
+    Session::on_deal(config.game, config.level, config.human, deal).unwrap()
 }
 
 #[test]

@@ -49,12 +49,12 @@ pub struct GameRecord {
     /// (`place Jumbo 13`) and chance outcomes (`chance Star`).
     pub steps: Vec<String>,
     pub result: RecordResult,
-    /// The terrain data and variant played on ([`fingerprint()`]); absent in older records.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub terrain_fingerprint: Option<String>,
     /// Present in a game against the computer: the human's seat, the level, undos and hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub session: Option<notes::SessionNotes>,
+    /// The terrain data and variant played on ([`fingerprint()`]); absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terrain_fingerprint: Option<String>,
 }
 
 impl RecordResult {

@@ -171,6 +171,20 @@ impl Session {
         )
     }
 
+    /// A new game against a level's bot on a given deal (any valid setup, not only one a seed
+    /// makes): for tests that compare deals differing in hidden tiles only.
+    pub fn on_deal(
+        game: Game,
+        level: Level,
+        human: Colour,
+        deal: Deal,
+    ) -> Result<Session, SessionError> {
+        deal.validate()
+            .map_err(|e| SessionError::Record(ReplayError::Deal(e)))?;
+        let preset = level.preset();
+        Session::from_deal(game, level, human, deal, preset.player(), preset.budget)
+    }
+
     fn from_deal(
         game: Game,
         level: Level,

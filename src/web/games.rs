@@ -161,6 +161,26 @@ pub struct GameView {
     pub failure: Option<String>,
 }
 
+impl GameView {
+    /// What the page is sent about a session between two requests: the human's view and legal
+    /// decisions, nothing thinking, no hint or failure. Every answer about a game starts here,
+    /// so this is where hidden information would leak, and where the tests look.
+    pub fn of(id: &str, session: &Session) -> GameView {
+        GameView {
+            id: id.to_string(),
+            view: session.view(),
+            legal: match session.to_move() {
+                ToMove::Human => session.legal(),
+                _ => Vec::new(),
+            },
+            thinking: None,
+            stopped: false,
+            hint: None,
+            failure: None,
+        }
+    }
+}
+
 impl Live {
     /// The view of the game now: built afresh when the session is here, else the last one
     /// shown with the thinking time brought up to date.
@@ -172,16 +192,10 @@ impl Live {
         });
         let shown = match (&self.session, self.shown.take()) {
             (Some(session), _) => GameView {
-                id: id.to_string(),
-                view: session.view(),
-                legal: match session.to_move() {
-                    ToMove::Human => session.legal(),
-                    _ => Vec::new(),
-                },
-                thinking: None,
                 stopped: self.stopped,
                 hint: self.hint.clone(),
                 failure: self.failure.clone(),
+                ..GameView::of(id, session)
             },
             (None, Some(old)) => old,
             (None, None) => unreachable!("a session is only taken out after a view was shown"),

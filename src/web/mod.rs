@@ -6,6 +6,7 @@
 //! order or the removed tiles. The page, its script and styles are compiled into the binary.
 
 mod games;
+pub use games::GameView;
 pub mod replay;
 pub mod view;
 
