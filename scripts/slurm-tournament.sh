@@ -4,7 +4,7 @@
 #
 # Usage (on the login node, from the repository root, after `cargo build --release`):
 #   SHARDS=16 OUT=/shared/runs/ismcts-vs-pimc \
-#     scripts/slurm-tournament.sh --gauntlet ismcts-1s --vs pimc,flat-mc --games 200 --seed 7
+#     scripts/slurm-tournament.sh --gauntlet ismcts-fast --vs pimc,flat-mc --games 200 --seed 7
 #
 # Every argument is passed to `toybattle tournament` unchanged on every shard; the script adds
 # --shard K/N and --out $OUT/shard-K. OUT must be on a file system all nodes share. A shard that

@@ -8,12 +8,18 @@
 //! - [`record`]: game records, replay and position files;
 //! - [`bot`]: bots and search;
 //! - [`tournament`]: self-play tournaments and their statistics;
+//! - [`balance`]: balance studies of terrains, seats, troops and special bases;
+//! - [`session`]: a game between a human and a bot, for the interfaces;
+//! - [`web`]: the local web page to play against the computer (`toybattle serve`);
 //! - `cli` (in the binary): the command line.
 
+pub mod balance;
 pub mod bot;
 pub mod info;
 pub mod record;
 pub mod rules;
+pub mod session;
 pub mod terrain;
 pub mod tournament;
 pub mod vocabulary;
+pub mod web;

@@ -21,18 +21,26 @@ enum Command {
     Show(cli::show::Args),
     /// List the legal decisions of a position file.
     Legal(cli::legal::Args),
+    /// Write the position at a step of a game record as a position file.
+    Position(cli::position::Args),
     /// Play random games and report win types, lengths and first-player rate.
     RandomGames(cli::random_games::Args),
     /// Re-validate a game record decision by decision.
     Replay(cli::replay::Args),
     /// Let a bot analyse a position: chosen decision and top candidates.
     Analyze(cli::analyze::Args),
+    /// Play a game against the computer in the terminal.
+    Play(cli::play::Args),
     /// Run a self-play tournament between bots across terrains.
     Tournament(cli::tournament::Args),
     /// Merge the outputs of tournament shards into one summary.
     Merge(cli::tournament::MergeArgs),
     /// Compare two bots game by game on the deals both played against the same opponent.
     Compare(cli::tournament::CompareArgs),
+    /// Balance study: presets in self-play over terrains and variants, with a report.
+    Balance(cli::balance::Args),
+    /// Serve the local web page to play against the computer and watch records again.
+    Serve(cli::serve::Args),
 }
 
 fn main() -> ExitCode {
@@ -41,12 +49,16 @@ fn main() -> ExitCode {
         Command::Terrains(a) => cli::terrains::run(a),
         Command::Show(a) => cli::show::run(a),
         Command::Legal(a) => cli::legal::run(a),
+        Command::Position(a) => cli::position::run(a),
         Command::RandomGames(a) => cli::random_games::run(a),
         Command::Replay(a) => cli::replay::run(a),
         Command::Analyze(a) => cli::analyze::run(a),
+        Command::Play(a) => cli::play::run(a),
         Command::Tournament(a) => cli::tournament::run(a),
         Command::Merge(a) => cli::tournament::merge(a),
         Command::Compare(a) => cli::tournament::compare(a),
+        Command::Balance(a) => cli::balance::run(a),
+        Command::Serve(a) => cli::serve::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

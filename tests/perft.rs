@@ -1,161 +1,173 @@
 //! Golden perft counts: the number of decision sequences (chance outcomes counted as branches)
-//! of each length, from fixed positions on every terrain.
+//! of each length from fixed positions, read from the files of `tests/perft/`.
 //!
-//! The numbers below pin the rules as they are implemented now: any change to legal decisions,
-//! effects or chance events changes some count, so a rules change is noticed here. When a change
-//! is intended, check it against RULES.md, then regenerate the tables with
+//! The counts pin the rules as they are implemented: any change to legal decisions, effects or
+//! chance events changes some count, so a rules change is noticed here. The positions are
+//! stored as position files (docs/positions.md), not rebuilt from seeds, so the counts do not
+//! depend on how a random-number crate turns seeds into numbers.
+//!
+//! Format of a `.perft` file (after shakmaty's `tests/*.perft`): blocks separated by blank
+//! lines, each
 //!
 //! ```text
-//! cargo test --test perft -- --ignored --nocapture print_golden_counts
+//! id castle_field-midgame
+//! position {"format":"toybattle-position/1", …}   (one line of JSON)
+//! perft 1 9
+//! perft 2 23
 //! ```
 //!
-//! and paste the printed tables over the ones below (the printed times are for keeping each
-//! terrain well under a second; leave them out).
+//! Lines starting with `#` are comments. `initial.perft` holds the initial state of one deal on
+//! every terrain, `midgame.perft` a position at turn 9 of a game on each, and
+//! `midgame-beginner.perft` the same in the beginner game. When a rules change is intended,
+//! check it against docs/rules.md, then rewrite the counts from the positions with
+//!
+//! ```text
+//! UPDATE_GOLDEN=1 cargo test --test perft
+//! ```
+//!
+//! and review the diff of `tests/perft/`.
 
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
-use toybattle::rules::{Deal, DecisionList, Game, Phase, State, Variant};
+use std::fmt::Write as _;
+use std::path::Path;
+use toybattle::record::position::Position;
+use toybattle::rules::{DecisionList, Game, State};
 
-/// Depths 1..=DEPTH are pinned.
-const DEPTH: usize = 7;
-/// The deal of every position below.
-const DEAL_SEED: u64 = 2026;
-/// Seed of the random decisions leading to the mid-game positions.
-const MIDGAME_SEED: u64 = 7;
-/// The mid-game position is the first action of this turn or later.
-const MIDGAME_TURN: u16 = 9;
+const FILES: [&str; 3] = ["initial", "midgame", "midgame-beginner"];
 
-const TERRAINS: [&str; 8] = [
-    "castle_field",
-    "tropical_pool",
-    "city_of_clouds",
-    "volcanic_jungle",
-    "cursed_cemetery",
-    "caribbean_sea",
-    "station_metal_x",
-    "battlefield",
-];
-
-/// perft(1..=DEPTH) from the initial state of `Deal::from_seed(DEAL_SEED)`, normal game.
-const INITIAL: [[u64; DEPTH]; 8] = [
-    [7, 56, 425, 3036, 27939, 173705, 1192956], // castle_field
-    [7, 46, 347, 2383, 20250, 124640, 872691],  // tropical_pool
-    [7, 54, 411, 2967, 24030, 154588, 1103614], // city_of_clouds
-    [7, 52, 416, 2855, 25572, 162993, 1177893], // volcanic_jungle
-    [7, 56, 487, 3294, 30561, 202977, 1517434], // cursed_cemetery
-    [10, 71, 656, 3900, 37533, 251434, 1929733], // caribbean_sea
-    [7, 46, 377, 2479, 21306, 138498, 1015892], // station_metal_x
-    [7, 54, 367, 2721, 21878, 134172, 933422],  // battlefield
-];
-
-/// perft(1..=DEPTH) from the mid-game position of [`midgame`], normal game.
-const MIDGAME: [[u64; DEPTH]; 8] = [
-    [9, 23, 194, 1772, 13512, 88376, 648949],   // castle_field
-    [9, 20, 129, 585, 2282, 11128, 118060],     // tropical_pool
-    [14, 29, 175, 819, 3926, 17720, 191814],    // city_of_clouds
-    [15, 31, 177, 935, 4843, 20595, 220499],    // volcanic_jungle
-    [16, 30, 188, 1040, 5627, 22884, 259999],   // cursed_cemetery
-    [12, 24, 154, 778, 3521, 15708, 176671],    // caribbean_sea
-    [17, 29, 194, 1088, 7861, 45844, 318177],   // station_metal_x
-    [13, 59, 506, 2946, 20930, 147291, 982281], // battlefield
-];
-
-/// perft(1..=DEPTH) from the same mid-game positions in the beginner game.
-const MIDGAME_BEGINNER: [[u64; DEPTH]; 8] = [
-    [9, 23, 194, 1772, 13512, 93840, 700794], // castle_field
-    [18, 33, 205, 1171, 6866, 27030, 297117], // tropical_pool
-    [14, 27, 171, 909, 4574, 19172, 212240],  // city_of_clouds
-    [15, 29, 180, 978, 5131, 21210, 236337],  // volcanic_jungle
-    [16, 30, 188, 1040, 5627, 22884, 259999], // cursed_cemetery
-    [12, 24, 154, 778, 3521, 15708, 176671],  // caribbean_sea
-    [13, 26, 163, 847, 4202, 17870, 194575],  // station_metal_x
-    [14, 27, 171, 909, 4698, 19544, 209933],  // battlefield
-];
-
-/// A way to reach a position on a terrain.
-type Position = fn(&Game) -> State;
-
-fn initial(game: &Game) -> State {
-    game.initial_state(&Deal::from_seed(DEAL_SEED))
+/// One block of a `.perft` file.
+struct Case {
+    id: String,
+    position: String,
+    /// (depth, expected count)
+    counts: Vec<(u32, u64)>,
 }
 
-/// Decisions drawn uniformly from the legal list (chance outcomes too, ignoring their weights:
-/// this only has to reach some position, and depends on nothing but the list's documented order)
-/// from the initial state up to the first action of turn `MIDGAME_TURN`.
-fn midgame(game: &Game) -> State {
-    let mut s = initial(game);
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(MIDGAME_SEED);
-    let mut list = DecisionList::new();
-    while !(s.turn() >= MIDGAME_TURN && s.phase() == Phase::Action) {
-        game.legal_decisions(&s, &mut list);
-        assert!(
-            !list.is_empty(),
-            "{}: game over before the mid-game",
-            game.terrain().key
-        );
-        game.apply_legal(&mut s, list[rng.random_range(0..list.len())]);
+fn path_of(name: &str) -> String {
+    format!("{}/tests/perft/{name}.perft", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The cases of a `.perft` file; a malformed line names the file and line.
+fn read_cases(path: &str) -> Vec<Case> {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut cases: Vec<Case> = Vec::new();
+    for (n, line) in text.lines().enumerate() {
+        let at = || format!("{path}:{}", n + 1);
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let (key, rest) = line
+            .split_once(' ')
+            .unwrap_or_else(|| panic!("{}: expected 'KEY VALUE'", at()));
+        match key {
+            "id" => cases.push(Case {
+                id: rest.to_string(),
+                position: String::new(),
+                counts: Vec::new(),
+            }),
+            "position" | "perft" => {
+                let case = cases
+                    .last_mut()
+                    .unwrap_or_else(|| panic!("{}: '{key}' before any 'id'", at()));
+                if key == "position" {
+                    case.position = rest.to_string();
+                } else {
+                    let parsed = rest
+                        .split_once(' ')
+                        .and_then(|(d, c)| Some((d.parse().ok()?, c.parse().ok()?)));
+                    let count =
+                        parsed.unwrap_or_else(|| panic!("{}: expected 'perft DEPTH COUNT'", at()));
+                    case.counts.push(count);
+                }
+            }
+            other => panic!("{}: unknown key '{other}'", at()),
+        }
     }
-    s
+    cases
 }
 
-fn counts(game: &Game, s: &State) -> [u64; DEPTH] {
-    std::array::from_fn(|d| game.perft(s, d as u32 + 1))
+fn game_state(case: &Case) -> (Game, State) {
+    let position = Position::parse(&case.position).unwrap_or_else(|e| panic!("{}: {e}", case.id));
+    position
+        .to_game_state(None)
+        .unwrap_or_else(|e| panic!("{}: {e}", case.id))
 }
 
-fn check(variant: Variant, position: Position, golden: &[[u64; DEPTH]; 8]) {
-    for (key, expected) in TERRAINS.iter().zip(golden) {
-        let game = Game::builtin(key, variant).unwrap();
-        assert_eq!(
-            &counts(&game, &position(&game)),
-            expected,
-            "{key} ({variant})"
-        );
+/// The file with every count recomputed from its position, its opening comment kept.
+fn regenerated(text: &str, cases: &[Case]) -> String {
+    let mut out: String = text
+        .lines()
+        .take_while(|l| l.is_empty() || l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    for case in cases {
+        let (game, s) = game_state(case);
+        writeln!(out, "id {}\nposition {}", case.id, case.position).unwrap();
+        for &(depth, _) in &case.counts {
+            writeln!(out, "perft {depth} {}", game.perft(&s, depth)).unwrap();
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn check(name: &str) {
+    let path = path_of(name);
+    let cases = read_cases(&path);
+    assert!(!cases.is_empty(), "{path} has no case");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, regenerated(&text, &cases)).unwrap();
+        return;
+    }
+    for case in &cases {
+        let (game, s) = game_state(case);
+        assert!(!case.counts.is_empty(), "{}: no perft line", case.id);
+        for &(depth, expected) in &case.counts {
+            assert_eq!(game.perft(&s, depth), expected, "{} depth {depth}", case.id);
+        }
     }
 }
 
 #[test]
 fn initial_positions() {
-    check(Variant::Normal, initial, &INITIAL);
+    check(FILES[0]);
 }
 
 #[test]
 fn midgame_positions() {
-    check(Variant::Normal, midgame, &MIDGAME);
+    check(FILES[1]);
 }
 
 #[test]
 fn midgame_positions_beginner() {
-    check(Variant::Beginner, midgame, &MIDGAME_BEGINNER);
+    check(FILES[2]);
 }
 
+/// Every file holds one case of each shipped terrain.
 #[test]
-fn perft_one_is_the_number_of_legal_decisions() {
-    for key in TERRAINS {
-        let game = Game::builtin(key, Variant::Normal).unwrap();
-        let s = midgame(&game);
-        let mut list = DecisionList::new();
-        game.legal_decisions(&s, &mut list);
-        assert_eq!(game.perft(&s, 1), list.len() as u64, "{key}");
-        assert_eq!(game.perft(&s, 0), 1);
+fn every_terrain_has_its_case() {
+    for name in FILES {
+        let path = path_of(name);
+        assert!(Path::new(&path).exists(), "{path}");
+        let cases = read_cases(&path);
+        let mut terrains: Vec<String> = cases
+            .iter()
+            .map(|c| game_state(c).0.terrain().key.clone())
+            .collect();
+        terrains.sort();
+        terrains.dedup();
+        assert_eq!(terrains.len(), 8, "{path}");
     }
 }
 
 #[test]
-#[ignore = "prints the golden tables; run with --ignored --nocapture to regenerate them"]
-fn print_golden_counts() {
-    let tables: [(&str, Variant, Position); 3] = [
-        ("INITIAL", Variant::Normal, initial),
-        ("MIDGAME", Variant::Normal, midgame),
-        ("MIDGAME_BEGINNER", Variant::Beginner, midgame),
-    ];
-    for (name, variant, position) in tables {
-        println!("const {name}: [[u64; DEPTH]; 8] = [");
-        for key in TERRAINS {
-            let game = Game::builtin(key, variant).unwrap();
-            let start = std::time::Instant::now();
-            let c = counts(&game, &position(&game));
-            println!("    {c:?}, // {key}, {:.2?}", start.elapsed());
-        }
-        println!("];");
+fn perft_one_is_the_number_of_legal_decisions() {
+    for case in read_cases(&path_of("midgame")) {
+        let (game, s) = game_state(&case);
+        let mut list = DecisionList::new();
+        game.legal_decisions(&s, &mut list);
+        assert_eq!(game.perft(&s, 1), list.len() as u64, "{}", case.id);
+        assert_eq!(game.perft(&s, 0), 1);
     }
 }

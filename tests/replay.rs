@@ -273,3 +273,167 @@ fn records_with_missing_fields_do_not_parse() {
     json.as_object_mut().unwrap().remove("steps");
     assert!(serde_json::from_value::<GameRecord>(json).is_err());
 }
+
+#[test]
+fn records_with_unknown_fields_are_refused_naming_the_field() {
+    let game = castle_field();
+    let record = serde_json::to_value(finished_record(&game)).unwrap();
+    for (place, field) in [
+        (None, "winner_name"),
+        (Some("result"), "score"),
+        (Some("deal"), "shuffle"),
+    ] {
+        let mut json = record.clone();
+        let object = match place {
+            None => &mut json,
+            Some(p) => &mut json[p],
+        };
+        object
+            .as_object_mut()
+            .unwrap()
+            .insert(field.into(), 1.into());
+        let e = serde_json::from_value::<GameRecord>(json)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("unknown field") && e.contains(field), "{e}");
+    }
+}
+
+#[test]
+fn a_deal_that_is_not_the_deal_of_its_seed_is_refused_naming_the_seed() {
+    let game = castle_field();
+    let original = finished_record(&game);
+    // Another seed for the same deal.
+    let mut record = original.clone();
+    record.seed += 1;
+    let e = replay(&game, &record).unwrap_err();
+    assert!(matches!(e, ReplayError::Seed { .. }), "{e:?}");
+    assert!(e.to_string().contains(&record.seed.to_string()), "{e}");
+    // The deal's own seed differs from the record's.
+    let mut record = original.clone();
+    record.deal.seed += 1;
+    let e = replay(&game, &record).unwrap_err();
+    assert!(matches!(e, ReplayError::Seed { .. }), "{e:?}");
+    // A possible setup, but not the one the seed deals: two reserve tiles swapped, late enough
+    // that the steps would still replay.
+    let mut record = original;
+    let reserve = &mut record.deal.reserve[Colour::Blue];
+    let i = (0..19).rev().find(|&i| reserve[i] != reserve[19]).unwrap();
+    reserve.swap(i, 19);
+    assert!(record.deal.validate().is_ok());
+    let e = replay(&game, &record).unwrap_err();
+    assert!(matches!(e, ReplayError::Seed { .. }), "{e:?}");
+    let message = e.to_string();
+    assert!(
+        message.contains(&record.seed.to_string()) && message.contains("reserve"),
+        "{message}"
+    );
+}
+
+// ----- What a user sees: the game's words, not Rust's --------------------------------------------
+
+/// Runs the command line; returns its exit success and standard error.
+fn toybattle(args: &[&str]) -> (bool, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A refused command's message holds no Rust notation.
+fn assert_plain_words(message: &str) {
+    for internal in [
+        "Some(",
+        "None",
+        "{ ",
+        "::",
+        "Colour",
+        "Draw(",
+        "RecordResult",
+    ] {
+        assert!(!message.contains(internal), "'{internal}' in: {message}");
+    }
+}
+
+fn temp_file(name: &str, text: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "toybattle-replay-test-{}-{name}",
+        std::process::id()
+    ));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn replay_refusals_speak_the_games_words() {
+    let game = castle_field();
+    let original = finished_record(&game);
+    let winner = original.result.winner.unwrap();
+    let mut wrong_winner = original.clone();
+    wrong_winner.result.winner = Some(winner.opponent());
+    let mut wrong_seed = original.clone();
+    wrong_seed.seed += 1;
+    let mut unknown = serde_json::to_value(&original).unwrap();
+    unknown["result"]["margin"] = 3.into();
+    let cases = [
+        (
+            "result.json",
+            serde_json::to_string(&wrong_winner).unwrap(),
+            format!("the record says {} won", winner.opponent()),
+        ),
+        (
+            "seed.json",
+            serde_json::to_string(&wrong_seed).unwrap(),
+            format!("seed {}", wrong_seed.seed),
+        ),
+        (
+            "unknown.json",
+            unknown.to_string(),
+            "unknown field `margin`".to_string(),
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let path = temp_file(name, &text);
+        let (ok, message) = toybattle(&["replay", path.to_str().unwrap()]);
+        std::fs::remove_file(&path).unwrap();
+        assert!(!ok, "{name} replayed");
+        assert!(message.contains(&expected), "{name}: {message}");
+        assert_plain_words(&message);
+    }
+}
+
+#[test]
+fn position_refusals_name_the_phase_in_the_games_words() {
+    let racks = r#""racks": {"blue": ["Capn", "Star", "Roxy"], "red": ["Kwak", "XB-42", "Hook"]}"#;
+    let cases = [
+        (
+            "draw0.json",
+            format!(
+                r#"{{"format": "toybattle-position/1", "terrain": "castle_field", "to_move": "blue",
+                "phase": {{"chance": {{"draw": 0}}}}, {racks}}}"#
+            ),
+            "chance draw 0",
+        ),
+        (
+            "frozen.json",
+            format!(
+                r#"{{"format": "toybattle-position/1", "terrain": "castle_field", "to_move": "red",
+                "turn": 2, "phase": {{"troop_effect": {{"troop": "Star", "node": 13}}}},
+                "stacks": {{"13": ["red:Star"]}}, "frozen": {{"blue": ["Capn"]}}, {racks}}}"#
+            ),
+            "frozen",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let path = temp_file(name, &text);
+        let (ok, message) = toybattle(&["legal", "--position", path.to_str().unwrap()]);
+        std::fs::remove_file(&path).unwrap();
+        assert!(!ok, "{name} accepted");
+        assert!(message.contains(expected), "{name}: {message}");
+        assert_plain_words(&message);
+    }
+}

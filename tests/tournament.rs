@@ -8,6 +8,7 @@ use toybattle::record::{replay, GameRecord};
 use toybattle::rules::{Colour, Game, Variant};
 use toybattle::terrain;
 use toybattle::tournament::config::RUN_FORMAT;
+use toybattle::tournament::lock::RunLock;
 use toybattle::tournament::stats::{wilson_interval, Pentanomial, SprtDecision, SprtParams, Z95};
 use toybattle::tournament::store::{read_games, GameLine, GAMES_FILE};
 use toybattle::tournament::{
@@ -30,6 +31,7 @@ fn config(bots: &[&str], games: u32) -> RunConfig {
         max_turns: 300,
         sprt: None,
         ext_timeout_ms: 10_000,
+        ext_startup_ms: 10_000,
         versions: BTreeMap::new(),
         shard: None,
     }
@@ -56,6 +58,7 @@ fn run(config: &RunConfig, out: &Path, concurrency: usize) -> Result<RunReport, 
         out: out.to_path_buf(),
         concurrency: Some(concurrency),
         quiet: true,
+        check: true,
     })
 }
 
@@ -162,6 +165,37 @@ fn resume_after_a_kill_loses_and_doubles_nothing() {
     }
 }
 
+/// A record deleted, one damaged and one replaced by another game's: the resume finds all
+/// three, plays those games again from their deals, and ends with the games of an untouched
+/// run (random and greedy are deterministic for a seed).
+#[test]
+fn resume_replays_games_whose_record_is_missing_damaged_or_another() {
+    let (whole, broken) = (temp_dir("rec-whole"), temp_dir("rec-broken"));
+    let c = config(&["random", "greedy"], 4);
+    run(&c, &whole, 2).unwrap();
+    run(&c, &broken, 2).unwrap();
+    let games = games_of(&broken);
+    fs::remove_file(broken.join(&games[1].record)).unwrap();
+    let damaged = broken.join(&games[4].record);
+    let text = fs::read_to_string(&damaged).unwrap();
+    fs::write(&damaged, &text[..text.len() / 2]).unwrap();
+    fs::copy(broken.join(&games[0].record), broken.join(&games[6].record)).unwrap();
+    let report = run(&c, &broken, 2).unwrap();
+    assert_eq!((report.resumed, report.played), (5, 3));
+    assert!(report.summary.complete);
+    assert_eq!(timeless(games_of(&whole)), timeless(games_of(&broken)));
+    assert_eq!(summary_json(&whole), summary_json(&broken));
+    for g in games_of(&broken) {
+        let record: GameRecord =
+            serde_json::from_str(&fs::read_to_string(broken.join(&g.record)).unwrap()).unwrap();
+        assert_eq!((record.seed, &record.terrain), (g.deal_seed, &g.terrain));
+        replay(&Game::builtin(&g.terrain, g.variant).unwrap(), &record).unwrap();
+    }
+    for d in [whole, broken] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
 #[test]
 fn different_settings_in_the_same_folder_are_refused() {
     let out = temp_dir("settings");
@@ -230,6 +264,13 @@ fn merged_shards_give_the_single_run_summary() {
     assert!(report.missing.is_empty());
     assert_eq!(summary_json(&single), summary_json(&merged));
     assert_eq!(timeless(games_of(&single)), timeless(games_of(&merged)));
+    // The merged folder is locked while a merge writes it.
+    let held = RunLock::acquire(&merged).unwrap();
+    let e = merge_runs(&options(shards.clone(), &merged))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("in use by another toybattle run"), "{e}");
+    drop(held);
     // Coverage: a shard left out, or given twice.
     let e = merge_runs(&options(shards[..2].to_vec(), &temp_dir("m2")))
         .unwrap_err()
@@ -504,4 +545,298 @@ fn compare_pairs_the_games_of_two_gauntlets_deal_by_deal() {
     let err = refused(side(&root), side(&b_dir));
     assert!(err.contains("has no run.json"), "{err}");
     fs::remove_dir_all(root).unwrap();
+}
+
+// ----- The command line: locks, resumes, ranges -----------------------------------------------
+
+fn toybattle(args: &[&str]) -> std::process::Command {
+    let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"));
+    c.args(args);
+    c
+}
+
+/// Runs the binary to its end: (success, standard output, standard error).
+fn run_cli(args: &[&str]) -> (bool, String, String) {
+    let out = toybattle(args).output().unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn lines_in(path: &Path) -> usize {
+    fs::read_to_string(path).map_or(0, |t| t.lines().count())
+}
+
+/// Waits until `games.jsonl` of `dir` holds at least `n` lines.
+fn wait_for_games(dir: &Path, n: usize) {
+    let start = std::time::Instant::now();
+    while lines_in(&dir.join(GAMES_FILE)) < n {
+        assert!(start.elapsed().as_secs() < 60, "no games after a minute");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+/// Two runs started on one folder: the second is refused naming the first, which is then
+/// killed with `kill -9`; its lock dies with it, so the resume finishes the run with no game
+/// counted twice. The first run is stopped (SIGSTOP) once it has played a few games, so that
+/// it is surely still running, however fast the machine, when the second starts.
+#[test]
+fn a_second_writer_is_refused_and_a_killed_runs_lock_does_not_block_the_resume() {
+    let out = temp_dir("lock");
+    let dir = out.to_str().unwrap();
+    let args = [
+        "tournament",
+        "--bots",
+        "random,greedy",
+        "--terrains",
+        "castle_field",
+        "--games",
+        "400",
+        "--concurrency",
+        "1",
+        "--quiet",
+        "--out",
+        dir,
+    ];
+    let mut first = toybattle(&args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    wait_for_games(&out, 5);
+    let pid = first.id().to_string();
+    let stopped = std::process::Command::new("kill")
+        .args(["-STOP", &pid])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let (ok, _, err) = run_cli(&args);
+    assert!(!ok, "the second run was not refused");
+    assert!(
+        err.contains("is in use by another toybattle run")
+            && err.contains(&format!("pid {}", first.id())),
+        "{err}"
+    );
+    assert!(
+        first.try_wait().unwrap().is_none(),
+        "the first run ended too soon"
+    );
+    first.kill().unwrap(); // SIGKILL: no clean-up runs
+    first.wait().unwrap();
+    let (ok, _, err) = run_cli(&args);
+    assert!(ok, "the resume failed: {err}");
+    let games = games_of(&out);
+    assert_eq!(games.len(), 400, "read_games refuses a game counted twice");
+    let summary: serde_json::Value = serde_json::from_str(&summary_json(&out)).unwrap();
+    assert_eq!(summary["complete"], true);
+    fs::remove_dir_all(out).unwrap();
+}
+
+/// A copy of the shipped terrain file with castle_field's first region holding one medal more.
+fn modified_terrain_file(dir: &Path) -> PathBuf {
+    let mut file: serde_json::Value =
+        serde_json::from_str(include_str!("../src/terrain/terrains.json")).unwrap();
+    let castle = file["terrains"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|t| t["id"] == "castle_field")
+        .unwrap();
+    let medals = castle["regions"][0]["medals"].as_u64().unwrap();
+    castle["regions"][0]["medals"] = (medals + 1).into();
+    let path = dir.join("modified-terrains.json");
+    fs::write(&path, file.to_string()).unwrap();
+    path
+}
+
+/// A record says which terrain data and variant it was played on; replayed against other
+/// terrain data it is refused, naming both fingerprints and the way out. A record without a
+/// fingerprint (made before records had one) still replays.
+#[test]
+fn replay_refuses_a_record_played_on_other_terrain_data() {
+    let dir = temp_dir("fingerprint");
+    fs::create_dir_all(&dir).unwrap();
+    let terrains = modified_terrain_file(&dir);
+    let records = dir.join("records");
+    let (t, r) = (terrains.to_str().unwrap(), records.to_str().unwrap());
+    let args = [
+        "random-games",
+        "--terrain",
+        "castle_field",
+        "-n",
+        "1",
+        "--quiet",
+    ];
+    let (ok, _, err) = run_cli(&[&args[..], &["--terrain-file", t, "--records", r]].concat());
+    assert!(ok, "{err}");
+    let record_path = fs::read_dir(&records)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let record = record_path.to_str().unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&record_path).unwrap()).unwrap();
+    let recorded = json["terrain_fingerprint"].as_str().unwrap().to_string();
+    let (ok, out, err) = run_cli(&["replay", record]);
+    assert!(!ok, "replayed against the shipped terrain: {out}");
+    assert!(
+        err.contains(&recorded) && err.contains("--terrain-file"),
+        "{err}"
+    );
+    let (ok, _, err) = run_cli(&["replay", record, "--terrain-file", t]);
+    assert!(ok, "{err}");
+    // The same deal on the shipped data, its fingerprint removed: replays as before.
+    let shipped = dir.join("shipped");
+    let s = shipped.to_str().unwrap();
+    assert!(run_cli(&[&args[..], &["--records", s]].concat()).0);
+    let path = fs::read_dir(&shipped)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let mut old: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert_ne!(old["terrain_fingerprint"].as_str(), Some(recorded.as_str()));
+    old.as_object_mut().unwrap().remove("terrain_fingerprint");
+    fs::write(&path, old.to_string()).unwrap();
+    let (ok, _, err) = run_cli(&["replay", path.to_str().unwrap()]);
+    assert!(ok, "{err}");
+    fs::remove_dir_all(dir).unwrap();
+}
+
+/// Out-of-range settings are refused before anything is written, each with its reason.
+#[test]
+fn out_of_range_settings_are_refused_with_the_reason() {
+    let out = temp_dir("ranges");
+    let dir = out.to_str().unwrap();
+    let base = [
+        "tournament",
+        "--bots",
+        "random,greedy",
+        "--terrains",
+        "castle_field",
+        "--quiet",
+    ];
+    let cases: [(&[&str], &str); 9] = [
+        (&["--concurrency", "0"], "at least 1"),
+        (&["--concurrency", "100000"], "at most 256"),
+        (&["--max-turns", "0"], "at least 1"),
+        (&["--games", "0"], "even and positive"),
+        (&["--games", "3"], "try 4"),
+        (&["--shard", "0/2"], "1 <= K <= N"),
+        (&["--shard", "3/2"], "1 <= K <= N"),
+        (&["--shard", "1/0"], "1 <= K <= N"),
+        (&["--shard", "1-2"], "1 <= K <= N"),
+    ];
+    for (extra, reason) in cases {
+        let (ok, _, err) = run_cli(&[&base[..], extra, &["--out", dir]].concat());
+        assert!(!ok && err.contains(reason), "{extra:?}: {err}");
+        assert!(
+            !out.join("run.json").exists(),
+            "{extra:?} wrote the run folder"
+        );
+    }
+    let (ok, _, err) = run_cli(&[
+        "random-games",
+        "--terrain",
+        "moon_base",
+        "-n",
+        "1",
+        "--max-turns",
+        "0",
+    ]);
+    assert!(!ok && err.contains("at least 1"), "{err}");
+    let _ = fs::remove_dir_all(out);
+}
+
+/// Terrain ids become file names and are listed with commas, so the loader takes only
+/// `[a-z0-9_]+`, never `all`: a terrain file naming a terrain `../../x` writes nothing
+/// outside the records folder, and every command refuses it the same way.
+#[test]
+fn terrain_files_with_unsafe_ids_are_refused_by_every_command() {
+    let dir = temp_dir("ids");
+    let records = dir.join("deep").join("records");
+    fs::create_dir_all(&records).unwrap();
+    for id in ["../../x", "all", "a,b", "", "Castle"] {
+        let mut file: serde_json::Value =
+            serde_json::from_str(include_str!("../src/terrain/terrains.json")).unwrap();
+        file["terrains"][0]["id"] = id.into();
+        let path = dir.join("bad-terrains.json");
+        fs::write(&path, file.to_string()).unwrap();
+        let t = path.to_str().unwrap();
+        let name = file["terrains"][0]["name"].as_str().unwrap().to_string();
+        for args in [
+            vec![
+                "random-games",
+                "--terrain",
+                "all",
+                "-n",
+                "1",
+                "-q",
+                "--records",
+            ],
+            vec!["tournament", "--bots", "random,greedy", "--quiet", "--out"],
+        ] {
+            let target = records.to_str().unwrap();
+            let (ok, _, err) = run_cli(&[&args[..], &[target, "--terrain-file", t]].concat());
+            assert!(!ok, "{id:?} accepted by {}", args[0]);
+            assert!(err.contains(&format!("terrain id '{id}'")), "{err}");
+            assert!(err.contains("a-z"), "{err}");
+        }
+        let (ok, _, err) = run_cli(&["show", "--terrain", &name, "--terrain-file", t]);
+        assert!(!ok && err.contains(&format!("terrain id '{id}'")), "{err}");
+    }
+    assert!(!dir.join("x-000000.json").exists() && !dir.join("x").exists());
+    assert_eq!(fs::read_dir(&records).unwrap().count(), 0);
+    fs::remove_dir_all(dir).unwrap();
+}
+
+/// The terminal gets a short summary (the ranking first, one line per terrain, where the full
+/// tables are); the Markdown tables stay in summary.md.
+#[test]
+fn the_terminal_summary_is_short_and_points_to_the_files() {
+    let out = temp_dir("terminal");
+    let dir = out.to_str().unwrap();
+    let (ok, stdout, err) = run_cli(&[
+        "tournament",
+        "--bots",
+        "random,greedy,flat-mc",
+        "--terrains",
+        "castle_field,tropical_pool",
+        "--games",
+        "2",
+        "--quiet",
+        "--out",
+        dir,
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines.len() <= 12, "{} lines:\n{stdout}", lines.len());
+    assert!(
+        !stdout.contains("|---"),
+        "Markdown on the terminal:\n{stdout}"
+    );
+    let ranking = lines.iter().position(|l| l.starts_with("Ranking")).unwrap();
+    for (i, line) in lines[ranking + 1..ranking + 4].iter().enumerate() {
+        assert!(
+            line.trim_start().starts_with(&format!("{}.", i + 1)),
+            "{line}"
+        );
+        assert!(line.contains('%') && line.contains("Elo"), "{line}");
+    }
+    for t in ["castle_field", "tropical_pool"] {
+        assert_eq!(
+            lines.iter().filter(|l| l.contains(t)).count(),
+            1,
+            "{stdout}"
+        );
+    }
+    let md = out.join("summary.md");
+    assert!(stdout.contains(md.to_str().unwrap()), "{stdout}");
+    assert!(fs::read_to_string(md).unwrap().contains("## Pairings"));
+    fs::remove_dir_all(out).unwrap();
 }

@@ -1,26 +1,43 @@
 //! External bots: a program that speaks the `toybattle-ext/1` JSON-lines protocol on its
 //! standard input and output (described in docs/tournament.md).
 //!
-//! One process per game: it is started at the bot's first decision and killed when the bot is
-//! dropped, so a crash or a leaked state never spills into the next game. Every failure of the
-//! program (it cannot start, exits, stays silent past the timeout, answers something that is not
+//! One process group per game: the program is started at the bot's first decision in a process
+//! group of its own, told to quit when the bot is dropped, and after a short grace period the
+//! whole group is killed, so neither a crash, a leaked state nor a process the program started
+//! spills into the next game. Every failure of the program (it cannot start, exits, stays silent
+//! past the timeout, writes a line longer than [`MAX_LINE_BYTES`], answers something that is not
 //! a legal decision) makes the bot answer [`FORFEIT_DECISION`], which the rules refuse, so the
-//! game ends as a forfeit for it; the reason is kept in [`ExternalBot::failure`].
+//! game ends as a forfeit for it; the reason is kept in [`ExternalBot::failure`]. The program's
+//! standard error goes to a log file capped at [`MAX_LOG_BYTES`].
 
 use super::{Bot, Choice, Request};
 use crate::info::Observation;
 use crate::rules::{Colour, Decision, DecisionList, Game, Phase, Troop, TroopCounts};
-use crate::terrain::bits;
+use crate::terrain::{bits, NodeKind, Terrain};
 use serde_json::{json, Map, Value};
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The protocol version sent in the hello message.
 pub const PROTOCOL: &str = "toybattle-ext/1";
+
+/// The longest line a program may write on its standard output, newline excluded. Answers are
+/// a few dozen bytes; the cap keeps the engine's memory bounded whatever the program writes.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// The most of a program's standard error kept in its log file per game; the rest is read and
+/// dropped, so the program never blocks on a full pipe.
+pub const MAX_LOG_BYTES: u64 = 1024 * 1024;
+
+/// How long a program may take to exit by itself after `quit` before its process group is
+/// killed.
+pub const QUIT_GRACE: Duration = Duration::from_millis(500);
 
 /// What a failed external bot answers: a chance outcome. Players are only asked outside chance
 /// events, and the rules refuse a chance outcome from a player there, so this decision is
@@ -31,34 +48,83 @@ pub const FORFEIT_DECISION: Decision = Decision::Chance(Troop::Kwak);
 /// a [`super::Player`] and cannot be inspected there).
 pub type FailureCell = Arc<Mutex<Option<String>>>;
 
+/// Which game of a run the bot plays, sent in `hello` with the names of `games.jsonl`, so that
+/// a program's logs can be matched with the run's results and its randomness can follow the
+/// run's seed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameInfo {
+    /// The run id (`run` of `games.jsonl`).
+    pub run: String,
+    /// The deal's position in the run's schedule (`position`).
+    pub position: usize,
+    /// 0 or 1: which game of the pair of games on the deal (`game`).
+    pub game: u8,
+    /// The seed of the deal (`deal_seed`).
+    pub deal_seed: u64,
+    /// The record's path in the run folder (`record`).
+    pub record: String,
+}
+
 /// A bot played by an external program.
 pub struct ExternalBot {
     name: String,
     program: PathBuf,
     timeout: Duration,
+    startup_timeout: Duration,
+    info: Option<GameInfo>,
+    stderr_log: Option<PathBuf>,
     session: Option<Session>,
     failure: FailureCell,
 }
+
+/// What the reader thread passes on: a line of output, or why reading stopped early.
+type LineResult = Result<String, String>;
 
 /// A running program: its input, and its output lines arriving through a reader thread so that
 /// waiting for them can time out.
 struct Session {
     child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<String>,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<LineResult>,
+    /// No decision asked yet: the first wait includes the start-up.
+    first: bool,
 }
 
 impl ExternalBot {
     /// A bot that runs `program` (an executable file, started with no arguments) and waits at
-    /// most `timeout` for each answer.
+    /// most `timeout` for each answer (plus the start-up wait for the first one, none unless
+    /// set by [`ExternalBot::with_startup_timeout`]).
     pub fn new(name: impl Into<String>, program: impl Into<PathBuf>, timeout: Duration) -> Self {
         ExternalBot {
             name: name.into(),
             program: program.into(),
             timeout,
+            startup_timeout: Duration::ZERO,
+            info: None,
+            stderr_log: None,
             session: None,
             failure: Arc::new(Mutex::new(None)),
         }
+    }
+
+    /// Gives the program `startup` more time for its first answer (loading a model, say),
+    /// on top of the timeout of every answer.
+    pub fn with_startup_timeout(mut self, startup: Duration) -> Self {
+        self.startup_timeout = startup;
+        self
+    }
+
+    /// Names the game in `hello` (run, position, game, deal seed, record).
+    pub fn with_game(mut self, info: GameInfo) -> Self {
+        self.info = Some(info);
+        self
+    }
+
+    /// Writes the program's standard error to `path` (its folder is created; at most
+    /// [`MAX_LOG_BYTES`] kept). Without it, a file in the system's temporary folder is used.
+    pub fn with_stderr_log(mut self, path: impl Into<PathBuf>) -> Self {
+        self.stderr_log = Some(path.into());
+        self
     }
 
     /// The reason of the forfeit once the program failed; `None` while it behaves.
@@ -79,49 +145,61 @@ impl ExternalBot {
         Choice::plain(FORFEIT_DECISION)
     }
 
+    /// Where the program's standard error goes when no log file was given.
+    fn default_log(&self) -> PathBuf {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::env::temp_dir().join(format!(
+            "toybattle-ext-logs/{}-{n}.stderr.log",
+            std::process::id()
+        ))
+    }
+
     fn start(&self, game: &Game, colour: Colour) -> Result<Session, String> {
+        let log_path = self
+            .stderr_log
+            .clone()
+            .unwrap_or_else(|| self.default_log());
+        let log = create_log(&log_path)?;
+        // A process group of its own: ending the group at the end of the game also ends every
+        // process the program started.
         let mut child = Command::new(&self.program)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
+            .process_group(0)
             .spawn()
             .map_err(|e| format!("cannot start '{}': {e}", self.program.display()))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            let _ = child.kill();
-            let _ = child.wait();
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            kill_group(&mut child);
             return Err("the program's standard input or output is not available".into());
         };
         let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        std::thread::spawn(move || read_lines(stdout, tx));
+        std::thread::spawn(move || copy_capped(stderr, log, MAX_LOG_BYTES));
         let mut session = Session {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
+            first: true,
         };
-        let hello = json!({
-            "type": "hello",
-            "protocol": PROTOCOL,
-            "terrain": game.terrain().key,
-            "variant": game.variant().to_string(),
-            "colour": colour.name(),
-        });
-        session.send(&hello)?;
+        session.send(&hello_message(game, colour, self.info.as_ref()))?;
         Ok(session)
     }
 
-    /// Ends the program, if it runs: it is told to quit, then killed (it has nothing left to do).
+    /// Ends the program, if it runs: it is told to quit and given [`QUIT_GRACE`] to exit by
+    /// itself (to flush its logs), then its whole process group is killed.
     fn stop(&mut self) {
         if let Some(mut s) = self.session.take() {
             let _ = s.send(&json!({"type": "quit"}));
-            drop(s.stdin);
-            let _ = s.child.kill();
-            let _ = s.child.wait();
+            drop(s.stdin.take());
+            let deadline = Instant::now() + QUIT_GRACE;
+            while !has_exited(&s.child) && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            kill_group(&mut s.child);
         }
     }
 
@@ -129,12 +207,26 @@ impl ExternalBot {
         if self.session.is_none() {
             self.session = Some(self.start(request.game, request.observation.observer())?);
         }
+        let (timeout, startup) = (self.timeout, self.startup_timeout);
         let session = self.session.as_mut().expect("started above");
         session.send(&decide_message(request.game, request.observation, legal))?;
-        let line = match session.lines.recv_timeout(self.timeout) {
-            Ok(line) => line,
+        let startup = if session.first {
+            startup
+        } else {
+            Duration::ZERO
+        };
+        session.first = false;
+        let line = match session.lines.recv_timeout(timeout + startup) {
+            Ok(line) => line?,
             Err(RecvTimeoutError::Timeout) => {
-                return Err(format!("no answer within {} ms", self.timeout.as_millis()))
+                let extra = match startup.as_millis() {
+                    0 => String::new(),
+                    ms => format!(" (and the {ms} ms start-up wait)"),
+                };
+                return Err(format!(
+                    "no answer within {} ms{extra}",
+                    timeout.as_millis()
+                ));
             }
             Err(RecvTimeoutError::Disconnected) => {
                 return Err("the program closed its output (exited or crashed)".into())
@@ -154,10 +246,109 @@ impl Session {
     fn send(&mut self, message: &Value) -> Result<(), String> {
         let mut line = message.to_string();
         line.push('\n');
-        self.stdin
+        let stdin = self.stdin.as_mut().ok_or("the program's input is closed")?;
+        stdin
             .write_all(line.as_bytes())
-            .and_then(|()| self.stdin.flush())
+            .and_then(|()| stdin.flush())
             .map_err(|e| format!("cannot write to the program (exited or crashed?): {e}"))
+    }
+}
+
+/// Whether the program has exited, without reaping it: while it is not reaped its process id,
+/// which is also its process group's id, cannot be given to another process, so killing the
+/// group afterwards cannot hit a stranger.
+fn has_exited(child: &Child) -> bool {
+    let pid: libc::id_t = child.id();
+    // SAFETY: waitid only writes into the zeroed siginfo_t it is given.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        libc::waitid(libc::P_PID, pid, &mut info, flags) == 0 && info.si_pid() != 0
+    }
+}
+
+/// Kills the program's whole process group (the program and whatever it started), then reaps
+/// the program.
+fn kill_group(child: &mut Child) {
+    if let Ok(pgid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: kill only sends a signal; the group id is the unreaped program's own id.
+        unsafe {
+            libc::kill(-pgid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Passes the program's output on line by line, until it ends, cannot be read, or a line is
+/// longer than [`MAX_LINE_BYTES`] (then the reason is passed on and reading stops).
+fn read_lines(stdout: impl Read, tx: Sender<LineResult>) {
+    let mut reader = BufReader::new(stdout);
+    loop {
+        let line = match read_bounded_line(&mut reader, MAX_LINE_BYTES) {
+            Ok(None) => return,
+            Ok(Some(line)) => Ok(line),
+            Err(reason) => Err(reason),
+        };
+        let stop = line.is_err();
+        if tx.send(line).is_err() || stop {
+            return;
+        }
+    }
+}
+
+/// One line of `reader` without its newline, `None` at the end of the input; an error for a
+/// line longer than `max` bytes (never holding more than `max` bytes of it) or not UTF-8.
+pub fn read_bounded_line(reader: &mut impl BufRead, max: usize) -> Result<Option<String>, String> {
+    let mut line = Vec::new();
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("cannot read the program's output: {e}")),
+        };
+        if buf.is_empty() {
+            return match line.is_empty() {
+                true => Ok(None),
+                false => utf8(line).map(Some),
+            };
+        }
+        let end = buf.iter().position(|&b| b == b'\n');
+        let chunk = &buf[..end.unwrap_or(buf.len())];
+        if line.len() + chunk.len() > max {
+            return Err(format!(
+                "wrote a line longer than {} KiB on its standard output",
+                max / 1024
+            ));
+        }
+        line.extend_from_slice(chunk);
+        let used = chunk.len() + usize::from(end.is_some());
+        reader.consume(used);
+        if end.is_some() {
+            return utf8(line).map(Some);
+        }
+    }
+}
+
+fn utf8(line: Vec<u8>) -> Result<String, String> {
+    String::from_utf8(line).map_err(|_| "wrote a line that is not UTF-8".to_string())
+}
+
+fn create_log(path: &Path) -> Result<File, String> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create the log folder {}: {e}", dir.display()))?;
+    }
+    File::create(path).map_err(|e| format!("cannot create the log file {}: {e}", path.display()))
+}
+
+/// Copies at most `cap` bytes of `from` into `log`, notes the cut, and drains the rest.
+fn copy_capped(from: impl Read, mut log: File, cap: u64) {
+    let mut from = from;
+    let copied = std::io::copy(&mut (&mut from).take(cap), &mut log).unwrap_or(0);
+    if copied == cap {
+        let _ = writeln!(log, "\n[toybattle: log cut at {} KiB]", cap / 1024);
+        let _ = std::io::copy(&mut from, &mut std::io::sink());
     }
 }
 
@@ -187,8 +378,8 @@ impl Bot for ExternalBot {
     }
 }
 
-/// Reads `{"decision": "place Jumbo 13"}`.
-fn parse_answer(line: &str) -> Result<String, String> {
+/// Reads `{"decision": "place Jumbo 13"}` (public for the fuzz target `external_message`).
+pub fn parse_answer(line: &str) -> Result<String, String> {
     let shown: String = line.chars().take(120).collect();
     let value: Value = serde_json::from_str(line)
         .map_err(|e| format!("answered '{shown}', which is not JSON ({e})"))?;
@@ -197,6 +388,77 @@ fn parse_answer(line: &str) -> Result<String, String> {
         .and_then(Value::as_str)
         .map(str::to_string)
         .ok_or_else(|| format!("answered '{shown}', expected {{\"decision\": \"...\"}}"))
+}
+
+/// The `hello` message: the game, the bot's colour, which game of which run it is (`null`
+/// outside a tournament), and the terrain graph.
+pub fn hello_message(game: &Game, colour: Colour, info: Option<&GameInfo>) -> Value {
+    json!({
+        "type": "hello",
+        "protocol": PROTOCOL,
+        "terrain": game.terrain().key,
+        "variant": game.variant().to_string(),
+        "colour": colour.name(),
+        "run": info.map(|i| i.run.clone()),
+        "position": info.map(|i| i.position),
+        "game": info.map(|i| i.game),
+        "deal_seed": info.map(|i| i.deal_seed),
+        "record": info.map(|i| i.record.clone()),
+        "terrain_graph": terrain_graph(game.terrain()),
+    })
+}
+
+/// A drawing coordinate as the terrain file writes it (49.8, not the 49.79999923706055 a
+/// widened `f32` would show).
+fn coordinate(x: f32) -> Value {
+    x.to_string()
+        .parse::<f64>()
+        .map_or(Value::Null, Value::from)
+}
+
+/// The terrain as one terrain of a `toybattle-terrains/1` file (the `--terrain-file` format):
+/// what a program needs to know the board without a copy of the terrain data.
+pub fn terrain_graph(t: &Terrain) -> Value {
+    let nodes: Vec<Value> = (0..t.node_count())
+        .map(|i| {
+            let n = &t.nodes[i];
+            let mut v = Map::new();
+            v.insert("id".into(), n.id.into());
+            let kind = match n.kind {
+                NodeKind::Hq(_) => "hq",
+                NodeKind::Base => "base",
+                NodeKind::Special => "special",
+            };
+            v.insert("kind".into(), kind.into());
+            if let Some(effect) = n.effect {
+                v.insert("effect".into(), effect.key().into());
+            }
+            if let Some(allowed) = &n.allowed {
+                let labels: Vec<&str> = allowed.iter().map(|t| t.value_label()).collect();
+                v.insert("allowed_values".into(), labels.into());
+            }
+            v.insert("adjacent".into(), t.ids(t.neighbours[i]).into());
+            v.insert("x".into(), coordinate(n.x));
+            v.insert("y".into(), coordinate(n.y));
+            Value::Object(v)
+        })
+        .collect();
+    let regions: Vec<Value> = t
+        .regions
+        .iter()
+        .map(|r| {
+            json!({"id": r.id, "bases": t.ids(r.bases), "medals": r.medals,
+                   "x": coordinate(r.x), "y": coordinate(r.y)})
+        })
+        .collect();
+    json!({
+        "id": t.key,
+        "name": t.name,
+        "medals_to_win": t.medals_to_win,
+        "hqs": per_colour(|c| t.ids(t.hqs[c.index()])),
+        "nodes": nodes,
+        "regions": regions,
+    })
 }
 
 fn troops(counts: TroopCounts) -> Value {
@@ -300,6 +562,27 @@ mod tests {
             msg["rack"].as_array().unwrap().len(),
             obs.rack_len(obs.observer()) as usize
         );
+    }
+
+    #[test]
+    fn lines_are_read_up_to_the_cap_and_refused_past_it() {
+        let max = 8;
+        let mut input: &[u8] = b"12345678\n123456789\n";
+        let mut reader = BufReader::with_capacity(3, &mut input);
+        assert_eq!(
+            read_bounded_line(&mut reader, max),
+            Ok(Some("12345678".into()))
+        );
+        let e = read_bounded_line(&mut reader, max).unwrap_err();
+        assert!(e.contains("longer than"), "{e}");
+        let mut last: &[u8] = b"draw\nend";
+        assert_eq!(read_bounded_line(&mut last, max), Ok(Some("draw".into())));
+        assert_eq!(read_bounded_line(&mut last, max), Ok(Some("end".into())));
+        assert_eq!(read_bounded_line(&mut last, max), Ok(None));
+        let mut bad: &[u8] = b"\xff\n";
+        assert!(read_bounded_line(&mut bad, max)
+            .unwrap_err()
+            .contains("UTF-8"));
     }
 
     #[test]

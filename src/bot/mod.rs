@@ -12,6 +12,7 @@ pub mod search;
 use crate::info::{Observation, RackEvidence};
 use crate::rules::{Decision, Game, State};
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 /// How much a bot may think about one decision.
@@ -77,6 +78,9 @@ pub struct Request<'a> {
     pub observation: &'a Observation,
     pub budget: Budget,
     pub seed: u64,
+    /// Set from another thread to stop a search early (it then answers with what it has found);
+    /// `None` for a search that always runs its whole budget.
+    pub cancel: Option<&'a AtomicBool>,
 }
 
 /// A fair bot: it decides from an observation, never from the true state.
@@ -140,6 +144,7 @@ impl Player {
                     observation: &observation,
                     budget,
                     seed,
+                    cancel: None,
                 })
             }
             Player::Cheating(bot) => bot.decide(&CheatRequest {

@@ -3,6 +3,7 @@
 use super::{Budget, Player};
 use crate::info::EvidenceTracker;
 use crate::record::{GameRecord, RecordResult, RECORD_FORMAT};
+use crate::rules::invariants::{self, InvariantViolation};
 use crate::rules::{Colour, Deal, Game, Referee};
 use crate::vocabulary::hash::{splitmix64, GOLDEN_GAMMA};
 use crate::vocabulary::ByColour;
@@ -16,6 +17,9 @@ pub struct PlayConfig {
     pub max_turns: u16,
     /// Budget per decision for each colour.
     pub budgets: ByColour<Budget>,
+    /// Check every invariant of the state after each decision (`rules::invariants`); the first
+    /// violation stops the game and is returned in [`PlayedGame::violation`].
+    pub check: bool,
 }
 
 impl Default for PlayConfig {
@@ -23,6 +27,7 @@ impl Default for PlayConfig {
         PlayConfig {
             max_turns: 500,
             budgets: ByColour::default(),
+            check: false,
         }
     }
 }
@@ -35,6 +40,8 @@ pub struct PlayedGame {
     pub decisions: ByColour<u32>,
     /// Total thinking time of each colour.
     pub think_time: ByColour<Duration>,
+    /// With `PlayConfig::check`: the step (counted from 1) after which an invariant broke.
+    pub violation: Option<(usize, InvariantViolation)>,
 }
 
 /// Seed of a player's `k`-th decision in a game: distinct per game, colour and decision.
@@ -60,6 +67,7 @@ pub fn play_game(
     let mut decisions = ByColour::new(0u32, 0);
     let mut think_time = ByColour::new(Duration::ZERO, Duration::ZERO);
     let mut forfeit: Option<Colour> = None;
+    let mut violation = None;
     while !state.is_over() && state.turn() <= config.max_turns {
         let d = if state.is_chance() {
             referee.resolve(game, &state)
@@ -82,6 +90,12 @@ pub fn play_game(
         }
         evidence.step(game, &before, &state);
         steps.push(d.notation(game.terrain()));
+        if config.check {
+            if let Err(v) = invariants::check(game, &state) {
+                violation = Some((steps.len(), v));
+                break;
+            }
+        }
     }
     let medals = ByColour::from_fn(|c| state.medals(c));
     let result = match (state.outcome(), forfeit) {
@@ -113,10 +127,13 @@ pub fn play_game(
         players: [players[0].name().to_string(), players[1].name().to_string()],
         steps,
         result,
+        terrain_fingerprint: Some(crate::record::fingerprint(game)),
+        session: None,
     };
     PlayedGame {
         record,
         decisions,
         think_time,
+        violation,
     }
 }

@@ -22,26 +22,13 @@ use serde::Deserialize;
 use std::path::Path;
 use std::time::Duration;
 
-/// The presets of `bots/`, by name.
-const SHIPPED: [(&str, &str); 14] = [
+/// The presets of `bots/`, by name: the baselines, then the cheating references.
+const SHIPPED: &[(&str, &str)] = &[
     ("random", include_str!("../../bots/random.toml")),
     ("greedy", include_str!("../../bots/greedy.toml")),
     ("flat-mc", include_str!("../../bots/flat-mc.toml")),
     ("pimc", include_str!("../../bots/pimc.toml")),
     ("ismcts-fast", include_str!("../../bots/ismcts-fast.toml")),
-    ("ismcts-100k", include_str!("../../bots/ismcts-100k.toml")),
-    ("ismcts-200k", include_str!("../../bots/ismcts-200k.toml")),
-    ("ismcts-250k", include_str!("../../bots/ismcts-250k.toml")),
-    (
-        "ismcts-250k-fitted",
-        include_str!("../../bots/ismcts-250k-fitted.toml"),
-    ),
-    (
-        "ismcts-13500-greedy",
-        include_str!("../../bots/ismcts-13500-greedy.toml"),
-    ),
-    ("ismcts-1s", include_str!("../../bots/ismcts-1s.toml")),
-    ("ismcts-5s", include_str!("../../bots/ismcts-5s.toml")),
     ("cheat-uct", include_str!("../../bots/cheat-uct.toml")),
     (
         "cheat-uct-fast",
@@ -51,6 +38,14 @@ const SHIPPED: [(&str, &str); 14] = [
 
 /// Algorithm names a preset may give, in the order of the documentation.
 const ALGORITHMS: [&str; 6] = ["random", "greedy", "flat-mc", "pimc", "ismcts", "cheat-uct"];
+
+/// The search algorithms, in the order of [`ALGORITHMS`].
+const SEARCHES: [Algorithm; 4] = [
+    Algorithm::FlatMc,
+    Algorithm::Pimc,
+    Algorithm::Ismcts,
+    Algorithm::CheatUct,
+];
 
 /// What a preset plays with, parsed and validated.
 #[derive(Clone, Debug, PartialEq)]
@@ -131,24 +126,22 @@ pub fn resolve(spec: &str) -> Result<Preset, String> {
 }
 
 /// Parses and validates preset text; `origin` names the file in messages.
-fn parse(name: &str, text: &str, origin: &str) -> Result<Preset, String> {
+pub fn parse(name: &str, text: &str, origin: &str) -> Result<Preset, String> {
     let file: PresetFile = toml::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
     let config = match file.algorithm.as_str() {
         "random" => BotConfig::Random,
         "greedy" => BotConfig::Greedy,
         other => {
-            let algorithm = match other {
-                "flat-mc" => Algorithm::FlatMc,
-                "pimc" => Algorithm::Pimc,
-                "ismcts" => Algorithm::Ismcts,
-                "cheat-uct" => Algorithm::CheatUct,
-                _ => {
-                    return Err(format!(
+            let algorithm = SEARCHES
+                .into_iter()
+                .find(|a| a.key() == other)
+                .ok_or_else(|| {
+                    format!(
                         "{origin}: algorithm = \"{other}\" is not known: expected one of {}",
                         ALGORITHMS.join(", ")
-                    ))
-                }
-            };
+                    )
+                })?;
+            check_applicable(text, algorithm, origin)?;
             let config = file.search.clone().unwrap_or_default();
             config
                 .validate()
@@ -158,6 +151,13 @@ fn parse(name: &str, text: &str, origin: &str) -> Result<Preset, String> {
     };
     let budget = match &config {
         BotConfig::Random | BotConfig::Greedy => {
+            if let Some(field) = written_search_fields(text).first() {
+                return Err(format!(
+                    "{origin}: [search] {field} does not apply to algorithm \"{}\": it does \
+                     not search, so it takes no [search] section",
+                    file.algorithm
+                ));
+            }
             if file.budget.is_some() || file.search.is_some() {
                 return Err(format!(
                     "{origin}: algorithm \"{}\" does not search, so it takes no [budget] or \
@@ -176,6 +176,36 @@ fn parse(name: &str, text: &str, origin: &str) -> Result<Preset, String> {
         budget,
         config,
     })
+}
+
+/// The option names written in the `[search]` section of preset text that parsed.
+fn written_search_fields(text: &str) -> Vec<String> {
+    let table: toml::Table = toml::from_str(text).unwrap_or_default();
+    match table.get("search") {
+        Some(toml::Value::Table(search)) => search.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Refuses a `[search]` option that does not change how `algorithm` plays (e.g. `trees` for
+/// PIMC, `prior` for flat MC, `rack_belief` for the cheating search), so that a preset never
+/// seems to set what it does not.
+fn check_applicable(text: &str, algorithm: Algorithm, origin: &str) -> Result<(), String> {
+    for field in written_search_fields(text) {
+        if SearchConfig::applies_to(&field, algorithm) == Some(false) {
+            let users: Vec<&str> = SEARCHES
+                .into_iter()
+                .filter(|&a| SearchConfig::applies_to(&field, a) == Some(true))
+                .map(Algorithm::key)
+                .collect();
+            return Err(format!(
+                "{origin}: [search] {field} does not apply to algorithm \"{}\": only to {}",
+                algorithm.key(),
+                users.join(", ")
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A search preset's budget: at least one of `time_ms` and `iterations`, each positive.

@@ -1,15 +1,28 @@
-//! `toybattle legal`: the legal decisions of a position file, in the engine's stable order.
+//! `toybattle legal`: the legal decisions of a position file, in the engine's stable order; or
+//! of many positions, one JSON object per line, in one process.
 
-use super::{emit, load_position, print_json, CliResult};
+use super::{emit, load_position, print_json, read_text, CliResult};
 use serde::Serialize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use toybattle::record::position::Position;
 use toybattle::rules::{DecisionList, Game, Outcome, State};
+use toybattle::terrain::{self, Terrain};
 
 #[derive(clap::Args)]
 pub struct Args {
     /// The position: JSON in the format of docs/positions.md (`toybattle-position/1`).
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "jsonl",
+        conflicts_with = "jsonl"
+    )]
+    position: Option<PathBuf>,
+    /// Many positions, one JSON object per line (JSON lines); prints one JSON line per position
+    /// with its line number, or the error for that line, and fails at the end if any line did.
+    /// Blank lines are skipped.
     #[arg(long, value_name = "FILE")]
-    position: PathBuf,
+    jsonl: Option<PathBuf>,
     /// Print JSON instead of text.
     #[arg(long)]
     json: bool,
@@ -43,9 +56,26 @@ struct ChanceOutcome {
     probability: f64,
 }
 
+/// One line of `--jsonl` output: the legal decisions of the position on input line `line`
+/// (from 1), or why it was refused.
+#[derive(Serialize)]
+struct LineResult {
+    line: usize,
+    #[serde(flatten)]
+    legal: Option<Legal>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<String>,
+}
+
 pub fn run(args: Args) -> CliResult {
-    let path = args.position.display().to_string();
-    let (game, state) = load_position(&args.position, args.terrain_file.as_deref())
+    if let Some(jsonl) = &args.jsonl {
+        return run_lines(jsonl, args.terrain_file.as_deref());
+    }
+    let Some(position) = &args.position else {
+        return Err("give --position FILE or --jsonl FILE".to_string());
+    };
+    let path = position.display().to_string();
+    let (game, state) = load_position(position, args.terrain_file.as_deref())
         .map_err(|e| format!("{path}: {e}"))?;
     let legal = legal_of(&game, &state);
     if args.json {
@@ -53,6 +83,58 @@ pub fn run(args: Args) -> CliResult {
     } else {
         emit(&text(&game, &legal))
     }
+}
+
+/// `--jsonl`: every position of `path`, one result line each; the terrains are read once.
+fn run_lines(path: &Path, terrain_file: Option<&Path>) -> CliResult {
+    let text = read_text(path)?;
+    let terrains: Option<Vec<Terrain>> = match terrain_file {
+        Some(f) => Some(terrain::load_terrain_file(f).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let mut out = String::new();
+    let mut failed = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let number = index + 1;
+        let result = match legal_of_line(line, terrains.as_deref()) {
+            Ok(legal) => LineResult {
+                line: number,
+                legal: Some(legal),
+                error: None,
+            },
+            Err(e) => {
+                failed.push(number.to_string());
+                LineResult {
+                    line: number,
+                    legal: None,
+                    error: Some(e),
+                }
+            }
+        };
+        let json = serde_json::to_string(&result).map_err(|e| format!("cannot write JSON: {e}"))?;
+        out += &(json + "\n");
+    }
+    emit(&out)?;
+    match failed.len() {
+        0 => Ok(()),
+        n => Err(format!(
+            "{}: {n} position(s) refused, on line(s) {}",
+            path.display(),
+            failed.join(", ")
+        )),
+    }
+}
+
+/// The legal decisions of one position written as a JSON object.
+fn legal_of_line(line: &str, terrains: Option<&[Terrain]>) -> Result<Legal, String> {
+    let position = Position::parse(line).map_err(|e| e.to_string())?;
+    let (game, state) = position
+        .to_game_state(terrains)
+        .map_err(|e| e.to_string())?;
+    Ok(legal_of(&game, &state))
 }
 
 fn legal_of(game: &Game, state: &State) -> Legal {

@@ -1,9 +1,13 @@
 //! Subcommands of the command line; each returns `Err(message)` for the user, never panics.
 
 pub mod analyze;
+pub mod balance;
 pub mod legal;
+pub mod play;
+pub mod position;
 pub mod random_games;
 pub mod replay;
+pub mod serve;
 pub mod show;
 pub mod terrains;
 pub mod tournament;
@@ -16,6 +20,15 @@ use std::path::Path;
 use std::sync::Arc;
 use toybattle::rules::{Game, Troop, Variant};
 use toybattle::terrain::{self, NodeKind, SpecialEffect, Terrain};
+
+/// Parses `--max-turns`: the self-play turn cap, at least 1 (one rule for every command).
+pub fn parse_max_turns(s: &str) -> Result<u16, String> {
+    match s.parse::<u16>() {
+        Ok(0) => Err("the turn cap must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("expected a number of turns from 1 to {}", u16::MAX)),
+    }
+}
 
 /// The terrains a user can name: the eight shipped ones, or those of `--terrain-file`.
 pub fn available_terrains(terrain_file: Option<&Path>) -> Result<Vec<Arc<Terrain>>, String> {

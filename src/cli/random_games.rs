@@ -5,6 +5,9 @@
 //! records are written, so the figures do not depend on `--records`. Game `i` of every terrain
 //! plays the deal of seed `deal_seed(seed, i)`: results are deterministic for a seed whatever
 //! the number of threads.
+//!
+//! With `--check`, every invariant of `rules::invariants` is verified after each decision; the
+//! first violation ends the run with an error naming the terrain, the deal seed and the step.
 
 use super::{emit, print_json, select_terrains, CliResult};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -16,6 +19,7 @@ use toybattle::bot::play::{play_game, PlayConfig};
 use toybattle::bot::random::RandomBot;
 use toybattle::bot::Player;
 use toybattle::record::GameRecord;
+use toybattle::rules::invariants::InvariantViolation;
 use toybattle::rules::{Colour, Deal, Game, Variant};
 use toybattle::tournament::stats::{mean_and_ci95, wilson_interval, Z95};
 use toybattle::vocabulary::hash::{mix64, GOLDEN_GAMMA};
@@ -36,7 +40,7 @@ pub struct Args {
     #[arg(long, default_value_t = Variant::Normal)]
     variant: Variant,
     /// Self-play cap on turns (not a game rule); a game reaching it has no winner.
-    #[arg(long, default_value_t = PlayConfig::default().max_turns)]
+    #[arg(long, default_value_t = PlayConfig::default().max_turns, value_parser = super::parse_max_turns)]
     max_turns: u16,
     /// Print JSON instead of a table.
     #[arg(long)]
@@ -50,6 +54,10 @@ pub struct Args {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Check every invariant of the rules after each decision; the first violation stops the
+    /// run with an error naming the game's deal seed and step.
+    #[arg(long)]
+    check: bool,
 }
 
 /// What one game contributes to the figures.
@@ -118,6 +126,7 @@ pub fn run(args: Args) -> CliResult {
     let progress = progress_bar(args.games.saturating_mul(games.len() as u64), args.quiet);
     let config = PlayConfig {
         max_turns: args.max_turns,
+        check: args.check,
         ..PlayConfig::default()
     };
     let mut reports = Vec::with_capacity(games.len());
@@ -180,7 +189,11 @@ fn play_one(
     let deal = Deal::from_seed(seed);
     let mut blue = Player::Fair(Box::new(RandomBot::new("random")));
     let mut red = Player::Fair(Box::new(RandomBot::new("random")));
-    let record = play_game(game, &deal, &mut [&mut blue, &mut red], config).record;
+    let played = play_game(game, &deal, &mut [&mut blue, &mut red], config);
+    if let Some((step, v)) = &played.violation {
+        return Err(violation_message(game, index, seed, *step, v));
+    }
+    let record = played.record;
     if let Some(dir) = records {
         write_record(dir, index, &record)?;
     }
@@ -197,6 +210,22 @@ fn play_one(
         winner: record.result.winner,
         first: deal.first,
     })
+}
+
+/// Where a checked game broke an invariant. The deal seed fixes the whole game (the random bots'
+/// choices derive from it), so the same command reproduces the violation.
+fn violation_message(
+    game: &Game,
+    index: u64,
+    seed: u64,
+    step: usize,
+    v: &InvariantViolation,
+) -> String {
+    format!(
+        "{} ({} variant) game {index}, deal seed {seed}, after step {step}: {v}",
+        game.terrain().key,
+        game.variant()
+    )
 }
 
 /// Writes `DIR/<terrain>-<index>.json`.
@@ -251,7 +280,7 @@ fn table(report: &Report) -> String {
         report.games_per_terrain, report.variant, report.seed, report.max_turns
     );
     out += &format!(
-        "{:<15} {:>6} {:>4} {:>4} {:>4} {:>4} {:>10} {:>12} {:>12}\n",
+        "{:<15} {:>6} {:>4} {:>4} {:>4} {:>4} {:>10} {:>16} {:>16}\n",
         "terrain", "games", "hq", "med", "blk", "cap", "turns", "first", "blue"
     );
     for t in &report.terrains {
@@ -261,7 +290,7 @@ fn table(report: &Report) -> String {
             None => format!("{:.1}", t.mean_turns),
         };
         out += &format!(
-            "{:<15} {:>6} {:>4} {:>4} {:>4} {:>4} {:>10} {:>12} {:>12}\n",
+            "{:<15} {:>6} {:>4} {:>4} {:>4} {:>4} {:>10} {:>16} {:>16}\n",
             t.terrain,
             t.games,
             pct(t.hq),
@@ -287,7 +316,31 @@ fn percent(k: u64, n: u64) -> String {
     }
 }
 
-/// "51.2 [48-54]": a rate and its interval, in percent.
+/// "51.2 [48.3-54.0]": a rate and its interval, in percent.
 fn rate_text(rate: f64, (lo, hi): (f64, f64)) -> String {
-    format!("{:.1} [{:.0}-{:.0}]", 100.0 * rate, 100.0 * lo, 100.0 * hi)
+    toybattle::tournament::stats::percent_text(rate, lo, hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use toybattle::rules::invariants::Invariant;
+
+    #[test]
+    fn a_violation_is_reported_with_terrain_game_seed_and_step() {
+        let game = Game::builtin("castle_field", Variant::Beginner).unwrap();
+        let v = InvariantViolation {
+            invariant: Invariant::TileConservation,
+            colour: Some(Colour::Red),
+            troop: None,
+            node: None,
+            detail: "4 tiles in all".into(),
+        };
+        let text = violation_message(&game, 7, 12345, 31, &v);
+        assert_eq!(
+            text,
+            "castle_field (beginner variant) game 7, deal seed 12345, after step 31: \
+             invariant broken: tile conservation (red): 4 tiles in all"
+        );
+    }
 }

@@ -4,7 +4,7 @@
 use super::{emit, load_game, print_json, read_text, CliResult};
 use serde::Serialize;
 use std::path::PathBuf;
-use toybattle::record::{replay, GameRecord, RecordResult, ReplayError};
+use toybattle::record::{check_fingerprint, replay, GameRecord, RecordResult, ReplayError};
 use toybattle::rules::{Colour, Decision, Game};
 
 #[derive(clap::Args)]
@@ -51,6 +51,7 @@ pub fn run(args: Args) -> CliResult {
         record.variant,
     )
     .map_err(|e| format!("{path}: {e}"))?;
+    check_fingerprint(&record, &game).map_err(|e| format!("{path} does not replay: {e}"))?;
     let verdict = replay(&game, &record);
     if args.verbose {
         emit(&steps_text(
@@ -106,7 +107,12 @@ fn summary_text(record: &GameRecord, result: &RecordResult) -> String {
 /// without a valid deal (there is no starting state).
 fn walkable_steps<T>(record: &GameRecord, verdict: &Result<T, ReplayError>) -> usize {
     match verdict {
-        Err(ReplayError::Format { .. } | ReplayError::Terrain { .. } | ReplayError::Deal(_)) => 0,
+        Err(
+            ReplayError::Format { .. }
+            | ReplayError::Terrain { .. }
+            | ReplayError::Deal(_)
+            | ReplayError::Seed { .. },
+        ) => 0,
         Err(ReplayError::Step { index, .. }) => *index,
         _ => record.steps.len(),
     }

@@ -55,8 +55,28 @@ struct Canvas {
     taken: Vec<Vec<bool>>,
 }
 
+/// The terrain's picture with `label(i)` written at node index `i` (the game's picture of
+/// `toybattle play`, which writes the stacks' top tiles there).
+pub fn picture_with_labels(t: &Terrain, label: &dyn Fn(usize) -> String) -> String {
+    Canvas::labelled(t, label).render()
+}
+
+/// A node's label in the plain picture: `[n]` for an HQ, `n*` for a special base.
+pub fn node_label(t: &Terrain, i: usize) -> String {
+    let n = &t.nodes[i];
+    match n.kind {
+        NodeKind::Hq(_) => format!("[{}]", n.id),
+        NodeKind::Special => format!("{}*", n.id),
+        NodeKind::Base => n.id.to_string(),
+    }
+}
+
 impl Canvas {
     fn picture(t: &Terrain) -> Canvas {
+        Canvas::labelled(t, &|i| node_label(t, i))
+    }
+
+    fn labelled(t: &Terrain, node_label: &dyn Fn(usize) -> String) -> Canvas {
         let mut c = Canvas {
             cells: vec![vec![' '; WIDTH]; HEIGHT],
             taken: vec![vec![false; WIDTH]; HEIGHT],
@@ -69,13 +89,8 @@ impl Canvas {
                 );
             }
         }
-        for n in &t.nodes {
-            let label = match n.kind {
-                NodeKind::Hq(_) => format!("[{}]", n.id),
-                NodeKind::Special => format!("{}*", n.id),
-                NodeKind::Base => n.id.to_string(),
-            };
-            c.label(cell(n.x, n.y), &label);
+        for (i, n) in t.nodes.iter().enumerate() {
+            c.label(cell(n.x, n.y), &node_label(i));
         }
         for r in &t.regions {
             c.label(cell(r.x, r.y), &format!("R{}={}", r.id, r.medals));

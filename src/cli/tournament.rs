@@ -1,10 +1,10 @@
 //! `toybattle tournament`, `toybattle merge` and `toybattle compare`: see docs/tournament.md.
 
-use super::{emit, print_json, select_terrains, CliResult};
+use super::{emit, parse_max_turns, print_json, select_terrains, CliResult};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use toybattle::rules::Variant;
-use toybattle::tournament::config::{fnv1a, RUN_FORMAT};
+use toybattle::tournament::config::{check_concurrency, fnv1a, RUN_FORMAT};
 use toybattle::tournament::stats::SprtParams;
 use toybattle::tournament::{
     compare_runs, merge_runs, run_tournament, CompareSide, MergeOptions, RunConfig, RunOptions,
@@ -35,8 +35,8 @@ pub struct Args {
     /// Games per pairing and terrain; must be even: every deal is played twice, seats swapped.
     #[arg(long, default_value_t = 4)]
     games: u32,
-    /// Games played at once [default: one per core].
-    #[arg(long, value_name = "K")]
+    /// Games played at once, 1 to 256 [default: one per core].
+    #[arg(long, value_name = "K", value_parser = parse_concurrency)]
     concurrency: Option<usize>,
     /// Run seed: every deal and every bot's random choices derive from it.
     #[arg(long, default_value_t = 1)]
@@ -48,11 +48,14 @@ pub struct Args {
     #[arg(long, default_value = "normal")]
     variant: Variant,
     /// Self-play cap on turns (not a game rule, R10.5): a game reaching it is a draw.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, value_parser = parse_max_turns)]
     max_turns: u16,
     /// No progress bar and no notes.
     #[arg(long)]
     quiet: bool,
+    /// Check every invariant of the rules after each decision; a violation stops the run.
+    #[arg(long)]
+    check: bool,
     /// Sequential test between two bots: elo0,elo1[,alpha,beta]; stops when decided.
     #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]")]
     sprt: Option<SprtParams>,
@@ -62,6 +65,9 @@ pub struct Args {
     /// Longest wait for an external bot's answer; a bot that exceeds it forfeits the game.
     #[arg(long, value_name = "MS", default_value_t = 10_000)]
     ext_timeout_ms: u64,
+    /// Extra wait for an external bot's first answer of each game, for its start-up.
+    #[arg(long, value_name = "MS", default_value_t = toybattle::tournament::config::DEFAULT_EXT_STARTUP_MS)]
+    ext_startup_ms: u64,
 }
 
 #[derive(clap::Args)]
@@ -94,6 +100,13 @@ pub struct CompareArgs {
     /// Print the comparison as JSON.
     #[arg(long)]
     json: bool,
+}
+
+fn parse_concurrency(s: &str) -> Result<usize, String> {
+    let k = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of games"))?;
+    check_concurrency(k)
 }
 
 fn list(spec: &str) -> Vec<String> {
@@ -129,6 +142,7 @@ pub fn run(args: Args) -> CliResult {
         max_turns: args.max_turns,
         sprt: args.sprt,
         ext_timeout_ms: args.ext_timeout_ms,
+        ext_startup_ms: args.ext_startup_ms,
         versions: BTreeMap::new(),
         shard: args.shard,
     };
@@ -138,9 +152,10 @@ pub fn run(args: Args) -> CliResult {
         out: args.out.clone(),
         concurrency: args.concurrency,
         quiet: args.quiet,
+        check: args.check,
     })
     .map_err(|e| e.to_string())?;
-    emit(&report.markdown)?;
+    emit(&report.summary.to_terminal(&args.out))?;
     if !args.quiet {
         eprintln!(
             "{} games played now, {} resumed; results in {}",
@@ -159,7 +174,7 @@ pub fn merge(args: MergeArgs) -> CliResult {
         allow_incomplete: args.allow_incomplete,
     })
     .map_err(|e| e.to_string())?;
-    emit(&report.markdown)?;
+    emit(&report.summary.to_terminal(&args.out))?;
     if !report.missing.is_empty() {
         eprintln!(
             "warning: {} games are missing; the summary is marked incomplete",

@@ -4,9 +4,12 @@
 //! every step (decision or chance outcome) in text notation. Replay re-applies the steps one by
 //! one through the rules and reports the first step that is not legal, by index.
 
+pub mod fingerprint;
+pub mod notes;
 pub mod position;
 mod replay;
 
+pub use fingerprint::{check_fingerprint, fingerprint, FingerprintMismatch};
 pub use replay::{replay, ReplayError, ReplaySummary};
 
 use crate::rules::{Colour, Deal, Variant, WinType};
@@ -18,6 +21,7 @@ pub const RECORD_FORMAT: &str = "toybattle-record/1";
 
 /// How a game ended, as recorded.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RecordResult {
     /// `None` when the self-play turn cap stopped the game (not a game rule, R10.5).
     pub winner: Option<Colour>,
@@ -29,8 +33,10 @@ pub struct RecordResult {
     pub medals: ByColour<u8>,
 }
 
-/// A complete game.
+/// A complete game. Unknown fields are refused: a misspelt or foreign field must not pass as
+/// a valid record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct GameRecord {
     pub format: String,
     /// Terrain key, e.g. "castle_field".
@@ -44,6 +50,12 @@ pub struct GameRecord {
     /// (`place Jumbo 13`) and chance outcomes (`chance Star`).
     pub steps: Vec<String>,
     pub result: RecordResult,
+    /// Present in a game against the computer: the human's seat, the level, undos and hints.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<notes::SessionNotes>,
+    /// The terrain data and variant played on ([`fingerprint()`]); absent in older records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terrain_fingerprint: Option<String>,
 }
 
 impl RecordResult {
@@ -54,5 +66,27 @@ impl RecordResult {
             WinType::Medals => "medals",
             WinType::Blocked => "blocked",
         }
+    }
+
+    /// The result in words, e.g. "red won by medals on turn 23 (medals blue 3, red 7)".
+    pub fn describe(&self) -> String {
+        let how = match self.end.as_str() {
+            "hq" => "by HQ capture",
+            "medals" => "by medals",
+            "blocked" => "because the opponent was blocked",
+            "forfeit" => "by forfeit",
+            "turn_cap" => "the turn cap stopped the game",
+            other => other,
+        };
+        let [blue, red] = *self.medals.as_array();
+        let outcome = match self.winner {
+            Some(w) => format!("{w} won {how}"),
+            None if self.end == "turn_cap" => format!("no winner: {how}"),
+            None => format!("no winner ({how})"),
+        };
+        format!(
+            "{outcome} on turn {} (medals blue {blue}, red {red})",
+            self.turns
+        )
     }
 }

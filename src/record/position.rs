@@ -504,6 +504,7 @@ fn counts(
     Ok(TroopCounts::from_troops(list.iter().copied()))
 }
 
+
 #[cfg(test)]
 mod tests {
     use super::*;

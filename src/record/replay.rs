@@ -1,7 +1,7 @@
 //! Re-validating a record step by step.
 
 use super::{GameRecord, RecordResult, RECORD_FORMAT};
-use crate::rules::{Chance, Decision, Game, Phase, State};
+use crate::rules::{Chance, Colour, Deal, Decision, Game, Phase, State};
 
 /// Why a record does not replay.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -12,6 +12,8 @@ pub enum ReplayError {
     Terrain { record: String, given: String },
     #[error("record deal is not a possible setup: {0}")]
     Deal(String),
+    #[error("record deal is not the one seed {seed} deals: {problem}")]
+    Seed { seed: u64, problem: String },
     #[error("step {index} ('{step}'): {reason}")]
     Step {
         index: usize,
@@ -20,7 +22,7 @@ pub enum ReplayError {
     },
     #[error("steps end before the game does: {0}")]
     Unfinished(String),
-    #[error("recorded result {recorded} differs from the replayed result {replayed}")]
+    #[error("the record says {recorded}, the replay ends with {replayed}")]
     Result { recorded: String, replayed: String },
 }
 
@@ -50,6 +52,7 @@ pub fn replay(game: &Game, record: &GameRecord) -> Result<ReplaySummary, ReplayE
         .deal
         .validate()
         .map_err(|e| ReplayError::Deal(e.to_string()))?;
+    check_seed(record)?;
     let mut state = game.initial_state(&record.deal);
     let mut drawn = [
         record.deal.opening_draw(crate::rules::Colour::Blue),
@@ -81,8 +84,8 @@ pub fn replay(game: &Game, record: &GameRecord) -> Result<ReplaySummary, ReplayE
     let replayed = result_of(&state, record);
     if replayed != record.result {
         return Err(ReplayError::Result {
-            recorded: format!("{:?}", record.result),
-            replayed: format!("{replayed:?}"),
+            recorded: record.result.describe(),
+            replayed: replayed.describe().replacen(" won ", " winning ", 1),
         });
     }
     Ok(ReplaySummary {
@@ -90,6 +93,40 @@ pub fn replay(game: &Game, record: &GameRecord) -> Result<ReplaySummary, ReplayE
         result: replayed,
         final_state: state,
     })
+}
+
+/// Records are dealt from their seed (docs/records.md): the deal must be `Deal::from_seed(seed)`,
+/// so that a record cannot claim a seed its luck did not come from.
+fn check_seed(record: &GameRecord) -> Result<(), ReplayError> {
+    let seed = record.seed;
+    let dealt = Deal::from_seed(seed);
+    let deal = &record.deal;
+    let problem = if deal.seed != seed {
+        format!("the deal names seed {}", deal.seed)
+    } else if deal.first != dealt.first {
+        format!(
+            "the first player is {}, the seed deals {}",
+            deal.first, dealt.first
+        )
+    } else if let Some(c) = Colour::BOTH
+        .into_iter()
+        .find(|&c| deal.removed[c] != dealt.removed[c])
+    {
+        format!("{c}'s removed tiles differ")
+    } else if let Some(c) = Colour::BOTH
+        .into_iter()
+        .find(|&c| deal.reserve[c] != dealt.reserve[c])
+    {
+        let i = deal.reserve[c]
+            .iter()
+            .zip(&dealt.reserve[c])
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        format!("{c}'s reserve order differs from tile {} on", i + 1)
+    } else {
+        return Ok(());
+    };
+    Err(ReplayError::Seed { seed, problem })
 }
 
 /// The result the replayed state shows. A game the record says was stopped (turn cap or

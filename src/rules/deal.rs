@@ -16,6 +16,7 @@ pub const RESERVE_AT_SETUP: usize = (TILES_PER_COLOUR - REMOVED_PER_COLOUR) as u
 /// each reserve (drawn from the front), and the first player. A deal is fixed by its seed, so
 /// two games on the same deal see the same tiles in the same order.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Deal {
     pub seed: u64,
     pub first: Colour,

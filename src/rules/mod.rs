@@ -4,6 +4,7 @@ pub mod board;
 pub mod deal;
 pub mod decision;
 pub mod game;
+pub mod invariants;
 pub mod playout;
 pub mod setup;
 pub mod state;

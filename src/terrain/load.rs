@@ -28,6 +28,11 @@ pub enum TerrainError {
     Format { found: String },
     #[error("terrain file holds no terrain")]
     Empty,
+    #[error(
+        "terrain id '{id}' {problem}: an id is 1 to {MAX_ID_LEN} characters from a-z, 0-9 and _ \
+         (it names record files and is listed with commas), and not 'all'"
+    )]
+    BadId { id: String, problem: &'static str },
     #[error("terrain '{0}' appears twice")]
     DuplicateTerrain(String),
     #[error("unknown terrain '{given}'; known terrains: {known}")]
@@ -180,7 +185,8 @@ pub fn parse_terrains(text: &str) -> Result<Vec<Terrain>, TerrainError> {
     let mut out: Vec<Terrain> = Vec::with_capacity(raw.terrains.len());
     for rt in &raw.terrains {
         let t = compile(rt)?;
-        if out.iter().any(|o| o.key == t.key) {
+        // Ids are looked up with underscores ignored, so `ab_c` and `abc` are one terrain.
+        if out.iter().any(|o| lookup_key(&o.key) == lookup_key(&t.key)) {
             return Err(TerrainError::DuplicateTerrain(t.key));
         }
         out.push(t);
@@ -188,7 +194,37 @@ pub fn parse_terrains(text: &str) -> Result<Vec<Terrain>, TerrainError> {
     Ok(out)
 }
 
+/// The longest terrain id.
+pub const MAX_ID_LEN: usize = 64;
+
+/// Checks a terrain id: ids name record files (`records/<id>/…`) and are listed with commas
+/// (`--terrains a,b`), where `all` means every terrain; so `[a-z0-9_]{1,64}`, not `all`.
+pub fn check_id(id: &str) -> Result<(), TerrainError> {
+    let problem = if id.is_empty() {
+        Some("is empty")
+    } else if id.len() > MAX_ID_LEN {
+        Some("is too long")
+    } else if !id
+        .bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+    {
+        Some("has a character other than a-z, 0-9 and _")
+    } else if id == "all" {
+        Some("is reserved (`all` selects every terrain)")
+    } else {
+        None
+    };
+    match problem {
+        Some(problem) => Err(TerrainError::BadId {
+            id: id.to_string(),
+            problem,
+        }),
+        None => Ok(()),
+    }
+}
+
 fn compile(rt: &RawTerrain) -> Result<Terrain, TerrainError> {
+    check_id(&rt.id)?;
     let name = rt.id.clone();
     let mut raw_nodes: Vec<&RawNode> = rt.nodes.iter().collect();
     raw_nodes.sort_by_key(|n| n.id);
@@ -530,6 +566,22 @@ mod tests {
     fn shipped_file_is_valid() {
         let terrains = parse_terrains(BUILTIN_JSON).unwrap();
         assert_eq!(terrains.len(), 8);
+    }
+
+    #[test]
+    fn terrain_ids_are_checked() {
+        for good in ["castle_field", "x", "t2"] {
+            assert_eq!(check_id(good), Ok(()));
+        }
+        let long = "a".repeat(MAX_ID_LEN + 1);
+        for bad in ["", "all", "../../x", "a,b", "A", "a b", "é", long.as_str()] {
+            let e = check_id(bad).unwrap_err().to_string();
+            assert!(e.contains(&format!("terrain id '{bad}'")), "{e}");
+        }
+        let mut file: serde_json::Value = serde_json::from_str(BUILTIN_JSON).unwrap();
+        file["terrains"][1]["id"] = "castlefield".into();
+        let e = parse_terrains(&file.to_string()).unwrap_err();
+        assert_eq!(e, TerrainError::DuplicateTerrain("castlefield".into()));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The bots of a tournament, from their specs: a shipped preset name, a path to a `.toml`
-//! preset, or `ext:PATH` for an external program.
+//! preset, or `ext:PATH[@VERSION]` for an external program.
 
 use crate::bot::external::{ExternalBot, FailureCell};
 use crate::bot::preset::{self, Preset};
@@ -23,7 +23,26 @@ pub struct BotEntry {
 #[derive(Clone, Debug)]
 enum Kind {
     Preset(Box<Preset>),
-    External { program: PathBuf, timeout: Duration },
+    External {
+        program: PathBuf,
+        timeout: Duration,
+        startup: Duration,
+    },
+}
+
+/// How long an external program may take: for each answer, and on top of it for the first
+/// answer of a game (its start-up).
+#[derive(Clone, Copy, Debug)]
+pub struct ExternalTimeouts {
+    pub answer: Duration,
+    pub startup: Duration,
+}
+
+/// Where a game is, for an external bot: the game it is told in `hello`, and its log file of
+/// standard error.
+pub struct SeatGame {
+    pub info: crate::bot::external::GameInfo,
+    pub stderr_log: PathBuf,
 }
 
 /// A seat for one game, with the budget per decision and, for an external bot, where the
@@ -35,18 +54,28 @@ pub struct Seat {
 }
 
 impl BotEntry {
-    /// Resolves a spec; `ext_timeout` bounds each answer of an external program.
-    pub fn resolve(spec: &str, ext_timeout: Duration) -> Result<BotEntry, String> {
-        if let Some(path) = spec.strip_prefix(EXTERNAL_PREFIX) {
+    /// Resolves a spec; `ext` bounds the answers of an external program. An external bot's
+    /// version is `ext-` and a hash of the program file, followed by `@VERSION` when the spec
+    /// gives one: the program file alone does not show a rebuilt binary behind a wrapper.
+    pub fn resolve(spec: &str, ext: ExternalTimeouts) -> Result<BotEntry, String> {
+        if let Some(rest) = spec.strip_prefix(EXTERNAL_PREFIX) {
+            let (path, given) = match rest.rsplit_once('@') {
+                Some((path, version)) if !version.is_empty() && !version.contains('/') => {
+                    (path, Some(version))
+                }
+                _ => (rest, None),
+            };
             let program = PathBuf::from(path);
             let bytes = std::fs::read(&program)
                 .map_err(|e| format!("external bot '{spec}': cannot read program '{path}': {e}"))?;
+            let hash = format!("ext-{:012x}", fnv1a(&bytes) >> 16);
             return Ok(BotEntry {
                 spec: spec.to_string(),
-                version: format!("ext-{:012x}", fnv1a(&bytes) >> 16),
+                version: given.map_or(hash.clone(), |v| format!("{hash}@{v}")),
                 kind: Kind::External {
                     program,
-                    timeout: ext_timeout,
+                    timeout: ext.answer,
+                    startup: ext.startup,
                 },
             });
         }
@@ -58,16 +87,39 @@ impl BotEntry {
         })
     }
 
+    /// Whether this is an external program.
+    pub fn is_external(&self) -> bool {
+        matches!(self.kind, Kind::External { .. })
+    }
+
     /// A fresh seat: every game starts from a new bot (no memory across games).
     pub fn seat(&self) -> Seat {
+        self.new_seat(None)
+    }
+
+    /// A fresh seat for a game of a run: an external bot is told which game it plays and logs
+    /// its standard error where `game` says.
+    pub fn seat_in(&self, game: SeatGame) -> Seat {
+        self.new_seat(Some(game))
+    }
+
+    fn new_seat(&self, game: Option<SeatGame>) -> Seat {
         match &self.kind {
             Kind::Preset(p) => Seat {
                 player: p.player(),
                 budget: p.budget,
                 failure: None,
             },
-            Kind::External { program, timeout } => {
-                let bot = ExternalBot::new(self.spec.clone(), program.clone(), *timeout);
+            Kind::External {
+                program,
+                timeout,
+                startup,
+            } => {
+                let mut bot = ExternalBot::new(self.spec.clone(), program.clone(), *timeout)
+                    .with_startup_timeout(*startup);
+                if let Some(g) = game {
+                    bot = bot.with_game(g.info).with_stderr_log(g.stderr_log);
+                }
                 let failure = Some(bot.failure());
                 Seat {
                     player: Player::Fair(Box::new(bot)),

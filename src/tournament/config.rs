@@ -48,6 +48,22 @@ impl FromStr for Shard {
     }
 }
 
+/// The most games a run plays at once: each needs a thread (and an external bot a process),
+/// and more games at once than cores only slows every one of them.
+pub const MAX_CONCURRENCY: usize = 256;
+
+/// Checks a number of games played at once.
+pub fn check_concurrency(k: usize) -> Result<usize, String> {
+    match k {
+        0 => Err("at least 1 game must be played at a time".into()),
+        k if k > MAX_CONCURRENCY => Err(format!(
+            "at most {MAX_CONCURRENCY} games are played at once (more \
+             games at once than cores only slows each one; leave it out for one per core)"
+        )),
+        k => Ok(k),
+    }
+}
+
 /// Everything that decides which games a run plays and how: two runs with equal settings play
 /// the same games on the same deals. Concurrency, output folder and progress display are not
 /// settings: they do not change any result.
@@ -71,11 +87,29 @@ pub struct RunConfig {
     pub sprt: Option<SprtParams>,
     /// Longest wait for an external bot's answer.
     pub ext_timeout_ms: u64,
+    /// Extra wait for an external bot's first answer of a game (its start-up). Left out of
+    /// `run.json` at its default, so folders written before it existed keep their run id.
+    #[serde(
+        default = "default_ext_startup_ms",
+        skip_serializing_if = "is_default_ext_startup_ms"
+    )]
+    pub ext_startup_ms: u64,
     /// Version of every bot spec (preset version or program hash): results of a changed bot
     /// must not be mixed with the old ones.
     pub versions: BTreeMap<String, String>,
     /// The slice this run plays, `None` for the whole run.
     pub shard: Option<Shard>,
+}
+
+/// The default of `--ext-startup-ms`.
+pub const DEFAULT_EXT_STARTUP_MS: u64 = 10_000;
+
+fn default_ext_startup_ms() -> u64 {
+    DEFAULT_EXT_STARTUP_MS
+}
+
+fn is_default_ext_startup_ms(ms: &u64) -> bool {
+    *ms == DEFAULT_EXT_STARTUP_MS
 }
 
 impl RunConfig {
@@ -109,9 +143,13 @@ impl RunConfig {
                 (self.games + 1).max(2) / 2 * 2
             ));
         }
+        if self.max_turns == 0 {
+            return usage("--max-turns is 0: the turn cap must be at least 1".into());
+        }
         let mut names: Vec<&String> = self.bots.iter().chain(&self.gauntlet).collect();
-        if names.len() < 2 {
-            return usage("a tournament needs at least two bots".into());
+        // One bot alone is a self-play run (balance studies): it meets itself.
+        if names.is_empty() || (names.len() < 2 && self.gauntlet.is_some()) {
+            return usage("a tournament needs at least two bots, or one to play itself".into());
         }
         names.sort();
         if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
@@ -180,6 +218,7 @@ mod tests {
             max_turns: 300,
             sprt: None,
             ext_timeout_ms: 10_000,
+            ext_startup_ms: DEFAULT_EXT_STARTUP_MS,
             versions: BTreeMap::new(),
             shard: None,
         }
@@ -208,6 +247,18 @@ mod tests {
         };
         let e = c.validate().unwrap_err().to_string();
         assert!(e.contains("even") && e.contains("try 4"), "{e}");
+    }
+
+    #[test]
+    fn ranges_are_checked_in_the_library_too() {
+        let c = RunConfig {
+            max_turns: 0,
+            ..sample()
+        };
+        assert!(c.validate().unwrap_err().to_string().contains("at least 1"));
+        assert!(check_concurrency(0).is_err());
+        assert_eq!(check_concurrency(MAX_CONCURRENCY), Ok(MAX_CONCURRENCY));
+        assert!(check_concurrency(MAX_CONCURRENCY + 1).is_err());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! games and records gathered, summaries computed from the games alone.
 
 use super::config::RunConfig;
+use super::lock::RunLock;
 use super::runner::write_summaries;
 use super::schedule::{pairings, schedule};
 use super::store::{
@@ -51,6 +52,7 @@ pub fn merge_runs(options: &MergeOptions) -> Result<MergeReport, TournamentError
     }
     let out = options.out.as_path();
     std::fs::create_dir_all(out).map_err(|e| TournamentError::io(out, e))?;
+    let _lock = RunLock::acquire(out)?;
     open_run_dir(out, &config)?;
     let lines: Vec<GameLine> = games.into_values().map(|(_, g)| g).collect();
     copy_records(&lines, &options.inputs, out)?;

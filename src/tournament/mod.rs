@@ -3,11 +3,13 @@
 //!
 //! A run's folder holds `run.json` (the settings), `games.jsonl` (one line per finished game,
 //! append-only), `records/` (every game as a replayable record) and the summaries
-//! (`summary.md`, `summary.csv`, `summary.json`). See docs/tournament.md.
+//! (`summary.md`, `summary.csv`, `summary.json`), and `run.lock`, locked by the one process that
+//! writes to the folder. See docs/tournament.md.
 
 pub mod bots;
 pub mod compare;
 pub mod config;
+pub mod lock;
 pub mod merge;
 pub mod runner;
 pub mod schedule;
@@ -41,6 +43,8 @@ pub enum TournamentError {
     },
     #[error("{0}")]
     Merge(String),
+    #[error("{0}")]
+    Invariant(String),
 }
 
 impl TournamentError {

@@ -2,16 +2,18 @@
 //! early on an SPRT decision, write the summaries.
 
 use super::bots::BotEntry;
-use super::config::RunConfig;
+use super::config::{check_concurrency, RunConfig};
+use super::lock::RunLock;
 use super::schedule::{pairings, schedule, PairJob, Pairing};
 use super::stats::SprtDecision;
 use super::store::{
     cut_torn_line, open_run_dir, read_games, record_path, write_atomic, write_json_atomic,
-    write_record, GameLine, GamesWriter, TornLine, GAMES_FILE,
+    write_record, GameLine, GamesFile, GamesWriter, TornLine, GAMES_FILE,
 };
 use super::summary::{live_score, pentanomial, SprtSummary, Summary};
 use super::TournamentError;
 use crate::bot::play::{play_game, PlayConfig};
+use crate::record::GameRecord;
 use crate::rules::{Colour, Deal, Game};
 use crate::terrain::Terrain;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -32,6 +34,8 @@ pub struct RunOptions {
     pub concurrency: Option<usize>,
     /// No progress bar and no notes on standard error.
     pub quiet: bool,
+    /// Check every invariant after each decision (`rules::invariants`); a violation stops the run.
+    pub check: bool,
 }
 
 /// What a run did.
@@ -60,12 +64,17 @@ struct Shared<'a> {
     stop: AtomicBool,
     error: Mutex<Option<TournamentError>>,
     progress: ProgressBar,
+    check: bool,
 }
 
 /// Runs (or resumes) the tournament of `options` and writes its summaries.
 pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError> {
     let mut config = options.config;
     config.validate()?;
+    if let Some(k) = options.concurrency {
+        check_concurrency(k)
+            .map_err(|e| TournamentError::Usage(format!("--concurrency {k}: {e}")))?;
+    }
     let bots = resolve_bots(&mut config)?;
     if options
         .terrains
@@ -79,6 +88,8 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
     }
     let out = options.out.as_path();
     std::fs::create_dir_all(out).map_err(|e| TournamentError::io(out, e))?;
+    // Held to the end of the run: no second writer while games are appended.
+    let _lock = RunLock::acquire(out)?;
     open_run_dir(out, &config)?;
     let games_path = out.join(GAMES_FILE);
     let existing = read_games(&games_path, &config.run_id())?;
@@ -93,6 +104,7 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         );
     }
     cut_torn_line(&games_path, &existing)?;
+    let existing = drop_games_without_records(out, &games_path, existing, &bots, options.quiet)?;
     let jobs: Vec<PairJob> = schedule(&config)
         .into_iter()
         .filter(|j| config.shard.is_none_or(|s| s.holds(j.position)))
@@ -109,6 +121,12 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
             "resuming {}: {resumed} of {expected} games already played",
             out.display()
         );
+        for (spec, entry) in bots.iter().filter(|(_, e)| e.is_external()) {
+            eprintln!(
+                "  {spec} plays as version {}, the version of the games already played",
+                entry.version
+            );
+        }
     }
     let shared = Shared {
         run_id: config.run_id(),
@@ -126,6 +144,7 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         stop: AtomicBool::new(false),
         error: Mutex::new(None),
         progress: progress_bar(expected, resumed as u64, options.quiet),
+        check: options.check,
     };
     shared.stop.store(sprt_decided(&shared), Ordering::SeqCst);
     play_all(&shared, &pending, options.concurrency)?;
@@ -145,9 +164,85 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
     })
 }
 
+/// Checks that every counted game has its record and that the record is that game's; a game
+/// whose record is missing, unreadable or another game's is taken out of `games.jsonl` (which
+/// is rewritten atomically) so that it is played again from its deal. With bots of fixed
+/// iteration budgets the replayed game is the lost one; with time budgets it is a new game on
+/// the same deal and seats, and its line replaces the old one.
+fn drop_games_without_records(
+    out: &Path,
+    games_path: &Path,
+    mut existing: GamesFile,
+    bots: &BTreeMap<String, BotEntry>,
+    quiet: bool,
+) -> Result<GamesFile, TournamentError> {
+    let names: BTreeMap<&String, String> = bots
+        .iter()
+        .map(|(spec, entry)| (spec, entry.seat().player.name().to_string()))
+        .collect();
+    let (kept, lost): (Vec<GameLine>, Vec<GameLine>) = existing
+        .games
+        .into_iter()
+        .partition(|g| record_problem(out, g, &names).is_none());
+    if !lost.is_empty() {
+        let mut text = String::new();
+        for g in &kept {
+            text += &serde_json::to_string(g).map_err(|e| TournamentError::io(games_path, e))?;
+            text.push('\n');
+        }
+        write_atomic(games_path, text.as_bytes())?;
+    }
+    if !quiet {
+        for g in &lost {
+            eprintln!(
+                "note: {}: {}; deal {} game {} is played again",
+                out.join(&g.record).display(),
+                record_problem(out, g, &names).unwrap_or_default(),
+                g.position,
+                g.game
+            );
+        }
+    }
+    existing.games = kept;
+    Ok(existing)
+}
+
+/// What is wrong with the record of game `g`, or `None` when it is there and is that game's.
+fn record_problem(out: &Path, g: &GameLine, names: &BTreeMap<&String, String>) -> Option<String> {
+    let text = match std::fs::read_to_string(out.join(&g.record)) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some("missing".into()),
+        Err(e) => return Some(format!("unreadable ({e})")),
+    };
+    let record: GameRecord = match serde_json::from_str(&text) {
+        Ok(r) => r,
+        Err(e) => return Some(format!("damaged, not a game record ({e})")),
+    };
+    let name = |spec: &String| names.get(spec).cloned().unwrap_or_else(|| spec.clone());
+    let differs = [
+        ("terrain", record.terrain != g.terrain),
+        ("variant", record.variant != g.variant),
+        ("deal seed", record.seed != g.deal_seed),
+        ("players", record.players != [name(&g.blue), name(&g.red)]),
+        ("winner", record.result.winner != g.winner_colour),
+        ("end", record.result.end != g.end),
+        ("turns", record.result.turns != g.turns),
+    ];
+    let differs: Vec<&str> = differs.iter().filter(|d| d.1).map(|d| d.0).collect();
+    (!differs.is_empty()).then(|| {
+        format!(
+            "the record is not this game's ({} differ from games.jsonl)",
+            differs.join(", ")
+        )
+    })
+}
+
 /// Resolves every bot spec and records its version in the settings.
 fn resolve_bots(config: &mut RunConfig) -> Result<BTreeMap<String, BotEntry>, TournamentError> {
-    let timeout = Duration::from_millis(config.ext_timeout_ms);
+    let timeout = super::bots::ExternalTimeouts {
+        answer: Duration::from_millis(config.ext_timeout_ms),
+        startup: Duration::from_millis(config.ext_startup_ms),
+    };
     let mut bots = BTreeMap::new();
     for spec in config.bots.iter().chain(&config.gauntlet) {
         let entry = BotEntry::resolve(spec, timeout).map_err(TournamentError::Usage)?;
@@ -238,7 +333,7 @@ fn play_pair(shared: &Shared, job: &PairJob) -> Result<(), TournamentError> {
         if already {
             continue;
         }
-        let line = play_one(shared, job, &deal, g)?;
+        let line = play_one(shared, job, &seat_deal(shared, job, &deal, g), g)?;
         shared.writer.append(&line)?;
         let message = {
             let mut done = shared.done.lock().map_err(|_| poisoned())?;
@@ -258,6 +353,17 @@ fn play_pair(shared: &Shared, job: &PairJob) -> Result<(), TournamentError> {
         shared.progress.set_message(message + &sprt_note);
     }
     Ok(())
+}
+
+/// The deal of game `g`. A bot meeting itself gains nothing from swapped seats (the two games
+/// would be the same game), so in self-play game 1 swaps the first player instead: each deal
+/// is played once with each colour moving first.
+fn seat_deal(shared: &Shared, job: &PairJob, deal: &Deal, g: u8) -> Deal {
+    let pairing = &shared.pairings[job.pairing];
+    match g == 1 && pairing.a == pairing.b {
+        true => deal.with_first(deal.first.opponent()),
+        false => deal.clone(),
+    }
 }
 
 fn poisoned() -> TournamentError {
@@ -285,10 +391,14 @@ fn play_one(
     let pairing = &shared.pairings[job.pairing];
     let game = &shared.games[job.terrain];
     let bot = |c: Colour| &shared.bots[pairing.seat(g, c)];
-    let (mut blue, mut red) = (bot(Colour::Blue).seat(), bot(Colour::Red).seat());
+    let terrain = &game.terrain().key;
+    let rel = record_path(terrain, &pairing.a, &pairing.b, job.pair, g);
+    let seat = |c: Colour| bot(c).seat_in(seat_game(shared, job, g, &rel, c));
+    let (mut blue, mut red) = (seat(Colour::Blue), seat(Colour::Red));
     let config = PlayConfig {
         max_turns: shared.config.max_turns,
         budgets: [blue.budget, red.budget].into(),
+        check: shared.check,
     };
     let played = play_game(
         game,
@@ -296,6 +406,13 @@ fn play_one(
         &mut [&mut blue.player, &mut red.player],
         &config,
     );
+    if let Some((step, v)) = &played.violation {
+        return Err(TournamentError::Invariant(format!(
+            "{} deal seed {} game {g}, step {step}: {v}",
+            game.terrain().key,
+            job.deal_seed
+        )));
+    }
     let result = &played.record.result;
     let failure = |c: Colour| {
         let cell = if c == Colour::Blue {
@@ -312,8 +429,6 @@ fn play_one(
         }
         _ => None,
     };
-    let terrain = &game.terrain().key;
-    let rel = record_path(terrain, &pairing.a, &pairing.b, job.pair, g);
     write_record(shared.out, &rel, &played.record)?;
     let first = deal.first;
     Ok(GameLine {
@@ -344,4 +459,29 @@ fn play_one(
         versions: Colour::BOTH.map(|c| bot(c).version.clone()),
         record: rel,
     })
+}
+
+/// What an external bot of game `g` is told, and where its standard error is kept: beside the
+/// record, `logs/<terrain>/<record name>.<colour>.stderr.log` in the run folder.
+fn seat_game(
+    shared: &Shared,
+    job: &PairJob,
+    g: u8,
+    record: &str,
+    c: Colour,
+) -> super::bots::SeatGame {
+    let stem = record
+        .strip_prefix("records/")
+        .unwrap_or(record)
+        .trim_end_matches(".json");
+    super::bots::SeatGame {
+        info: crate::bot::external::GameInfo {
+            run: shared.run_id.clone(),
+            position: job.position,
+            game: g,
+            deal_seed: job.deal_seed,
+            record: record.to_string(),
+        },
+        stderr_log: shared.out.join(format!("logs/{stem}.{c}.stderr.log")),
+    }
 }

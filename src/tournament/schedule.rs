@@ -32,8 +32,8 @@ impl Pairing {
     }
 }
 
-/// The pairings of a run: every two bots of a round robin in listed order, or the gauntlet bot
-/// against each opponent.
+/// The pairings of a run: every two bots of a round robin in listed order, the gauntlet bot
+/// against each opponent, or a lone bot against itself (self-play, for balance studies).
 pub fn pairings(config: &RunConfig) -> Vec<Pairing> {
     match &config.gauntlet {
         Some(x) => config
@@ -44,6 +44,10 @@ pub fn pairings(config: &RunConfig) -> Vec<Pairing> {
                 b: b.clone(),
             })
             .collect(),
+        None if config.bots.len() == 1 => vec![Pairing {
+            a: config.bots[0].clone(),
+            b: config.bots[0].clone(),
+        }],
         None => {
             let bots = &config.bots;
             (0..bots.len())
@@ -118,6 +122,7 @@ mod tests {
             max_turns: 300,
             sprt: None,
             ext_timeout_ms: 1000,
+            ext_startup_ms: 1000,
             versions: Default::default(),
             shard: None,
         }
@@ -131,6 +136,19 @@ mod tests {
         let g = pairings(&config(&["b", "c"], Some("x")));
         let labels: Vec<String> = g.iter().map(Pairing::label).collect();
         assert_eq!(labels, ["x vs b", "x vs c"]);
+    }
+
+    #[test]
+    fn a_lone_bot_meets_itself() {
+        let c = config(&["a"], None);
+        assert!(c.validate().is_ok());
+        let labels: Vec<String> = pairings(&c).iter().map(Pairing::label).collect();
+        assert_eq!(labels, ["a vs a"]);
+        assert_eq!(schedule(&c).len(), 2 * 3);
+        assert!(
+            config(&[], Some("x")).validate().is_err(),
+            "a gauntlet needs opponents"
+        );
     }
 
     #[test]

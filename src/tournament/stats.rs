@@ -39,6 +39,13 @@ const CELL_SCORE: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 /// empty are left untouched, so with enough data it has no effect at all.
 const SPRT_PSEUDO_COUNT: f64 = 1e-3;
 
+/// Weight of the pseudo-pair put at each end of the pentanomial (one lost both games, one won
+/// both) before the Elo interval is computed: z²/4 pairs each, z² pseudo-games in all, half
+/// won, as the Agresti–Coull interval adds z² pseudo-trials to a binomial. Without them a
+/// result whose pairs all agree (two pairs each won once and lost once, or a clean sweep) has
+/// no spread, and the interval shrinks to a point: "+0 [+0, +0]".
+pub const EDGE_PSEUDO_PAIRS: f64 = Z95 * Z95 / 4.0;
+
 /// Wilson score interval for a binomial proportion.
 ///
 /// With `p = successes / n`, the interval is
@@ -204,9 +211,13 @@ impl Pentanomial {
     ///
     /// Each pair is one independent sample of `x = pair score / 2`. Its
     /// variance is `var(pair score) / 4`, so the standard error of the mean
-    /// per-game score is `sqrt(var / pairs)`; the score interval
-    /// `mean ± Z95 · se` (clamped into `[0, 1]`) is then mapped to Elo through
-    /// [`elo_from_score`], which is monotone so the ends stay in order.
+    /// per-game score is `sqrt(var / pairs)`. The interval `mean ± Z95 · se` is
+    /// computed with [`EDGE_PSEUDO_PAIRS`] added at x = 0 and x = 1 (so that it
+    /// stays valid when every pair agrees, at a score of 0% or 100% included),
+    /// clamped into `[0, 1]` and widened, if need be, to hold the plain mean,
+    /// which stays the point estimate. It is mapped to Elo through
+    /// [`elo_from_score`], which is monotone so the ends stay in order; a score
+    /// end of 0 or 1 is an Elo end without bound (see [`elo_text`]).
     ///
     /// With zero pairs: score 0.5 and elo 0, score interval `[0, 1]`, and Elo
     /// interval `[elo_from_score(0), elo_from_score(1)]` (about ±2400, finite
@@ -214,9 +225,20 @@ impl Pentanomial {
     pub fn elo_estimate(&self) -> EloEstimate {
         let (score, score_lo, score_hi) = match self.moments() {
             None => (0.5, 0.0, 1.0),
-            Some((n, mean, var)) => {
-                let half = Z95 * (var / n).sqrt();
-                (mean, (mean - half).max(0.0), (mean + half).min(1.0))
+            Some((n, mean, _)) => {
+                let w = EDGE_PSEUDO_PAIRS;
+                let n2 = n + 2.0 * w;
+                let m2 = (n * mean + w) / n2;
+                let spread: f64 = self
+                    .counts
+                    .iter()
+                    .zip(CELL_SCORE)
+                    .map(|(&c, x)| c as f64 * (x - m2) * (x - m2))
+                    .sum();
+                let var2 = (spread + w * m2 * m2 + w * (1.0 - m2) * (1.0 - m2)) / n2;
+                let half = Z95 * (var2 / n2).sqrt();
+                let (lo, hi) = ((m2 - half).max(0.0), (m2 + half).min(1.0));
+                (mean, lo.min(mean), hi.max(mean))
             }
         };
         EloEstimate {
@@ -228,6 +250,37 @@ impl Pentanomial {
             score_hi,
         }
     }
+}
+
+/// An Elo estimate for people, rounded to whole Elo (so that the printed estimate is always
+/// inside the printed interval): "+35 [-12, +80]"; an end of the score interval at 0% or 100%
+/// has no Elo bound and prints "-∞" or "+∞"; a score of 100% (or 0%) has no finite estimate
+/// and prints "won all 8 games: Elo ≥ +128" (or "lost all 8 games: Elo ≤ -128").
+pub fn elo_text(e: &EloEstimate, games: u64) -> String {
+    let bound = |s: f64| match s {
+        s if s >= 1.0 => "+∞".to_string(),
+        s if s <= 0.0 => "-∞".to_string(),
+        // `+ 0.0` turns a rounded -0 into 0, printed "+0".
+        s => format!("{:+.0}", elo_from_score(s).round() + 0.0),
+    };
+    if e.score >= 1.0 {
+        format!("won all {games} games: Elo ≥ {}", bound(e.score_lo))
+    } else if e.score <= 0.0 {
+        format!("lost all {games} games: Elo ≤ {}", bound(e.score_hi))
+    } else {
+        format!(
+            "{} [{}, {}]",
+            bound(e.score),
+            bound(e.score_lo),
+            bound(e.score_hi)
+        )
+    }
+}
+
+/// A rate and its interval in percent, all with one decimal, "49.8 [49.6-50.0]": rounding
+/// every number alike keeps the printed rate inside the printed interval.
+pub fn percent_text(rate: f64, lo: f64, hi: f64) -> String {
+    format!("{:.1} [{:.1}-{:.1}]", 100.0 * rate, 100.0 * lo, 100.0 * hi)
 }
 
 /// Parameters of a sequential probability ratio test: H0 "the Elo
@@ -515,13 +568,76 @@ mod tests {
     }
 
     #[test]
-    fn elo_estimate_all_split_pairs_is_zero() {
-        // Every pair WL/LW: score exactly 0.5 with zero variance.
-        let p = Pentanomial {
+    fn split_pairs_leave_an_interval() {
+        // Two pairs, each won once and lost once: score 0.5 with no spread among the pairs,
+        // which once gave "+0 [+0, +0]". With a pseudo-pair of weight z²/4 at each end:
+        // 3.92 pairs of mean 0.5, variance 0.96·0.25·2/3.92, half-width Z95·sqrt(var/3.92).
+        let e = Pentanomial {
+            counts: [0, 0, 2, 0, 0],
+        }
+        .elo_estimate();
+        let n = 2.0 + 2.0 * EDGE_PSEUDO_PAIRS;
+        let half = Z95 * (2.0 * EDGE_PSEUDO_PAIRS * 0.25 / n / n).sqrt();
+        assert!(close(e.score_hi - 0.5, half, 1e-12) && close(0.5 - e.score_lo, half, 1e-12));
+        assert_eq!(elo_text(&e, 4), "+0 [-296, +296]");
+        // Forty such pairs: narrower, still not empty.
+        let many = Pentanomial {
             counts: [0, 0, 40, 0, 0],
-        };
-        let e = p.elo_estimate();
-        assert_eq!((e.elo, e.lo, e.hi), (0.0, 0.0, 0.0));
+        }
+        .elo_estimate();
+        assert!(many.lo < -1.0 && many.hi > 1.0 && many.hi < e.hi);
+    }
+
+    #[test]
+    fn a_clean_sweep_has_no_upper_bound() {
+        let won = Pentanomial {
+            counts: [0, 0, 0, 0, 4],
+        }
+        .elo_estimate();
+        assert_eq!(won.score, 1.0);
+        assert!(won.score_lo > 0.5 && won.score_hi == 1.0);
+        let text = elo_text(&won, 8);
+        assert!(text.starts_with("won all 8 games: Elo ≥ +"), "{text}");
+        assert!(!text.contains("2400"), "{text}");
+        let lost = Pentanomial {
+            counts: [4, 0, 0, 0, 0],
+        }
+        .elo_estimate();
+        let text = elo_text(&lost, 8);
+        assert!(text.starts_with("lost all 8 games: Elo ≤ -"), "{text}");
+        // Won or drawn, never lost: a finite estimate, an open upper end.
+        let unbeaten = Pentanomial {
+            counts: [0, 0, 0, 2, 2],
+        }
+        .elo_estimate();
+        let text = elo_text(&unbeaten, 8);
+        assert!(text.ends_with(", +∞]") && !text.contains("all"), "{text}");
+    }
+
+    /// The printed estimate lies inside the printed interval for every small result, and the
+    /// interval is never empty.
+    #[test]
+    fn printed_estimates_lie_inside_their_printed_intervals() {
+        let number = |s: &str| s.trim().replace('∞', "inf").parse::<f64>().unwrap();
+        for code in 0..3usize.pow(5) {
+            let counts = std::array::from_fn(|i| (code / 3usize.pow(i as u32) % 3) as u64);
+            let p = Pentanomial { counts };
+            if p.pairs() == 0 {
+                continue;
+            }
+            let e = p.elo_estimate();
+            assert!(e.score_lo <= e.score && e.score <= e.score_hi && e.score_lo < e.score_hi);
+            let text = elo_text(&e, 2 * p.pairs());
+            if let Some((est, rest)) = text.split_once(" [") {
+                let (lo, hi) = rest.trim_end_matches(']').split_once(", ").unwrap();
+                let (lo, est, hi) = (number(lo), number(est), number(hi));
+                assert!(lo <= est && est <= hi && lo < hi, "{counts:?}: {text}");
+            }
+        }
+        // 99,600 of 200,000: once printed "49.8 [50-50]".
+        let (lo, hi) = wilson_interval(99_600.0, 200_000.0, Z95);
+        assert_eq!(percent_text(0.498, lo, hi), "49.8 [49.6-50.0]");
+        assert_eq!(percent_text(0.0, 0.0, 0.3085), "0.0 [0.0-30.9]");
     }
 
     #[test]
@@ -538,20 +654,22 @@ mod tests {
             assert!(e.score_lo < e.score && e.score < e.score_hi);
         }
         assert!(close(a.elo, b.elo, 1e-9));
-        // Ten times the data: the score interval shrinks by sqrt(10).
+        // Ten times the data: the score interval shrinks by about sqrt(10) (exactly, but for
+        // the two pseudo-pairs at the ends).
         let ratio = (a.score_hi - a.score_lo) / (b.score_hi - b.score_lo);
-        assert!(close(ratio, 10f64.sqrt(), 1e-9));
+        assert!(close(ratio, 10f64.sqrt(), 0.05), "{ratio}");
     }
 
     #[test]
     fn elo_estimate_matches_hand_computation() {
-        // Pair scores 0 and 2 equally often: per-game x = 0 or 1, mean 0.5,
-        // variance 0.25, so se = sqrt(0.25/100) = 0.05.
+        // Pair scores 0 and 2 equally often: per-game x = 0 or 1, mean 0.5, variance 0.25,
+        // also with the pseudo-pairs at both ends, so se = sqrt(0.25/(100 + 2·z²/4)).
         let e = Pentanomial {
             counts: [50, 0, 0, 0, 50],
         }
         .elo_estimate();
-        assert!(close(e.score_hi - 0.5, Z95 * 0.05, 1e-12));
+        let se = (0.25 / (100.0 + 2.0 * EDGE_PSEUDO_PAIRS)).sqrt();
+        assert!(close(e.score_hi - 0.5, Z95 * se, 1e-12));
         assert!(close(e.lo, -e.hi, 1e-9));
     }
 

@@ -8,6 +8,7 @@
 //! which the replayed game overwrites.
 
 use super::config::{RunConfig, RUN_FORMAT};
+use super::lock::LOCK_FILE;
 use super::TournamentError;
 use crate::record::GameRecord;
 use crate::rules::{Colour, Variant};
@@ -287,7 +288,7 @@ pub fn open_run_dir(dir: &Path, config: &RunConfig) -> Result<(), TournamentErro
         }),
         None => {
             let non_empty = fs::read_dir(dir)
-                .map(|mut d| d.next().is_some())
+                .map(|d| d.flatten().any(|e| e.file_name() != LOCK_FILE))
                 .unwrap_or(false);
             if non_empty {
                 return Err(TournamentError::Usage(format!(

@@ -5,14 +5,16 @@
 //! Conventions: a game stopped by the turn cap is a draw (half a point to each bot); win rates
 //! count wins only, with Wilson 95% intervals; the score of the pairing's bot `a` counts draws
 //! half; Elo comes from the pentanomial counts of complete pairs (both games of a deal played).
+//! In `summary.json` and `summary.csv` Elo is clamped to about ±2400: an end there means no
+//! bound (a score interval reaching 0% or 100%), which the tables print as ∞.
 //! Thinking times vary between runs, so they appear in `summary.md` only, never in
 //! `summary.json`.
 
 use super::config::RunConfig;
 use super::schedule::pairings;
 use super::stats::{
-    mean_and_ci95, sprt_bounds, sprt_decide, wilson_interval, EloEstimate, Pentanomial,
-    SprtDecision, SprtParams, Z95,
+    elo_from_score, elo_text, mean_and_ci95, sprt_bounds, sprt_decide, wilson_interval,
+    EloEstimate, Pentanomial, SprtDecision, SprtParams, Z95,
 };
 use super::store::GameLine;
 use crate::rules::Colour;
@@ -337,7 +339,7 @@ fn elo_cell(s: &MatchStats) -> String {
     if s.pentanomial.pairs() == 0 {
         return "-".into();
     }
-    format!("{:+.0} [{:+.0}, {:+.0}]", s.elo.elo, s.elo.lo, s.elo.hi)
+    elo_text(&s.elo, 2 * s.pentanomial.pairs())
 }
 
 fn penta_cell(p: &Pentanomial) -> String {
@@ -407,14 +409,7 @@ impl Summary {
         let mut md = String::from(
             "## Bots\n\n| bot | games | wins | draws | lost by forfeit | score [95% CI] |\n|---|---:|---:|---:|---:|---|\n",
         );
-        let mut bots: Vec<&BotStanding> = self.bots.iter().collect();
-        bots.sort_by(|x, y| {
-            y.score
-                .rate
-                .partial_cmp(&x.score.rate)
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
-        for b in bots {
+        for b in self.ranking() {
             let _ = writeln!(
                 md,
                 "| {} | {} | {} | {} | {} | {} |",
@@ -431,7 +426,10 @@ impl Summary {
 
     fn pairings_table(&self) -> String {
         let mut md = String::from(
-            "## Pairings\n\nScore, wins and Elo are those of the first bot named. Pairs: complete deals by the first bot's score, LL/LD/WL+DD/WD/WW.\n\n\
+            "## Pairings\n\nScore, wins and Elo are those of the first bot named. Every deal is played twice, seats swapped; \
+             the pairs column counts the deals played both times by the first bot's result over the two games: \
+             lost both / lost one and drew one / won one and lost one, or drew both / won one and drew one / won both. \
+             Elo and its interval come from these pairs; ∞ marks an end without bound.\n\n\
              | pairing | terrain | games | wins | losses | draws | score [95% CI] | Elo [95% CI] | pairs | first player wins |\n\
              |---|---|---:|---:|---:|---:|---|---|---|---|\n",
         );
@@ -533,6 +531,95 @@ impl Summary {
             );
         }
         csv
+    }
+}
+
+impl Summary {
+    /// The short summary for the terminal: the ranking (score and Elo against the bots met,
+    /// each with its 95% interval), the SPRT verdict, one line per terrain, and where the full
+    /// tables are (`out` is the run folder).
+    pub fn to_terminal(&self, out: &std::path::Path) -> String {
+        let mut text = format!(
+            "{} of {} games played{} ({} variant, seed {}, {} games per pairing and terrain)\n",
+            self.games,
+            self.expected_games,
+            if self.complete { "" } else { ", incomplete" },
+            self.config.variant,
+            self.config.seed,
+            self.config.games
+        );
+        if let Some(s) = &self.sprt {
+            let _ = writeln!(text, "{}", s.describe());
+        }
+        text += "Ranking (score and Elo against the bots met, with 95% intervals):\n";
+        let width = self.bots.iter().map(|b| b.bot.len()).max().unwrap_or(0);
+        for (i, b) in self.ranking().into_iter().enumerate() {
+            let _ = writeln!(
+                text,
+                "{:>3}. {:<width$}  {:>5} games  score {:<22}  {}",
+                i + 1,
+                b.bot,
+                b.games,
+                b.score.show(),
+                standing_elo(b)
+            );
+        }
+        text += "Terrains (first player wins, mean length):\n";
+        let width = self
+            .terrains
+            .iter()
+            .map(|t| t.terrain.len())
+            .max()
+            .unwrap_or(0);
+        for t in &self.terrains {
+            let _ = writeln!(
+                text,
+                "     {:<width$}  {:>5} games  first player {:<22}  {} turns",
+                t.terrain,
+                t.stats.games,
+                t.stats.first_player_wins.show(),
+                turns_cell(&t.stats)
+            );
+        }
+        let _ = writeln!(
+            text,
+            "Full tables: {} (also summary.csv, summary.json); records in {}",
+            out.join("summary.md").display(),
+            out.join(super::store::RECORDS_DIR).display()
+        );
+        text
+    }
+
+    /// The bots, best score first.
+    fn ranking(&self) -> Vec<&BotStanding> {
+        let mut bots: Vec<&BotStanding> = self.bots.iter().collect();
+        bots.sort_by(|x, y| {
+            y.score
+                .rate
+                .partial_cmp(&x.score.rate)
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        bots
+    }
+}
+
+/// A bot's Elo against the bots it met, from its score and the score's Wilson interval.
+fn standing_elo(b: &BotStanding) -> String {
+    let Some(score) = b.score.rate else {
+        return "-".into();
+    };
+    let elo = EloEstimate {
+        elo: elo_from_score(score),
+        lo: elo_from_score(b.score.lo),
+        hi: elo_from_score(b.score.hi),
+        score,
+        score_lo: b.score.lo,
+        score_hi: b.score.hi,
+    };
+    let text = elo_text(&elo, b.games);
+    match text.starts_with(['+', '-']) {
+        true => format!("Elo {text}"),
+        false => text,
     }
 }
 

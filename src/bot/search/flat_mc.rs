@@ -15,7 +15,7 @@ pub(super) fn run(
 ) -> RootStats {
     let mut stats = RootStats::new(legal.len());
     while !stop.reached(stats.iterations) {
-        let i = ucb1(settings.exploration, &stats);
+        let i = ucb1(settings.config.exploration, &stats);
         let mut s = root.sample(rng);
         let me = s.active();
         settings.game.apply_legal(&mut s, legal[i]);

@@ -12,8 +12,11 @@
 //! whatever the thread scheduling.
 
 mod flat_mc;
+mod options;
 mod playout;
 mod tree;
+
+pub use options::SearchConfig;
 
 use playout::Evaluation;
 
@@ -28,6 +31,7 @@ use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 /// Iterations per decision when the request's budget sets neither iterations nor time.
@@ -76,75 +80,6 @@ pub enum PlayoutPolicy {
     Greedy,
 }
 
-/// Settings of a search bot, as written in bot presets.
-#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct SearchConfig {
-    /// UCB exploration constant (rewards are in 0..1).
-    pub exploration: f64,
-    /// PIMC: determinizations (trees) per decision; the iterations are split among them.
-    pub determinizations: u32,
-    /// Searches run at once on rayon; 1 = sequential. Without `trees`, one tree (or flat
-    /// search) per thread: an iteration budget is split among them, a time budget applies to
-    /// each.
-    pub threads: usize,
-    /// ISMCTS, flat MC and cheat-UCT: independent trees (or flat searches) per decision, their
-    /// root statistics summed (an ensemble), run `threads` at a time; the iteration budget is
-    /// split among them, and each thread's time budget among its trees in turn. 0 = one per
-    /// thread. Left out of the serialized form when 0, so that presets written before it keep
-    /// their versions.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub trees: u32,
-    pub playout: PlayoutPolicy,
-    /// Playouts (and tree descents) stop as a 0.5 reward once this many turns have begun after
-    /// the decision's turn.
-    pub max_playout_turns: u16,
-    /// Tree nodes where a legal decision wins at once (HQ capture, medal objective) follow only
-    /// that decision, for either player (see `tree.rs`).
-    pub decisive: bool,
-    /// Playouts stop after this many turns and score the position with the `greedy` bot's
-    /// evaluation as a win probability (see `playout.rs`); 0 = play to the end of the game.
-    pub eval_turns: u16,
-    /// Evaluation score points per logistic unit (one medal is 100 points).
-    pub eval_scale: f64,
-    /// Progressive bias: a tree child's UCB score gains `prior × w / (visits + 1)`, where `w` in
-    /// 0..1 is its weight under the tactical playout policy, and untried children are expanded
-    /// in proportion to that weight (see `tree.rs`); 0 = off (uniform expansion, plain UCB).
-    pub prior: f64,
-    /// Chance outcomes the searching player sees (its own draws, XB-42 discards, a freeze of
-    /// its own tile) branch the tree, so that its later decisions are conditioned on them
-    /// (see `tree.rs`); off = every chance outcome is merged, as in the paper. Left out of the
-    /// serialized form when off, so that presets written before it keep their versions.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub observed_chance: bool,
-    /// Determinizations deal the opponent's rack with [`KEPT_TROOPS`], the odds measured in
-    /// self-play that each troop is still on a rack, instead of uniformly; off = uniform.
-    /// Left out of the serialized form when off, like `observed_chance`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub rack_belief: bool,
-    /// Determinizations trust what the opponent's play has shown (`info::RackEvidence`): the
-    /// rack tiles they held when they could have won at once are dealt only from troops that
-    /// would not have won. Sound against opponents that never miss an immediate win; off =
-    /// ignored. Left out of the serialized form when off, like `observed_chance`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub rack_evidence: bool,
-    /// Cut playouts are scored with [`FITTED_EVAL`], weights fitted to game outcomes, instead
-    /// of the hand-set sum of the evaluation's terms over `eval_scale` (which it then ignores).
-    /// Left out of the serialized form when off, like `observed_chance`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub fitted_eval: bool,
-    /// ISMCTS and cheat-UCT: multiple-observer search, one tree per player, each decision
-    /// selected in the tree of the player who makes it (see `tree.rs`); off = one tree, as in
-    /// single-observer ISMCTS. Left out of the serialized form when off, like `observed_chance`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub multi_observer: bool,
-    /// With `multi_observer`: the opponent's tree branches first on the rack the opponent holds
-    /// in the determinization, so that its replies are chosen knowing its own tiles. Left out
-    /// of the serialized form when off, like `observed_chance`.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub opponent_rack: bool,
-}
-
 /// Weights of the evaluation with `fitted_eval`: an intercept, then logistic units per 100
 /// points of each of the `greedy` evaluation's terms (`bot::greedy::TERMS`: medals, rack,
 /// presence, regions, race, threats, exposure), all from the side of the player who has just
@@ -162,102 +97,6 @@ pub const FITTED_EVAL: [f64; 8] = [-0.291, 0.331, 1.029, 2.092, 0.438, 0.421, 0.
 /// 1.33, Cap'n 0.61 and 0.49); results/search-strength.md, fifth round.
 pub const KEPT_TROOPS: [u32; 8] = [25, 12, 9, 15, 16, 13, 15, 21];
 
-impl Default for SearchConfig {
-    fn default() -> Self {
-        SearchConfig {
-            exploration: 0.7,
-            determinizations: 8,
-            threads: 1,
-            trees: 0,
-            playout: PlayoutPolicy::Heuristic,
-            max_playout_turns: 200,
-            // Both measured against `greedy` at 2,000 iterations (results/search-strength.md):
-            // the bias lifts ISMCTS from 54% to 61%, decisive nodes add about 3 points more.
-            decisive: true,
-            prior: 1.0,
-            eval_turns: 0,
-            eval_scale: 200.0,
-            observed_chance: false,
-            rack_belief: false,
-            rack_evidence: false,
-            fitted_eval: false,
-            multi_observer: false,
-            opponent_rack: false,
-        }
-    }
-}
-
-/// Largest accepted `exploration`: beyond it UCB is a uniform sweep.
-pub const MAX_EXPLORATION: f64 = 100.0;
-/// Largest accepted `prior`.
-pub const MAX_PRIOR: f64 = 100.0;
-/// Largest accepted `determinizations`.
-pub const MAX_DETERMINIZATIONS: u32 = 4096;
-/// Largest accepted `eval_scale`.
-pub const MAX_EVAL_SCALE: f64 = 1e6;
-/// Largest accepted `threads`.
-pub const MAX_THREADS: usize = 256;
-/// Largest accepted `trees`.
-pub const MAX_TREES: u32 = 4096;
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
-
-impl SearchConfig {
-    /// Checks every field against its valid range; the message names the field and the range.
-    pub fn validate(&self) -> Result<(), String> {
-        real_in_range("exploration", self.exploration, 0.0, MAX_EXPLORATION)?;
-        real_in_range("prior", self.prior, 0.0, MAX_PRIOR)?;
-        real_in_range("eval_scale", self.eval_scale, 1.0, MAX_EVAL_SCALE)?;
-        if !(1..=MAX_DETERMINIZATIONS).contains(&self.determinizations) {
-            return Err(format!(
-                "determinizations = {} is out of range: expected 1 to {MAX_DETERMINIZATIONS}",
-                self.determinizations
-            ));
-        }
-        if !(1..=MAX_THREADS).contains(&self.threads) {
-            return Err(format!(
-                "threads = {} is out of range: expected 1 to {MAX_THREADS}",
-                self.threads
-            ));
-        }
-        if self.trees > MAX_TREES {
-            return Err(format!(
-                "trees = {} is out of range: expected 0 (one per thread) to {MAX_TREES}",
-                self.trees
-            ));
-        }
-        if self.max_playout_turns == 0 {
-            return Err(format!(
-                "max_playout_turns = 0 is out of range: expected 1 to {}",
-                u16::MAX
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// Checks that a real-valued field is a finite number from `lo` to `hi`; the message names it.
-fn real_in_range(field: &str, value: f64, lo: f64, hi: f64) -> Result<(), String> {
-    if value.is_finite() && (lo..=hi).contains(&value) {
-        Ok(())
-    } else {
-        Err(format!(
-            "{field} = {value} is out of range: expected a number from {lo} to {hi}"
-        ))
-    }
-}
-
-/// `value` clamped into `lo..=hi`, or `fallback` when it is not a finite number.
-fn clamp_real(value: f64, lo: f64, hi: f64, fallback: f64) -> f64 {
-    if value.is_finite() {
-        value.clamp(lo, hi)
-    } else {
-        fallback
-    }
-}
-
 /// The search bot of `algorithm` as a table seat. `CheatUct` gives `Player::Cheating`, the others
 /// `Player::Fair`. `config` should have passed [`SearchConfig::validate`]; out-of-range values
 /// are clamped into range. A decision with a single legal option is returned without search, and
@@ -267,33 +106,11 @@ pub fn make_player(name: &str, algorithm: Algorithm, config: &SearchConfig) -> P
     let bot = SearchBot {
         name: name.to_string(),
         algorithm,
-        config: clamped(config),
+        config: config.clamped(),
     };
     match algorithm {
         Algorithm::CheatUct => Player::Cheating(Box::new(bot)),
         _ => Player::Fair(Box::new(bot)),
-    }
-}
-
-fn clamped(c: &SearchConfig) -> SearchConfig {
-    let default = SearchConfig::default();
-    SearchConfig {
-        exploration: clamp_real(c.exploration, 0.0, MAX_EXPLORATION, default.exploration),
-        determinizations: c.determinizations.clamp(1, MAX_DETERMINIZATIONS),
-        threads: c.threads.clamp(1, MAX_THREADS),
-        trees: c.trees.min(MAX_TREES),
-        playout: c.playout,
-        max_playout_turns: c.max_playout_turns.max(1),
-        decisive: c.decisive,
-        eval_turns: c.eval_turns,
-        eval_scale: clamp_real(c.eval_scale, 1.0, MAX_EVAL_SCALE, default.eval_scale),
-        prior: clamp_real(c.prior, 0.0, MAX_PRIOR, 0.0),
-        observed_chance: c.observed_chance,
-        rack_belief: c.rack_belief,
-        rack_evidence: c.rack_evidence,
-        fitted_eval: c.fitted_eval,
-        multi_observer: c.multi_observer,
-        opponent_rack: c.opponent_rack,
     }
 }
 
@@ -327,6 +144,7 @@ impl Bot for SearchBot {
             &self.config,
             request.budget,
             request.seed,
+            request.cancel,
         )
     }
 }
@@ -344,6 +162,7 @@ impl CheatingBot for SearchBot {
             &self.config,
             request.budget,
             request.seed,
+            None,
         )
     }
 }
@@ -382,70 +201,59 @@ impl Root<'_> {
     }
 }
 
-/// Settings shared by every tree of one search.
+/// What every tree of one search reads: the options, and what the search derived from them.
 #[derive(Clone, Copy)]
 pub(crate) struct Settings<'a> {
     pub game: &'a Game,
-    pub exploration: f64,
-    pub playout: PlayoutPolicy,
-    /// Playouts stop once `s.turn()` exceeds this.
+    /// The options, clamped into range (`make_player`).
+    pub config: &'a SearchConfig,
+    /// Playouts stop once `s.turn()` exceeds this (`SearchConfig::max_playout_turns` after the
+    /// decision's turn).
     pub last_turn: u16,
-    /// `SearchConfig::decisive`.
-    pub decisive: bool,
-    /// `SearchConfig::prior`.
-    pub prior: f64,
-    /// `SearchConfig::observed_chance`.
-    pub observed_chance: bool,
-    /// `SearchConfig::multi_observer`.
-    pub multi_observer: bool,
-    /// `SearchConfig::opponent_rack`.
-    pub opponent_rack: bool,
     /// With `PlayoutPolicy::Greedy`: the greedy rules of each player, by `Colour::index`.
     pub greedy: Option<&'a [Judge<'a>; 2]>,
-    /// `SearchConfig::eval_turns` and `eval_scale`, when on.
+    /// `SearchConfig::eval_turns`, `eval_scale` and `fitted_eval`, when on.
     pub evaluation: Option<Evaluation<'a>>,
 }
 
 #[cfg(test)]
 impl<'a> Settings<'a> {
-    /// Settings of a plain search for tests: the default exploration, heuristic playouts to
-    /// the end, both tree guides, no option.
-    pub(crate) fn plain(game: &'a Game) -> Settings<'a> {
+    /// Settings of a search for tests: `config`, playouts to the end, no greedy rules.
+    pub(crate) fn plain(game: &'a Game, config: &'a SearchConfig) -> Settings<'a> {
         Settings {
             game,
-            exploration: 0.7,
-            playout: PlayoutPolicy::Heuristic,
+            config,
             last_turn: u16::MAX,
-            decisive: true,
-            prior: 1.0,
-            observed_chance: false,
-            multi_observer: false,
-            opponent_rack: false,
             greedy: None,
             evaluation: None,
         }
     }
 }
 
-/// When a tree stops: after `iterations`, or at `deadline`, whichever comes first. The first
-/// tree of a search is always given at least one iteration, so every search has a result.
+/// When a tree stops: after `iterations`, at `deadline`, or once `cancel` is set, whichever comes
+/// first. The first tree of a search is always given at least one iteration, so every search has
+/// a result.
 #[derive(Clone, Copy)]
-pub(crate) struct Stop {
+pub(crate) struct Stop<'a> {
     pub iterations: u64,
     pub deadline: Option<Instant>,
+    pub cancel: Option<&'a AtomicBool>,
 }
 
-impl Stop {
-    /// Whether to stop before iteration `done` (0-based). The clock is read every 16 iterations.
+impl Stop<'_> {
+    /// Whether to stop before iteration `done` (0-based): the one termination test of every
+    /// search loop (`tree::run`, `flat_mc::run`). The clock and the cancel flag are read every
+    /// 16 iterations.
     #[inline]
     pub fn reached(&self, done: u64) -> bool {
         if done >= self.iterations {
             return true;
         }
-        match self.deadline {
-            Some(d) if done > 0 && done.is_multiple_of(16) => Instant::now() >= d,
-            _ => false,
+        if done == 0 || !done.is_multiple_of(16) {
+            return false;
         }
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+            || self.deadline.is_some_and(|d| Instant::now() >= d)
     }
 }
 
@@ -497,6 +305,7 @@ pub(crate) fn search(
     config: &SearchConfig,
     budget: Budget,
     seed: u64,
+    cancel: Option<&AtomicBool>,
 ) -> Choice {
     let mut legal = DecisionList::new();
     root.legal_decisions(game, &mut legal);
@@ -526,14 +335,8 @@ pub(crate) fn search(
     let greedy = (config.playout == PlayoutPolicy::Greedy).then(|| greedy_judges(game, root, seed));
     let settings = Settings {
         game,
-        exploration: config.exploration,
-        playout: config.playout,
+        config,
         last_turn: turn.saturating_add(config.max_playout_turns),
-        decisive: config.decisive,
-        prior: config.prior,
-        observed_chance: config.observed_chance,
-        multi_observer: config.multi_observer,
-        opponent_rack: config.opponent_rack,
         greedy: greedy.as_ref(),
         evaluation: judge.as_ref().map(|judge| Evaluation {
             judge,
@@ -546,6 +349,7 @@ pub(crate) fn search(
         total,
         deadline,
         seed,
+        cancel,
     };
     let stats = match algorithm {
         Algorithm::Pimc => pimc(&settings, root, &legal, config, plan),
@@ -603,11 +407,12 @@ fn winning_decision(game: &Game, root: Root, legal: &[Decision], seed: u64) -> O
 
 /// The budget of one search as the trees see it.
 #[derive(Clone, Copy)]
-struct Plan {
+struct Plan<'a> {
     /// Iterations over all trees (`u64::MAX` under a time budget).
     total: u64,
     deadline: Option<Instant>,
     seed: u64,
+    cancel: Option<&'a AtomicBool>,
 }
 
 /// `config.trees` independent trees (or flat searches; one per thread when 0), their root
@@ -670,6 +475,7 @@ where
         let stop = Stop {
             iterations: share(plan.total, units, k).max(u64::from(k == 0)),
             deadline: slice,
+            cancel: plan.cancel,
         };
         if stop.iterations == 0 {
             return RootStats::new(len);

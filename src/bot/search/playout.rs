@@ -56,7 +56,7 @@ pub(super) fn play_out<R: Rng>(settings: &Settings, s: &mut State, rng: &mut R) 
             sample_chance(game, s, rng)
         } else {
             game.legal_decisions(s, &mut list);
-            match settings.playout {
+            match settings.config.playout {
                 PlayoutPolicy::Random => list[rng.random_range(0..list.len())],
                 PlayoutPolicy::Heuristic => weighted(&Context::new(game, s, false), &list, rng),
                 PlayoutPolicy::Tactical => weighted(&Context::new(game, s, true), &list, rng),

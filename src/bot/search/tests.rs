@@ -234,6 +234,7 @@ fn score_against_random(algorithm: Algorithm, iterations: u64, pairs: u64) -> f6
     let config = PlayConfig {
         max_turns: 300,
         budgets: [Budget::iterations(iterations); 2].into(),
+        ..PlayConfig::default()
     };
     let mut score = 0.0;
     for seed in 0..pairs {
@@ -352,10 +353,13 @@ fn greedy_playouts_play_the_greedy_rules_of_each_player() {
         assert_eq!(judges[me.index()].evaluate(t), own.evaluate(t));
     }
     let ends = |playout: PlayoutPolicy| {
-        let settings = Settings {
+        let config = SearchConfig {
             playout,
+            ..SearchConfig::DEFAULT
+        };
+        let settings = Settings {
             greedy: Some(&judges),
-            ..Settings::plain(&game)
+            ..Settings::plain(&game, &config)
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         (0..40)
@@ -406,7 +410,7 @@ fn check_cut_playouts(fitted: bool) {
             scale: 200.0,
             fitted,
         }),
-        ..Settings::plain(&game)
+        ..Settings::plain(&game, &SearchConfig::DEFAULT)
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut cut = 0;
@@ -497,56 +501,6 @@ fn an_ensemble_of_trees_does_not_depend_on_the_threads_that_run_it() {
     }
 }
 
-/// Multiple-observer search keys both trees by the decisions alone when no chance outcome
-/// branches them (`observed_chance` and `opponent_rack` off): each decision then meets in its
-/// player's tree exactly the statistics the single tree holds, so the searches agree to the
-/// last visit. This pins the bookkeeping of the two trees (selection, following, back-up).
-#[test]
-fn multiple_observers_with_nothing_private_observed_are_one_tree() {
-    let single = SearchConfig {
-        eval_turns: 2,
-        fitted_eval: true,
-        ..small()
-    };
-    let multi = SearchConfig {
-        multi_observer: true,
-        ..single.clone()
-    };
-    for terrain in ["castle_field", "battlefield", "volcanic_jungle"] {
-        let game = game_of(terrain);
-        let positions = random_game_positions(&game, 8);
-        for s in [
-            positions[positions.len() / 4],
-            positions[positions.len() / 2],
-        ] {
-            for algorithm in [Algorithm::Ismcts, Algorithm::CheatUct] {
-                let one = decide(&game, &s, algorithm, &single, 400);
-                assert_eq!(one, decide(&game, &s, algorithm, &multi, 400), "{terrain}");
-            }
-        }
-    }
-}
-
-/// With every option of the multiple-observer search on, every algorithm stays legal on every
-/// terrain and repeats its decisions; so does the single tree that knows the opponent's rack
-/// at its first reply.
-#[test]
-fn rack_aware_opponent_search_is_legal_on_every_terrain_and_deterministic() {
-    let multi = SearchConfig {
-        eval_turns: 2,
-        fitted_eval: true,
-        multi_observer: true,
-        opponent_rack: true,
-        ..guided()
-    };
-    legal_everywhere_and_deterministic(&multi, 9);
-    let single = SearchConfig {
-        multi_observer: false,
-        ..multi
-    };
-    legal_everywhere_and_deterministic(&single, 10);
-}
-
 #[test]
 fn greedy_playout_search_is_legal_on_every_terrain_and_deterministic() {
     let greedy = SearchConfig {
@@ -572,7 +526,7 @@ fn validate_names_the_bad_field_and_its_range() {
         (with(|c| c.exploration = -1.0), "exploration"),
         (with(|c| c.determinizations = 0), "determinizations"),
         (with(|c| c.threads = 0), "threads"),
-        (with(|c| c.trees = MAX_TREES + 1), "trees"),
+        (with(|c| c.trees = 4097), "trees"),
         (with(|c| c.max_playout_turns = 0), "max_playout_turns"),
         (with(|c| c.prior = f64::INFINITY), "prior"),
         (with(|c| c.eval_scale = 0.0), "eval_scale"),
@@ -593,86 +547,4 @@ fn config_reads_from_toml_with_defaults_and_refuses_unknown_fields() {
     assert!(toml::from_str::<SearchConfig>("explore = 1.0").is_err());
     let a: Algorithm = serde_json::from_str("\"cheat-uct\"").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(a, Algorithm::CheatUct);
-}
-
-/// Iterations per wall-clock second and per CPU second of `config` on `s`: ten decisions of
-/// 50,000 iterations.
-fn speed(game: &Game, s: &State, algorithm: Algorithm, config: &SearchConfig) -> (f64, f64) {
-    let mut player = make_player("speed", algorithm, config);
-    let (wall, cpu) = (Instant::now(), process_cpu_seconds());
-    let mut iterations = 0;
-    for seed in 0..10 {
-        let choice = player.decide(
-            game,
-            s,
-            RackEvidence::NONE,
-            Budget::iterations(50_000),
-            seed,
-        );
-        iterations += choice.analysis.map_or(0, |a| a.iterations);
-    }
-    let (wall, cpu) = (wall.elapsed().as_secs_f64(), process_cpu_seconds() - cpu);
-    (iterations as f64 / wall, iterations as f64 / cpu)
-}
-
-/// CPU seconds used by this process so far (user + system), from /proc/self/stat in clock ticks
-/// of 1/100 s (Linux).
-fn process_cpu_seconds() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let after = stat.rsplit(')').next().unwrap_or_default();
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
-}
-
-/// Speed measurement behind results/search-speed.md (run in release, alone):
-/// `cargo test --release --lib bot::search::tests::search_speed -- --ignored --nocapture`
-///
-/// ISMCTS on a Castle Field position on 1 and 2 threads: iterations per wall-clock second, and
-/// per CPU second (which the other processes on a shared machine do not distort).
-#[test]
-#[ignore]
-fn search_speed() {
-    let game = game_of("castle_field");
-    let s = random_game_positions(&game, 1)[8];
-    let loadavg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("load average before: {}", loadavg.trim());
-    for algorithm in ALL {
-        for threads in [1, 2] {
-            let config = SearchConfig {
-                threads,
-                ..SearchConfig::default()
-            };
-            let (wall, cpu) = speed(&game, &s, algorithm, &config);
-            println!(
-                "{:9} {threads} thread(s): {wall:.0}/s wall, {cpu:.0}/s per CPU second",
-                algorithm.key()
-            );
-        }
-    }
-    // What the tree guides (prior, decisive) cost per iteration.
-    let plain = SearchConfig {
-        prior: 0.0,
-        decisive: false,
-        ..SearchConfig::default()
-    };
-    let (wall, cpu) = speed(&game, &s, Algorithm::Ismcts, &plain);
-    println!("ismcts without prior and decisive: {wall:.0}/s wall, {cpu:.0}/s per CPU second");
-    // Playouts cut after a few turns and scored by the evaluation are shorter.
-    for eval_turns in [2, 4] {
-        let config = SearchConfig {
-            eval_turns,
-            ..SearchConfig::default()
-        };
-        let (wall, cpu) = speed(&game, &s, Algorithm::Ismcts, &config);
-        println!("ismcts, eval_turns {eval_turns}: {wall:.0}/s wall, {cpu:.0}/s per CPU second");
-    }
-    let loadavg = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    println!("load average after: {}", loadavg.trim());
 }

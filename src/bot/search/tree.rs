@@ -28,20 +28,11 @@
 //! a small budget looks at region takes, HQ defences and attacks first. Against `greedy` at
 //! 2,000 iterations they raise ISMCTS from about 54% to 64% (results/search-strength.md).
 //!
-//! Two research options change whose information the opponent's replies are chosen from
-//! (`SearchConfig::multi_observer`, `opponent_rack`): one tree per player, each decision selected
-//! in its player's tree (multiple-observer ISMCTS, [`iterate_observers`]), and a branch on the
-//! rack the opponent holds in the determinization ([`Tree::rack_branch`]). Both were measured
-//! far weaker against `greedy` than the single tree (results/search-strength.md, eighth round):
-//! they split the opponent's statistics over what it holds.
-//!
 //! Nodes live in one arena `Vec` with index links (first child, next sibling).
 
 use super::playout::{play_out, Context, Reward, WIN};
 use super::{Root, RootStats, Settings, Stop};
-use crate::rules::{
-    sample_chance, Chance, Colour, Decision, DecisionList, Phase, State, Troop, TroopCounts,
-};
+use crate::rules::{sample_chance, Chance, Colour, Decision, DecisionList, Phase, State};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -73,15 +64,6 @@ pub(super) fn run(
 ) -> RootStats {
     let searcher = root.active();
     let mut iterations = 0;
-    if settings.multi_observer {
-        let mut trees = [Tree::new(Colour::Blue), Tree::new(Colour::Red)];
-        while !stop.reached(iterations) {
-            let s = root.sample(rng);
-            iterate_observers(&mut trees, settings, s, rng);
-            iterations += 1;
-        }
-        return trees[searcher.index()].root_stats(legal, iterations);
-    }
     let mut tree = Tree::new(searcher);
     while !stop.reached(iterations) {
         let s = root.sample(rng);
@@ -89,62 +71,6 @@ pub(super) fn run(
         iterations += 1;
     }
     tree.root_stats(legal, iterations)
-}
-
-/// One iteration of multiple-observer ISMCTS (`SearchConfig::multi_observer`) on the sampled
-/// state `s`: one tree per player, each over that player's information sets. Every decision is
-/// selected in the tree of the player who makes it, so the opponent's replies come from
-/// statistics of its own information sets (its own draws branch its tree with
-/// `observed_chance`, and with `opponent_rack` its tree starts from the rack it holds in `s`);
-/// the other tree only follows the decision. Both trees back up the same reward.
-fn iterate_observers(
-    trees: &mut [Tree; 2],
-    settings: &Settings,
-    mut s: State,
-    rng: &mut Xoshiro256PlusPlus,
-) {
-    let game = settings.game;
-    let mut node = [0u32; 2];
-    for tree in trees.iter_mut() {
-        tree.path.clear();
-    }
-    if settings.opponent_rack {
-        let other = s.active().opponent().index();
-        node[other] = trees[other].rack_branch(0, s.rack(Colour::BOTH[other]));
-    }
-    loop {
-        while s.is_chance() {
-            let d = sample_chance(game, &s, rng);
-            let seen = Colour::BOTH.map(|c| settings.observed_chance && observed_by(&s, c));
-            game.apply_legal(&mut s, d);
-            for c in 0..2 {
-                if seen[c] {
-                    node[c] = trees[c].chance_child(node[c], d);
-                }
-            }
-        }
-        if s.is_over() || s.turn() > settings.last_turn {
-            break;
-        }
-        let me = s.active().index();
-        let (child, expanded) = trees[me].select(settings, &s, node[me], rng);
-        let d = trees[me].nodes[child as usize].decision;
-        let other = 1 - me;
-        let follow = trees[other].child_or_new(node[other], d, s.active());
-        game.apply_legal(&mut s, d);
-        trees[me].path.push(child);
-        trees[other].path.push(follow);
-        node[me] = child;
-        node[other] = follow;
-        if expanded {
-            play_out(settings, &mut s, rng);
-            break;
-        }
-    }
-    let reward = Reward::of_state(settings, &s);
-    for tree in trees.iter_mut() {
-        tree.back_up(&reward);
-    }
 }
 
 struct Tree {
@@ -181,11 +107,10 @@ impl Tree {
         let game = settings.game;
         self.path.clear();
         let mut node = 0;
-        let mut split = false;
         loop {
             while s.is_chance() {
                 let d = sample_chance(game, &s, rng);
-                let seen = settings.observed_chance && observed_by(&s, self.searcher);
+                let seen = settings.config.observed_chance && observed_by(&s, self.searcher);
                 game.apply_legal(&mut s, d);
                 if seen {
                     node = self.chance_child(node, d);
@@ -193,10 +118,6 @@ impl Tree {
             }
             if s.is_over() || s.turn() > settings.last_turn {
                 break;
-            }
-            if settings.opponent_rack && !split && s.active() != self.searcher {
-                split = true;
-                node = self.rack_branch(node, s.rack(s.active()));
             }
             let (child, expanded) = self.select(settings, &s, node, rng);
             game.apply_legal(&mut s, self.nodes[child as usize].decision);
@@ -235,15 +156,15 @@ impl Tree {
         let game = settings.game;
         let mut legal = DecisionList::new();
         game.legal_decisions(s, &mut legal);
-        let guided = settings.decisive || settings.prior > 0.0;
+        let guided = settings.config.decisive || settings.config.prior > 0.0;
         let ctx = guided.then(|| Context::new(game, s, true));
-        if let (true, Some(ctx)) = (settings.decisive, &ctx) {
+        if let (true, Some(ctx)) = (settings.config.decisive, &ctx) {
             if let Some(&win) = legal.iter().find(|&&d| ctx.weight(d) == WIN) {
                 legal.clear();
                 legal.push(win);
             }
         }
-        let prior = |d: Decision| match (&ctx, settings.prior > 0.0) {
+        let prior = |d: Decision| match (&ctx, settings.config.prior > 0.0) {
             (Some(ctx), true) => ctx.weight(d).min(PRIOR_CAP),
             _ => 1,
         };
@@ -267,9 +188,9 @@ impl Tree {
             child.available += 1;
             let v = child.visits as f64;
             let mut score = child.reward / v
-                + settings.exploration * ((child.available as f64).ln() / v).sqrt();
-            if settings.prior > 0.0 {
-                score += settings.prior * prior(d) as f64 / f64::from(PRIOR_CAP) / (v + 1.0);
+                + settings.config.exploration * ((child.available as f64).ln() / v).sqrt();
+            if settings.config.prior > 0.0 {
+                score += settings.config.prior * prior(d) as f64 / f64::from(PRIOR_CAP) / (v + 1.0);
             }
             if score > best_score {
                 best_score = score;
@@ -285,29 +206,13 @@ impl Tree {
     /// The branch of `node` for the chance outcome `d`, added on first sight. Chance branches
     /// are never selected: they are followed when the sampled outcome is `d`.
     fn chance_child(&mut self, node: u32, d: Decision) -> u32 {
-        self.child_or_new(node, d, self.searcher)
-    }
-
-    /// The child of `node` for decision `d` made by `player`, added if missing.
-    fn child_or_new(&mut self, node: u32, d: Decision, player: Colour) -> u32 {
         let generation = self.index.fill(&self.nodes, node);
         let k = key(d);
         if self.index.stamp[k] == generation {
             self.index.child[k]
         } else {
-            self.add_child(node, d, player)
+            self.add_child(node, d, self.searcher)
         }
-    }
-
-    /// The branch below `node` for the rack `rack`: a path of chance branches, one per tile in
-    /// troop order, so that each multiset of tiles has a branch of its own.
-    fn rack_branch(&mut self, mut node: u32, rack: TroopCounts) -> u32 {
-        for t in Troop::ALL {
-            for _ in 0..rack.get(t) {
-                node = self.chance_child(node, Decision::Chance(t));
-            }
-        }
-        node
     }
 
     fn add_child(&mut self, parent: u32, decision: Decision, player: Colour) -> u32 {
@@ -412,16 +317,9 @@ impl ChildIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::info::{Observation, RackBelief};
+    use crate::bot::search::SearchConfig;
     use crate::rules::{Deal, Game, Troop, Variant};
     use rand::SeedableRng;
-
-    fn settings(game: &Game, observed_chance: bool) -> Settings<'_> {
-        Settings {
-            observed_chance,
-            ..Settings::plain(game)
-        }
-    }
 
     /// The children of node `n`, newest first.
     fn children(tree: &Tree, n: u32) -> Vec<u32> {
@@ -434,20 +332,17 @@ mod tests {
         out
     }
 
-    /// The opening of a City of Clouds deal and what the player to move sees of it.
-    fn opening() -> (Game, State, Observation) {
-        let game = Game::builtin("city_of_clouds", Variant::Normal).expect("built-in terrain");
-        let s = game.initial_state(&Deal::from_seed(3));
-        (game, s, Observation::new(&s, s.active()))
-    }
-
     /// The outcomes of the chance branches below the root's DRAW child.
     fn draw_branches(observed_chance: bool) -> Vec<Decision> {
         let game = Game::builtin("castle_field", Variant::Normal).expect("built-in terrain");
         let s = game.initial_state(&Deal::from_seed(9));
         let mut tree = Tree::new(s.active());
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-        let settings = settings(&game, observed_chance);
+        let config = SearchConfig {
+            observed_chance,
+            ..SearchConfig::DEFAULT
+        };
+        let settings = Settings::plain(&game, &config);
         for _ in 0..3000 {
             tree.iterate(&settings, s, &mut rng);
         }
@@ -470,103 +365,6 @@ mod tests {
         assert!(branches.len() > 1, "{branches:?}");
         assert!(branches.len() <= Troop::ALL.len());
         assert!(draw_branches(false).is_empty());
-    }
-
-    /// The nodes below `n` reached through chance branches only, with their depth.
-    fn chance_paths(tree: &Tree, n: u32, depth: usize, out: &mut Vec<(u32, usize)>) {
-        out.push((n, depth));
-        for c in children(tree, n) {
-            if tree.nodes[c as usize].decision.is_chance() {
-                chance_paths(tree, c, depth + 1, out);
-            }
-        }
-    }
-
-    /// With `multi_observer` and `opponent_rack`, the opponent's tree starts with one branch per
-    /// rack it held in the determinizations (a path of its tiles in troop order), while the
-    /// searcher's tree, which must not know that rack, starts with the searcher's decisions.
-    #[test]
-    fn the_opponents_tree_branches_on_the_rack_it_holds() {
-        let (game, s, seen) = opening();
-        let me = s.active();
-        let settings = Settings {
-            multi_observer: true,
-            opponent_rack: true,
-            ..settings(&game, true)
-        };
-        let mut trees = [Tree::new(Colour::Blue), Tree::new(Colour::Red)];
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
-        let mut racks = Vec::new();
-        for _ in 0..2000 {
-            let d = seen.determinize_with(&RackBelief::UNIFORM, &mut rng);
-            racks.push(d.rack(me.opponent()).0);
-            iterate_observers(&mut trees, &settings, d, &mut rng);
-        }
-        racks.sort_unstable();
-        racks.dedup();
-        assert!(racks.len() > 1, "the opponent's rack is hidden");
-        let theirs = &trees[me.opponent().index()];
-        let rack_len = usize::from(s.rack_len(me.opponent()));
-        let mut paths = Vec::new();
-        chance_paths(theirs, 0, 0, &mut paths);
-        assert!(paths.iter().all(|&(_, depth)| depth <= rack_len));
-        let ends = paths
-            .iter()
-            .filter(|&&(_, depth)| depth == rack_len)
-            .count();
-        assert_eq!(ends, racks.len(), "one branch per rack held");
-        let mine = &trees[me.index()];
-        for c in children(mine, 0) {
-            let child = &mine.nodes[c as usize];
-            assert!(!child.decision.is_chance() && child.player == me);
-        }
-        // Each decision is selected, and its availability counted, only in its player's tree.
-        for (tree, owner) in [(mine, me), (theirs, me.opponent())] {
-            let decisions = || tree.nodes[1..].iter().filter(|n| !n.decision.is_chance());
-            assert!(decisions()
-                .filter(|n| n.player != owner)
-                .all(|n| n.available == 1));
-            assert!(decisions().any(|n| n.player == owner && n.available > 1));
-        }
-        assert_eq!(mine.nodes[0].visits, 2000);
-        assert_eq!(theirs.nodes[0].visits, 2000);
-    }
-
-    /// With `opponent_rack` alone, the single tree keeps the searcher's root decisions merged
-    /// over the opponent's racks and branches on that rack where the opponent's first reply
-    /// begins: below a root decision that ends the turn, only rack branches.
-    #[test]
-    fn the_single_tree_branches_on_the_opponents_rack_at_its_first_reply() {
-        let (game, s, seen) = opening();
-        let me = s.active();
-        let settings = Settings {
-            opponent_rack: true,
-            ..Settings::plain(&game)
-        };
-        let mut tree = Tree::new(me);
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
-        for _ in 0..3000 {
-            let d = seen.determinize_with(&RackBelief::UNIFORM, &mut rng);
-            tree.iterate(&settings, d, &mut rng);
-        }
-        let mut checked = 0;
-        for c in children(&tree, 0) {
-            let child = &tree.nodes[c as usize];
-            assert!(!child.decision.is_chance() && child.player == me);
-            let mut after = s;
-            game.apply_legal(&mut after, child.decision);
-            let below = children(&tree, c);
-            if after.active() != me && !below.is_empty() {
-                checked += 1;
-                assert!(below
-                    .iter()
-                    .all(|&g| tree.nodes[g as usize].decision.is_chance()));
-            }
-        }
-        assert!(
-            checked > 0,
-            "some root decision ends the turn and was followed"
-        );
     }
 
     /// R11.2/R11.3: the searcher sees its own draws, not the opponent's; XB-42 discards are

@@ -1,0 +1,329 @@
+//! Reading a study from run folders: the settings checked (every run must be a self-play run
+//! of the same deals), shards of one run gathered, games read from `games.jsonl`, and each
+//! game's record (when present) replayed to count the troops each player placed. Nothing is written: a
+//! damaged folder is reported, never repaired, so no completed game is lost.
+
+use super::{BalanceError, End, PerTroop, Study, StudyGame};
+use crate::record::GameRecord;
+use crate::rules::{Deal, Decision, Game, Troop, Variant};
+use crate::terrain::Terrain;
+use crate::tournament::store::{read_games, read_run, GameLine, GAMES_FILE, RUN_FILE};
+use crate::tournament::RunConfig;
+use rayon::prelude::*;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The folder of a study that holds its runs, one per preset and variant.
+pub const RUNS_DIR: &str = "runs";
+/// The list of a study's run folders in report order.
+pub const STUDY_FILE: &str = "study.json";
+
+/// What reading found besides the games: notes for the user (e.g. an interrupted line that was
+/// not counted).
+pub struct Loaded {
+    pub study: Study,
+    pub notes: Vec<String>,
+}
+
+/// The run folders named by `paths`: a run folder itself, or a study folder whose `runs/`
+/// subfolders are taken in the order of its `study.json` (alphabetical without one).
+pub fn run_folders(paths: &[PathBuf]) -> Result<Vec<PathBuf>, BalanceError> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.join(RUN_FILE).is_file() {
+            out.push(p.clone());
+            continue;
+        }
+        let runs = p.join(RUNS_DIR);
+        if !runs.is_dir() {
+            return Err(BalanceError::Usage(format!(
+                "{} is neither a tournament run (no {RUN_FILE}) nor a balance study (no {RUNS_DIR}/ folder)",
+                p.display()
+            )));
+        }
+        out.extend(study_order(p)?.into_iter().map(|name| runs.join(name)));
+    }
+    Ok(out)
+}
+
+/// The run folder names of a study folder, in report order.
+fn study_order(dir: &Path) -> Result<Vec<String>, BalanceError> {
+    let file = dir.join(STUDY_FILE);
+    if let Ok(text) = std::fs::read_to_string(&file) {
+        return serde_json::from_str(&text).map_err(|e| BalanceError::Settings {
+            dir: file.display().to_string(),
+            reason: format!("not a list of run folders: {e}"),
+        });
+    }
+    let runs = dir.join(RUNS_DIR);
+    let entries = std::fs::read_dir(&runs).map_err(|e| BalanceError::Settings {
+        dir: runs.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join(RUN_FILE).is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+/// One run (possibly spread over shard folders).
+struct Run {
+    config: RunConfig,
+    preset: String,
+    dirs: Vec<PathBuf>,
+}
+
+/// Reads the study made of the runs in `paths` (run or study folders; shards of one run may
+/// be given together). `terrains` are the terrains the records may name.
+pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded, BalanceError> {
+    let runs = gather_runs(&run_folders(paths)?)?;
+    let first = &runs[0];
+    let mut presets: Vec<String> = Vec::new();
+    for r in &runs {
+        if !presets.contains(&r.preset) {
+            presets.push(r.preset.clone());
+        }
+    }
+    let terrain_names = first.config.terrains.clone();
+    let by_key: HashMap<&str, &Arc<Terrain>> =
+        terrains.iter().map(|t| (t.key.as_str(), t)).collect();
+    let mut rules: HashMap<(String, Variant), Game> = HashMap::new();
+    for r in &runs {
+        for t in &r.config.terrains {
+            let terrain = by_key
+                .get(t.as_str())
+                .ok_or_else(|| BalanceError::Settings {
+                    dir: r.dirs[0].display().to_string(),
+                    reason: format!(
+                    "terrain '{t}' is not among the terrains given (pass the run's --terrain-file)"
+                ),
+                })?;
+            rules
+                .entry((t.clone(), r.config.variant))
+                .or_insert_with(|| Game::new(Arc::clone(terrain), r.config.variant));
+        }
+    }
+    let mut notes = Vec::new();
+    let mut lines: Vec<(u16, &Path, GameLine)> = Vec::new();
+    for r in &runs {
+        let preset = presets.iter().position(|p| *p == r.preset).unwrap_or(0) as u16;
+        let mut seen = HashSet::new();
+        for dir in &r.dirs {
+            let path = dir.join(GAMES_FILE);
+            let file = read_games(&path, &r.config.run_id())?;
+            if let Some(t) = file.torn {
+                notes.push(format!(
+                    "{} line {} is incomplete (the run was interrupted while writing it): not \
+                     counted; resume the run to play that game again",
+                    path.display(),
+                    t.line
+                ));
+            }
+            for g in file.games {
+                if !seen.insert(g.key()) {
+                    return Err(BalanceError::Settings {
+                        dir: dir.display().to_string(),
+                        reason: format!(
+                            "game {} of deal {} is also in another folder of the same run",
+                            g.game, g.position
+                        ),
+                    });
+                }
+                lines.push((preset, dir.as_path(), g));
+            }
+        }
+    }
+    let terrain_index: HashMap<&str, u16> = terrain_names
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i as u16))
+        .collect();
+    let games = lines
+        .par_iter()
+        .map(|(preset, dir, line)| {
+            let game = &rules[&(line.terrain.clone(), line.variant)];
+            study_game(
+                *preset,
+                terrain_index[line.terrain.as_str()],
+                dir,
+                line,
+                game,
+            )
+        })
+        .collect::<Result<Vec<StudyGame>, BalanceError>>()?;
+    let without = games.iter().filter(|g| g.placed.is_none()).count();
+    if without > 0 {
+        notes.push(format!(
+            "{without} of {} games have no record file (result folders keep games, not records): \
+             the troops-played table counts the others only",
+            games.len()
+        ));
+    }
+    Ok(Loaded {
+        study: Study {
+            presets,
+            terrains: terrain_names,
+            games,
+        },
+        notes,
+    })
+}
+
+/// Reads the settings of every folder, checks that they form one study, and gathers the shard
+/// folders of each run.
+fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
+    let mut runs: Vec<Run> = Vec::new();
+    for dir in dirs {
+        let config = read_run(dir)?
+            .ok_or_else(|| BalanceError::Usage(format!("{} holds no {RUN_FILE}", dir.display())))?
+            .unsharded();
+        let settings = |reason: String| BalanceError::Settings {
+            dir: dir.display().to_string(),
+            reason,
+        };
+        let preset = match (config.bots.as_slice(), &config.gauntlet) {
+            ([bot], None) => bot.clone(),
+            _ => {
+                return Err(settings(format!(
+                    "not a self-play run (bots: {}): a balance study reads runs of one preset \
+                     against itself",
+                    config.bots.join(", ")
+                )))
+            }
+        };
+        if let Some(first) = runs.first() {
+            let differences: Vec<String> = study_settings(&config)
+                .differences(&study_settings(&first.config))
+                .into_iter()
+                .map(|d| {
+                    d.replacen(" vs ", " here, ", 1) + &format!(" in {}", first.dirs[0].display())
+                })
+                .collect();
+            if !differences.is_empty() {
+                return Err(settings(format!(
+                    "its runs do not play the same deals as the others ({}); a study's runs must \
+                     share seed, terrains, games and turn cap",
+                    differences.join("; ")
+                )));
+            }
+        }
+        match runs.iter_mut().find(|r| r.config == config) {
+            Some(r) => r.dirs.push(dir.clone()),
+            None => {
+                if let Some(other) = runs
+                    .iter()
+                    .find(|r| r.preset == preset && r.config.variant == config.variant)
+                {
+                    return Err(settings(format!(
+                        "a second run of {preset} in the {} variant with other settings than {} ({})",
+                        config.variant,
+                        other.dirs[0].display(),
+                        config.differences(&other.config).join("; ")
+                    )));
+                }
+                runs.push(Run {
+                    config,
+                    preset,
+                    dirs: vec![dir.clone()],
+                });
+            }
+        }
+    }
+    if runs.is_empty() {
+        return Err(BalanceError::Usage("no run folder given".into()));
+    }
+    Ok(runs)
+}
+
+/// The settings every run of a study shares: those that fix the deals and the game lengths.
+fn study_settings(c: &RunConfig) -> RunConfig {
+    RunConfig {
+        bots: Vec::new(),
+        gauntlet: None,
+        variant: Variant::Normal,
+        versions: BTreeMap::new(),
+        ext_timeout_ms: 0,
+        sprt: None,
+        shard: None,
+        ..c.clone()
+    }
+}
+
+/// The game of a line, with the tiles each colour lost (from the deal of its seed) and placed
+/// (by replaying its record, when the record is there).
+fn study_game(
+    preset: u16,
+    terrain: u16,
+    dir: &Path,
+    line: &GameLine,
+    game: &Game,
+) -> Result<StudyGame, BalanceError> {
+    let path = dir.join(&line.record);
+    let bad = |reason: String| BalanceError::Record {
+        path: path.display().to_string(),
+        reason,
+    };
+    let end = End::parse(&line.end).ok_or_else(|| bad(format!("unknown end '{}'", line.end)))?;
+    let deal = Deal::from_seed(line.deal_seed);
+    let placed = match std::fs::read_to_string(&path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(bad(e.to_string())),
+        Ok(text) => {
+            let record: GameRecord =
+                serde_json::from_str(&text).map_err(|e| bad(format!("not a game record: {e}")))?;
+            if record.deal.seed != line.deal_seed || record.deal.removed != deal.removed {
+                return Err(bad(format!(
+                    "the record's deal is not the one of deal {} in {GAMES_FILE}",
+                    line.position
+                )));
+            }
+            Some(placements(game, &record).map_err(bad)?)
+        }
+    };
+    Ok(StudyGame {
+        preset,
+        terrain,
+        variant: line.variant,
+        deal: line.deal_seed,
+        first: line.first,
+        winner: line.winner_colour,
+        end,
+        turns: line.turns,
+        lost: deal
+            .removed
+            .as_array()
+            .each_ref()
+            .map(|r| count(r.iter().copied())),
+        placed,
+    })
+}
+
+fn count(troops: impl Iterator<Item = Troop>) -> PerTroop {
+    let mut c = PerTroop::default();
+    for t in troops {
+        c[t.index()] = c[t.index()].saturating_add(1);
+    }
+    c
+}
+
+/// Tiles of each troop each colour placed, found by replaying the record's steps (the steps do
+/// not say who acts; the rules do).
+pub fn placements(game: &Game, record: &GameRecord) -> Result<[PerTroop; 2], String> {
+    record.deal.validate().map_err(|e| e.to_string())?;
+    let mut state = game.initial_state(&record.deal);
+    let mut placed = [PerTroop::default(); 2];
+    for (i, step) in record.steps.iter().enumerate() {
+        let at = |e: String| format!("step {i} ('{step}'): {e}");
+        let d = Decision::parse(step, game.terrain()).map_err(|e| at(e.to_string()))?;
+        if let Decision::Place { troop, .. } = d {
+            let n = &mut placed[state.active().index()][troop.index()];
+            *n = n.saturating_add(1);
+        }
+        game.apply(&mut state, d).map_err(|e| at(e.to_string()))?;
+    }
+    Ok(placed)
+}

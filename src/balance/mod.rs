@@ -1,0 +1,118 @@
+//! Balance studies: self-play games of bot presets against themselves over terrains and
+//! variants, and the report a designer reads — first-player and side advantage, game length and
+//! how games end, the value of each troop, the effect of each terrain's special bases, and how
+//! all of it changes with skill, every figure with a 95% interval. See docs/balance.md.
+//!
+//! A study is a set of tournament runs (one per preset and variant, each a self-pairing of the
+//! preset), so it resumes, shards and merges like any tournament. Every run of a study uses the
+//! same seed and terrains, hence the same deals: the normal and beginner variants, and the
+//! presets, are compared on identical luck.
+
+pub mod analysis;
+pub mod estimate;
+pub mod load;
+pub mod regression;
+pub mod render;
+pub mod study;
+pub mod svg;
+pub mod synthetic;
+
+pub use analysis::{analyse, Report};
+pub use load::load_study;
+pub use study::{run_study, StudyPlan};
+
+use crate::rules::{Colour, Troop, Variant};
+use serde::Serialize;
+
+/// Why a study could not run or be read; each message names the folder, file or setting.
+#[derive(Debug, thiserror::Error)]
+pub enum BalanceError {
+    #[error(transparent)]
+    Tournament(#[from] crate::tournament::TournamentError),
+    #[error("{0}")]
+    Usage(String),
+    #[error("{dir}: {reason}")]
+    Settings { dir: String, reason: String },
+    #[error("{path}: {reason}")]
+    Record { path: String, reason: String },
+}
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum End {
+    Hq,
+    Medals,
+    Blocked,
+    TurnCap,
+    Forfeit,
+}
+
+impl End {
+    pub const ALL: [End; 5] = [
+        End::Hq,
+        End::Medals,
+        End::Blocked,
+        End::TurnCap,
+        End::Forfeit,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            End::Hq => "hq",
+            End::Medals => "medals",
+            End::Blocked => "blocked",
+            End::TurnCap => "turn_cap",
+            End::Forfeit => "forfeit",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<End> {
+        End::ALL.into_iter().find(|e| e.name() == name)
+    }
+}
+
+/// Copies (or placements) of each troop, indexed by [`Troop::index`].
+pub type PerTroop = [u8; Troop::ALL.len()];
+
+/// One game of a study, reduced to what the analysis needs. Per-colour arrays are (blue, red).
+#[derive(Clone, Debug, PartialEq)]
+pub struct StudyGame {
+    /// Index into [`Study::presets`].
+    pub preset: u16,
+    /// Index into [`Study::terrains`].
+    pub terrain: u16,
+    pub variant: Variant,
+    /// The deal seed: games on one deal share their tiles (one cluster in every interval).
+    pub deal: u64,
+    pub first: Colour,
+    /// `None` when the turn cap stopped the game.
+    pub winner: Option<Colour>,
+    pub end: End,
+    pub turns: u16,
+    /// Copies of each troop removed unseen at setup, per colour.
+    pub lost: [PerTroop; 2],
+    /// Tiles of each troop placed on the board during the game, per colour; `None` when the
+    /// game's record is not at hand (result folders keep games, not records).
+    pub placed: Option<[PerTroop; 2]>,
+}
+
+impl StudyGame {
+    /// The score of `c`: 1 for a win, 1/2 for a turn cap, 0 for a loss.
+    pub fn score(&self, c: Colour) -> f64 {
+        match self.winner {
+            None => 0.5,
+            Some(w) if w == c => 1.0,
+            Some(_) => 0.0,
+        }
+    }
+}
+
+/// The games of a study with the names their indices refer to.
+#[derive(Clone, Debug, Default)]
+pub struct Study {
+    /// Presets in report order (the order they were named).
+    pub presets: Vec<String>,
+    pub terrains: Vec<String>,
+    pub games: Vec<StudyGame>,
+}

@@ -1,0 +1,626 @@
+//! The report's files: `report.md`, a self-contained `report.html` (inline SVG plots, no
+//! external resource), `balance.json` and one CSV per table. Tables are built once and
+//! rendered to Markdown and HTML alike.
+
+use super::analysis::{pct, pp, Report, SeatRow, ALL};
+use super::estimate::Estimate;
+use super::svg::{dot_plot, escape, DotPlot, Series};
+use super::End;
+use crate::rules::{Troop, Variant};
+use crate::tournament::store::{write_atomic, write_json_atomic};
+use crate::tournament::TournamentError;
+use std::fmt::Write;
+use std::path::Path;
+
+const COLOURS: [&str; 6] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
+];
+
+/// A table with a caption.
+pub struct Table {
+    pub caption: String,
+    pub headers: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
+/// A section of the report: text paragraphs, tables and plots (plots in HTML only).
+pub struct Section {
+    pub title: String,
+    pub text: Vec<String>,
+    pub tables: Vec<Table>,
+    pub plots: Vec<String>,
+}
+
+fn opt(e: &Option<Estimate>, f: fn(&Estimate) -> String) -> String {
+    e.as_ref().map_or("-".into(), f)
+}
+
+/// "31.2 [30.1, 32.4]".
+fn num(e: &Estimate) -> String {
+    format!("{:.1} [{:.1}, {:.1}]", e.value, e.lo, e.hi)
+}
+
+fn signed(e: &Estimate) -> String {
+    format!("{:+.1} [{:+.1}, {:+.1}]", e.value, e.lo, e.hi)
+}
+
+/// The report as sections, in reading order.
+pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
+    let mut out = vec![Section {
+        title: "Summary".into(),
+        text: r
+            .summary
+            .iter()
+            .cloned()
+            .chain(notes.iter().map(|n| format!("Note: {n}")))
+            .chain(r.troop_notes.iter().map(|n| format!("Note: {n}")))
+            .collect(),
+        tables: Vec::new(),
+        plots: Vec::new(),
+    }];
+    out.push(seats_section(r));
+    out.push(skill_section(r));
+    out.push(troops_section(r));
+    out.push(plays_section(r));
+    if !r.special_bases.is_empty() {
+        out.push(special_section(r));
+    }
+    out
+}
+
+fn seats_section(r: &Report) -> Section {
+    let mut tables = Vec::new();
+    let mut plots = Vec::new();
+    for preset in &r.presets {
+        for &v in &r.variants {
+            let rows: Vec<&SeatRow> = r
+                .seats
+                .iter()
+                .filter(|s| s.preset == *preset && s.variant == v)
+                .collect();
+            let mut headers: Vec<String> = [
+                "terrain",
+                "games",
+                "first player's score",
+                "blue's score",
+                "balance",
+                "decisive",
+                "turns (mean)",
+                "turns (sd)",
+            ]
+            .map(String::from)
+            .to_vec();
+            headers.extend(End::ALL.iter().map(|e| e.name().to_string()));
+            tables.push(Table {
+                caption: format!("{preset}, {v} variant"),
+                headers,
+                rows: rows.iter().map(|s| seat_cells(s)).collect(),
+            });
+            let series = |name: &str, colour, f: fn(&SeatRow) -> Option<Estimate>| Series {
+                name: name.into(),
+                colour,
+                points: rows
+                    .iter()
+                    .filter_map(|s| f(s).map(|e| (s.terrain.clone(), e)))
+                    .collect(),
+            };
+            plots.push(dot_plot(&DotPlot {
+                title: format!("Seat advantage per terrain: {preset}, {v} variant"),
+                axis: "score (%), 50 = balanced".into(),
+                reference: Some(0.5),
+                scale: 100.0,
+                series: vec![
+                    series("first player", COLOURS[0], |s| s.first_player),
+                    series("blue", COLOURS[1], |s| s.blue),
+                ],
+            }));
+        }
+    }
+    Section {
+        title: "First player and side".into(),
+        text: vec![
+            "Scores count a win 1 and a game stopped by the turn cap 1/2; 50% is balanced. \
+             Balance is Ludii's 1 − |2·(first player's score) − 1| (100% = perfectly balanced); \
+             decisive is the share of games with a winner. Intervals are 95%, with the two games \
+             of a deal (one with each colour moving first) counted as one cluster."
+                .into(),
+        ],
+        tables,
+        plots,
+    }
+}
+
+fn seat_cells(s: &SeatRow) -> Vec<String> {
+    let p = |e: &Option<Estimate>| opt(e, pct);
+    let mut cells = vec![
+        s.terrain.clone(),
+        s.games.to_string(),
+        p(&s.first_player),
+        p(&s.blue),
+        p(&s.balance),
+        p(&s.decisiveness),
+        opt(&s.turns_mean, num),
+        opt(&s.turns_sd, num),
+    ];
+    cells.extend(s.ends.iter().map(|(_, e)| p(e)));
+    cells
+}
+
+fn skill_section(r: &Report) -> Section {
+    let variant = r.variants.first().copied().unwrap_or_default();
+    let seat = |preset: &str, terrain: &str| {
+        r.seats
+            .iter()
+            .find(|s| s.preset == preset && s.variant == variant && s.terrain == terrain)
+    };
+    let mut headers = vec!["terrain".to_string()];
+    headers.extend(r.presets.iter().cloned());
+    let terrains = r.terrains.iter().map(String::as_str).chain([ALL]);
+    let table = |what: &str, f: fn(&SeatRow) -> Option<Estimate>| Table {
+        caption: format!("{what}'s score by preset, {variant} variant"),
+        headers: headers.clone(),
+        rows: terrains
+            .clone()
+            .map(|t| {
+                std::iter::once(t.to_string())
+                    .chain(r.presets.iter().map(|p| opt(&seat(p, t).and_then(f), pct)))
+                    .collect()
+            })
+            .collect(),
+    };
+    let points = |f: fn(&SeatRow) -> Option<Estimate>| {
+        r.presets
+            .iter()
+            .filter_map(|p| seat(p, ALL).and_then(f).map(|e| (p.clone(), e)))
+            .collect()
+    };
+    Section {
+        title: "Balance by skill".into(),
+        text: vec![
+            "The presets in the order named (meant from weakest to strongest): does a bias grow \
+             or shrink as players improve?"
+                .into(),
+        ],
+        tables: vec![
+            table("first player", |s| s.first_player),
+            table("blue", |s| s.blue),
+        ],
+        plots: vec![dot_plot(&DotPlot {
+            title: format!("Advantage against skill, all terrains, {variant} variant"),
+            axis: "score (%), 50 = balanced".into(),
+            reference: Some(0.5),
+            scale: 100.0,
+            series: vec![
+                Series {
+                    name: "first player".into(),
+                    colour: COLOURS[0],
+                    points: points(|s| s.first_player),
+                },
+                Series {
+                    name: "blue".into(),
+                    colour: COLOURS[1],
+                    points: points(|s| s.blue),
+                },
+            ],
+        })],
+    }
+}
+
+fn troop_presets(r: &Report) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for t in &r.troops {
+        if !names.contains(&t.preset) {
+            names.push(t.preset.clone());
+        }
+    }
+    names
+}
+
+fn troops_section(r: &Report) -> Section {
+    let presets = troop_presets(r);
+    let value = |preset: &str, troop: Troop| {
+        r.troops
+            .iter()
+            .find(|t| t.preset == preset && t.troop == troop)
+            .map(|t| t.value)
+    };
+    let mut headers = vec!["troop".to_string()];
+    headers.extend(presets.iter().map(|p| format!("{p}: pp per copy")));
+    let rows = Troop::ALL
+        .iter()
+        .map(|&t| {
+            std::iter::once(t.to_string())
+                .chain(presets.iter().map(|p| opt(&value(p, t), pp)))
+                .collect()
+        })
+        .collect();
+    let series = presets
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Series {
+            name: p.clone(),
+            colour: COLOURS[i % COLOURS.len()],
+            points: Troop::ALL
+                .iter()
+                .filter_map(|&t| value(p, t).map(|e| (t.to_string(), e)))
+                .collect(),
+        })
+        .collect();
+    Section {
+        title: "Troop values".into(),
+        text: vec![
+            "Each player removes 4 random tiles, unseen, at setup, so how many copies of each \
+             troop a player lacks is decided by chance alone: a natural experiment. A linear \
+             probability model of blue's score on the difference in copies lost (red's minus \
+             blue's) of each troop, with the first player, variant, terrain and preset as \
+             covariates, gives each troop's value in percentage points (pp) of win probability \
+             per copy in the deck. Every player loses exactly 4 tiles, so only differences \
+             between troops can be measured: values are relative to a copy of the average troop \
+             (the eight sum to zero). Intervals are 95%, cluster-robust by deal. See \
+             docs/balance.md."
+                .into(),
+        ],
+        tables: vec![Table {
+            caption: "Value of one copy of each troop".into(),
+            headers,
+            rows,
+        }],
+        plots: vec![dot_plot(&DotPlot {
+            title: "Troop values (per copy, against the average troop)".into(),
+            axis: "percentage points of win probability".into(),
+            reference: Some(0.0),
+            scale: 100.0,
+            series,
+        })],
+    }
+}
+
+fn plays_section(r: &Report) -> Section {
+    let tables = r
+        .presets
+        .iter()
+        .flat_map(|p| r.variants.iter().map(move |v| (p, *v)))
+        .map(|(preset, v): (&String, Variant)| Table {
+            caption: format!("{preset}, {v} variant"),
+            headers: [
+                "troop",
+                "tiles placed per player and game",
+                "players who placed it",
+                "their score",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: r
+                .plays
+                .iter()
+                .filter(|row| row.preset == *preset && row.variant == v)
+                .map(|row| {
+                    vec![
+                        row.troop.to_string(),
+                        opt(&row.placed_per_game, |e| {
+                            format!("{:.2} [{:.2}, {:.2}]", e.value, e.lo, e.hi)
+                        }),
+                        opt(&row.played_share, pct),
+                        opt(&row.score_when_played, pct),
+                    ]
+                })
+                .collect(),
+        })
+        .collect();
+    Section {
+        title: "Troops played".into(),
+        text: vec![
+            "How often each troop reaches the board (from the records' steps), and the score of \
+             the players who placed it at least once. A troop played mostly by players already \
+             winning shows a high score without being strong: this table describes, the troop \
+             values above measure."
+                .into(),
+        ],
+        tables,
+        plots: Vec::new(),
+    }
+}
+
+fn special_section(r: &Report) -> Section {
+    let mut headers: Vec<String> = [
+        "terrain",
+        "deals",
+        "first player's score, pp",
+        "blue's score, pp",
+        "turns",
+    ]
+    .map(String::from)
+    .to_vec();
+    let shown_ends: Vec<End> = End::ALL
+        .into_iter()
+        .filter(|e| *e != End::Forfeit)
+        .collect();
+    headers.extend(shown_ends.iter().map(|e| format!("{}, pp", e.name())));
+    let tables = r
+        .presets
+        .iter()
+        .map(|preset| Table {
+            caption: format!("{preset}: normal minus beginner"),
+            headers: headers.clone(),
+            rows: r
+                .special_bases
+                .iter()
+                .filter(|s| s.preset == *preset)
+                .map(|s| {
+                    let mut cells = vec![
+                        s.terrain.clone(),
+                        s.deals.to_string(),
+                        opt(&s.first_player, pp),
+                        opt(&s.blue, pp),
+                        opt(&s.turns, signed),
+                    ];
+                    cells.extend(s.ends.iter().map(|(_, e)| opt(e, pp)));
+                    cells
+                })
+                .collect(),
+        })
+        .collect();
+    let plot = |title: &str, f: fn(&super::analysis::SpecialRow) -> Option<Estimate>| {
+        dot_plot(&DotPlot {
+            title: title.into(),
+            axis: "percentage points, normal minus beginner".into(),
+            reference: Some(0.0),
+            scale: 100.0,
+            series: r
+                .presets
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Series {
+                    name: p.clone(),
+                    colour: COLOURS[i % COLOURS.len()],
+                    points: r
+                        .special_bases
+                        .iter()
+                        .filter(|s| s.preset == *p)
+                        .filter_map(|s| f(s).map(|e| (s.terrain.clone(), e)))
+                        .collect(),
+                })
+                .collect(),
+        })
+    };
+    Section {
+        title: "Special bases".into(),
+        text: vec![
+            "The beginner variant turns every special-base effect off; each deal is played in \
+             both variants, so the differences below (normal minus beginner) are paired deal by \
+             deal. A positive first-player change means the special bases favour the first \
+             player."
+                .into(),
+        ],
+        tables,
+        plots: vec![
+            plot("Special-base effect on the first player's score", |s| {
+                s.first_player
+            }),
+            plot("Special-base effect on blue's score", |s| s.blue),
+        ],
+    }
+}
+
+/// `report.md`.
+pub fn markdown(r: &Report, sections: &[Section]) -> String {
+    let mut md = format!(
+        "# Balance report\n\n{} games: presets {}; terrains {}; variants {}. Plots are in \
+         report.html.\n\n",
+        r.games,
+        r.presets.join(", "),
+        r.terrains.join(", "),
+        r.variants
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for s in sections {
+        let _ = writeln!(md, "## {}\n", s.title);
+        for t in &s.text {
+            let bullet = if s.title == "Summary" { "- " } else { "" };
+            let _ = writeln!(md, "{bullet}{t}");
+            if bullet.is_empty() {
+                md.push('\n');
+            }
+        }
+        if s.title == "Summary" {
+            md.push('\n');
+        }
+        for t in &s.tables {
+            let _ = writeln!(md, "**{}**\n", t.caption);
+            let _ = writeln!(md, "| {} |", t.headers.join(" | "));
+            let _ = writeln!(md, "|{}", "---|".repeat(t.headers.len()));
+            for row in &t.rows {
+                let _ = writeln!(md, "| {} |", row.join(" | "));
+            }
+            md.push('\n');
+        }
+    }
+    md
+}
+
+/// `report.html`: one file, styles and plots inline.
+pub fn html(r: &Report, sections: &[Section]) -> String {
+    let mut h = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Balance report</title>\
+         <style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em}\
+         table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:13px}\
+         td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}\
+         td:first-child,th:first-child{text-align:left}caption{text-align:left;font-weight:bold}\
+         svg{display:block;margin:1em 0}</style></head><body>\n<h1>Balance report</h1>\n",
+    );
+    let _ = writeln!(
+        h,
+        "<p>{} games: presets {}; terrains {}; variants {}.</p>",
+        r.games,
+        escape(&r.presets.join(", ")),
+        escape(&r.terrains.join(", ")),
+        r.variants
+            .iter()
+            .map(|v| v.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    for s in sections {
+        let _ = writeln!(h, "<h2>{}</h2>", escape(&s.title));
+        if s.title == "Summary" {
+            h.push_str("<ul>");
+            for t in &s.text {
+                let _ = write!(h, "<li>{}</li>", escape(t));
+            }
+            h.push_str("</ul>\n");
+        } else {
+            for t in &s.text {
+                let _ = writeln!(h, "<p>{}</p>", escape(t));
+            }
+        }
+        for p in &s.plots {
+            h.push_str(p);
+            h.push('\n');
+        }
+        for t in &s.tables {
+            let _ = write!(h, "<table><caption>{}</caption><tr>", escape(&t.caption));
+            for c in &t.headers {
+                let _ = write!(h, "<th>{}</th>", escape(c));
+            }
+            h.push_str("</tr>");
+            for row in &t.rows {
+                h.push_str("<tr>");
+                for c in row {
+                    let _ = write!(h, "<td>{}</td>", escape(c));
+                }
+                h.push_str("</tr>");
+            }
+            h.push_str("</table>\n");
+        }
+    }
+    h.push_str("</body></html>\n");
+    h
+}
+
+fn csv_estimate(e: &Option<Estimate>) -> String {
+    match e {
+        Some(e) => format!("{:.6},{:.6},{:.6}", e.value, e.lo, e.hi),
+        None => ",,".into(),
+    }
+}
+
+fn csv_header(names: &[&str]) -> String {
+    names
+        .iter()
+        .flat_map(|n| [n.to_string(), format!("{n}_lo"), format!("{n}_hi")])
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The CSV tables, as (file name, content): every figure with its interval, proportions and
+/// differences as fractions, lengths in turns.
+pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
+    let ends: Vec<&str> = End::ALL.iter().map(|e| e.name()).collect();
+    let mut seats = format!(
+        "preset,variant,terrain,games,{},{}\n",
+        csv_header(&[
+            "first_player",
+            "blue",
+            "balance",
+            "decisive",
+            "turns_mean",
+            "turns_sd"
+        ]),
+        csv_header(&ends)
+    );
+    for s in &r.seats {
+        let figures = [
+            s.first_player,
+            s.blue,
+            s.balance,
+            s.decisiveness,
+            s.turns_mean,
+            s.turns_sd,
+        ];
+        let cells: Vec<String> = figures
+            .iter()
+            .chain(s.ends.iter().map(|(_, e)| e))
+            .map(csv_estimate)
+            .collect();
+        let _ = writeln!(
+            seats,
+            "{},{},{},{},{}",
+            s.preset,
+            s.variant,
+            s.terrain,
+            s.games,
+            cells.join(",")
+        );
+    }
+    let mut troops = String::from("preset,troop,games,value,value_lo,value_hi\n");
+    for t in &r.troops {
+        let _ = writeln!(
+            troops,
+            "{},{},{},{}",
+            t.preset,
+            t.troop,
+            t.value.n,
+            csv_estimate(&Some(t.value))
+        );
+    }
+    let mut plays = format!(
+        "preset,variant,troop,{}\n",
+        csv_header(&["placed_per_game", "played_share", "score_when_played"])
+    );
+    for p in &r.plays {
+        let _ = writeln!(
+            plays,
+            "{},{},{},{},{},{}",
+            p.preset,
+            p.variant,
+            p.troop,
+            csv_estimate(&p.placed_per_game),
+            csv_estimate(&p.played_share),
+            csv_estimate(&p.score_when_played)
+        );
+    }
+    let shown: Vec<&str> = ends.iter().copied().filter(|e| *e != "forfeit").collect();
+    let mut special = format!(
+        "preset,terrain,deals,{},{}\n",
+        csv_header(&["first_player", "blue", "turns"]),
+        csv_header(&shown)
+    );
+    for s in &r.special_bases {
+        let cells: Vec<String> = [s.first_player, s.blue, s.turns]
+            .iter()
+            .chain(s.ends.iter().map(|(_, e)| e))
+            .map(csv_estimate)
+            .collect();
+        let _ = writeln!(
+            special,
+            "{},{},{},{}",
+            s.preset,
+            s.terrain,
+            s.deals,
+            cells.join(",")
+        );
+    }
+    vec![
+        ("seats.csv", seats),
+        ("troops.csv", troops),
+        ("plays.csv", plays),
+        ("special_bases.csv", special),
+    ]
+}
+
+/// Writes every file of the report into `dir`; returns the Markdown.
+pub fn write_report(dir: &Path, r: &Report, notes: &[String]) -> Result<String, TournamentError> {
+    std::fs::create_dir_all(dir).map_err(|e| TournamentError::io(dir, e))?;
+    let sections = sections(r, notes);
+    let md = markdown(r, &sections);
+    write_atomic(&dir.join("report.md"), md.as_bytes())?;
+    write_atomic(&dir.join("report.html"), html(r, &sections).as_bytes())?;
+    write_json_atomic(&dir.join("balance.json"), r)?;
+    for (name, text) in csv_tables(r) {
+        write_atomic(&dir.join(name), text.as_bytes())?;
+    }
+    Ok(md)
+}

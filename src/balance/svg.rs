@@ -1,0 +1,286 @@
+//! Plots as inline SVG, written directly: every plot of the report is one kind, a dot plot
+//! with 95% error bars (rows of labels, one dot per series, a reference line for "no effect"),
+//! which a few small functions draw and the tests check. A plotting crate would bring fonts,
+//! backends and far more code for this one shape.
+
+use super::estimate::Estimate;
+use std::fmt::Write;
+
+/// One set of points drawn in one colour.
+pub struct Series {
+    pub name: String,
+    pub colour: &'static str,
+    /// (row label, figure); rows are shared by label between series.
+    pub points: Vec<(String, Estimate)>,
+}
+
+/// A dot plot with error bars.
+pub struct DotPlot {
+    pub title: String,
+    /// Axis label, e.g. "first player's score (%)".
+    pub axis: String,
+    /// Where "no effect" lies (drawn as a dashed line), in data units.
+    pub reference: Option<f64>,
+    /// Factor from data units to the units shown (100 for percent).
+    pub scale: f64,
+    pub series: Vec<Series>,
+}
+
+const WIDTH: f64 = 680.0;
+const LEFT: f64 = 170.0;
+const RIGHT: f64 = 30.0;
+const TOP: f64 = 48.0;
+const ROW: f64 = 24.0;
+const BOTTOM: f64 = 44.0;
+
+/// Escapes text for SVG and HTML.
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The data range shown: every finite interval end and the reference, padded by 5%.
+fn range(plot: &DotPlot) -> (f64, f64) {
+    let ends = plot
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().flat_map(|(_, e)| [e.lo, e.hi, e.value]))
+        .chain(plot.reference)
+        .filter(|x| x.is_finite());
+    let (lo, hi) = ends.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+        (a.min(x), b.max(x))
+    });
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    let pad = ((hi - lo) * 0.05).max(1e-6);
+    (lo - pad, hi + pad)
+}
+
+/// About five round tick values covering `[lo, hi]` (in shown units).
+pub fn ticks(lo: f64, hi: f64) -> Vec<f64> {
+    let span = (hi - lo).max(1e-12);
+    let raw = span / 5.0;
+    let mag = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
+    let first = (lo / step).ceil() as i64;
+    let last = (hi / step).floor() as i64;
+    (first..=last).map(|i| i as f64 * step).collect()
+}
+
+/// The plot as one `<svg>` element.
+pub fn dot_plot(plot: &DotPlot) -> String {
+    let mut rows: Vec<&str> = Vec::new();
+    for s in &plot.series {
+        for (label, _) in &s.points {
+            if !rows.contains(&label.as_str()) {
+                rows.push(label);
+            }
+        }
+    }
+    let height = TOP + ROW * rows.len().max(1) as f64 + BOTTOM;
+    let (lo, hi) = range(plot);
+    let x = |v: f64| LEFT + (v.clamp(lo, hi) - lo) / (hi - lo) * (WIDTH - LEFT - RIGHT);
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="12">"#
+    );
+    let _ = write!(
+        svg,
+        r#"<text x="{}" y="18" font-size="14" font-weight="bold">{}</text>"#,
+        LEFT,
+        escape(&plot.title)
+    );
+    legend(&mut svg, plot);
+    let bottom = height - BOTTOM;
+    for t in ticks(lo * plot.scale, hi * plot.scale) {
+        let tx = x(t / plot.scale);
+        let _ = write!(
+            svg,
+            r##"<line x1="{tx:.1}" y1="{TOP}" x2="{tx:.1}" y2="{bottom}" stroke="#ddd"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+            bottom + 14.0,
+            trim(t)
+        );
+    }
+    if let Some(r) = plot.reference {
+        let rx = x(r);
+        let _ = write!(
+            svg,
+            r##"<line x1="{rx:.1}" y1="{TOP}" x2="{rx:.1}" y2="{bottom}" stroke="#555" stroke-dasharray="4 3"/>"##
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+        (LEFT + WIDTH - RIGHT) / 2.0,
+        height - 8.0,
+        escape(&plot.axis)
+    );
+    let offsets = plot.series.len() as f64;
+    for (r, label) in rows.iter().enumerate() {
+        let y0 = TOP + ROW * r as f64;
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            LEFT - 8.0,
+            y0 + ROW / 2.0 + 4.0,
+            escape(label)
+        );
+        for (i, s) in plot.series.iter().enumerate() {
+            let Some((_, e)) = s.points.iter().find(|(l, _)| l == label) else {
+                continue;
+            };
+            let y = y0 + ROW * (i as f64 + 1.0) / (offsets + 1.0);
+            let _ = write!(
+                svg,
+                r#"<line x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{c}" stroke-width="2"/><circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="{c}"><title>{}: {} {} [{}, {}]</title></circle>"#,
+                x(e.lo),
+                x(e.hi),
+                x(e.value),
+                escape(label),
+                escape(&s.name),
+                trim(e.value * plot.scale),
+                trim(e.lo * plot.scale),
+                trim(e.hi * plot.scale),
+                c = s.colour
+            );
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+fn legend(svg: &mut String, plot: &DotPlot) {
+    let mut lx = LEFT;
+    for s in &plot.series {
+        let _ = write!(
+            svg,
+            r#"<circle cx="{:.1}" cy="32" r="4" fill="{}"/><text x="{:.1}" y="36">{}</text>"#,
+            lx + 4.0,
+            s.colour,
+            lx + 12.0,
+            escape(&s.name)
+        );
+        lx += 24.0 + 7.0 * s.name.len() as f64;
+    }
+}
+
+/// A number with at most one decimal, without a trailing ".0"; "∞" for unbounded ends.
+fn trim(v: f64) -> String {
+    if !v.is_finite() {
+        return if v > 0.0 {
+            "∞".into()
+        } else {
+            "−∞".into()
+        };
+    }
+    let s = format!("{v:.1}");
+    s.strip_suffix(".0").map_or(s.clone(), str::to_string)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// Checks that `svg` is one well-formed element tree (tags balanced and properly nested,
+    /// attributes quoted), the shape every browser accepts.
+    pub(crate) fn well_formed(svg: &str) -> Result<(), String> {
+        let mut stack: Vec<String> = Vec::new();
+        let mut rest = svg;
+        while let Some(start) = rest.find('<') {
+            let end = rest[start..].find('>').ok_or("unclosed tag")? + start;
+            let tag = &rest[start + 1..end];
+            if tag.matches('"').count() % 2 == 1 {
+                return Err(format!("unbalanced quotes in <{tag}>"));
+            }
+            if let Some(name) = tag.strip_prefix('/') {
+                match stack.pop() {
+                    Some(open) if open == name => {}
+                    other => return Err(format!("</{name}> closes {other:?}")),
+                }
+            } else if !tag.ends_with('/') {
+                let name = tag.split_whitespace().next().ok_or("empty tag")?;
+                stack.push(name.to_string());
+            }
+            rest = &rest[end + 1..];
+            if stack.is_empty() && !rest.trim().is_empty() {
+                return Err("text after the root element".into());
+            }
+        }
+        match stack.is_empty() {
+            true => Ok(()),
+            false => Err(format!("unclosed elements {stack:?}")),
+        }
+    }
+
+    fn e(value: f64, lo: f64, hi: f64) -> Estimate {
+        Estimate {
+            value,
+            lo,
+            hi,
+            n: 10,
+        }
+    }
+
+    #[test]
+    fn a_dot_plot_is_well_formed_with_every_row_and_escaped_text() {
+        let plot = DotPlot {
+            title: "A & B <test>".into(),
+            axis: "score (%)".into(),
+            reference: Some(0.5),
+            scale: 100.0,
+            series: vec![
+                Series {
+                    name: "first player".into(),
+                    colour: "#1f77b4",
+                    points: vec![("castle_field".into(), e(0.55, 0.5, 0.6))],
+                },
+                Series {
+                    name: "blue".into(),
+                    colour: "#d62728",
+                    points: vec![
+                        ("castle_field".into(), e(0.45, 0.4, 0.5)),
+                        ("tropical_pool".into(), e(0.5, 0.3, f64::INFINITY)),
+                    ],
+                },
+            ],
+        };
+        let svg = dot_plot(&plot);
+        well_formed(&svg).unwrap();
+        assert!(svg.contains("A &amp; B &lt;test&gt;"));
+        assert!(svg.contains(">castle_field<") && svg.contains(">tropical_pool<"));
+        assert_eq!(
+            svg.matches("<circle").count(),
+            2 + 3,
+            "legend dots and data dots"
+        );
+        assert!(svg.contains("stroke-dasharray"), "the reference line");
+        assert!(well_formed("<svg><g></svg></g>").is_err());
+        assert!(well_formed("<svg><g>").is_err());
+    }
+
+    #[test]
+    fn ticks_are_round_and_inside_the_range() {
+        assert_eq!(ticks(41.0, 59.0), vec![45.0, 50.0, 55.0]);
+        let t = ticks(-3.2, 7.9);
+        assert_eq!(t, vec![0.0, 5.0]);
+        assert!(ticks(0.0, 1e-15).len() <= 2);
+    }
+
+    #[test]
+    fn an_empty_plot_still_renders() {
+        let svg = dot_plot(&DotPlot {
+            title: "empty".into(),
+            axis: "x".into(),
+            reference: None,
+            scale: 1.0,
+            series: Vec::new(),
+        });
+        well_formed(&svg).unwrap();
+    }
+}

@@ -1,0 +1,82 @@
+//! Simulated studies with known effects, for the tests of the estimators and the benchmark of
+//! the analysis: real deals (so the tiles lost at setup have their true distribution), and
+//! winners drawn with a win probability built from planted effects.
+
+use super::{End, PerTroop, Study, StudyGame};
+use crate::rules::{Colour, Deal, Troop, Variant};
+use rand::{Rng, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+/// The planted truth: blue's win probability is
+/// `1/2 ± first + Σ_k troop[k]·(red's lost_k − blue's lost_k) + u` (plus `first` when blue
+/// moves first), with `u` uniform in `[−deal_noise, deal_noise]`, one draw per deal (shared by
+/// the games of the deal, as real luck of the deal would be).
+#[derive(Clone, Debug)]
+pub struct Planted {
+    pub first: f64,
+    pub troop: [f64; Troop::ALL.len()],
+    pub deal_noise: f64,
+}
+
+/// A study of `deals` deals per terrain on `terrains` terrains, each deal played twice (each
+/// colour moving first once) in each of `variants`, by one preset.
+pub fn synthetic_study(
+    planted: &Planted,
+    terrains: usize,
+    deals: usize,
+    variants: &[Variant],
+    seed: u64,
+) -> Study {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    let mut games = Vec::with_capacity(terrains * deals * 2 * variants.len());
+    for t in 0..terrains {
+        for _ in 0..deals {
+            let deal = Deal::from_seed(rng.random());
+            let lost = deal.removed.as_array().each_ref().map(|r| {
+                let mut c = PerTroop::default();
+                r.iter().for_each(|t| c[t.index()] += 1);
+                c
+            });
+            let edge: f64 = Troop::ALL
+                .iter()
+                .map(|t| {
+                    planted.troop[t.index()]
+                        * (lost[1][t.index()] as f64 - lost[0][t.index()] as f64)
+                })
+                .sum();
+            let u = planted.deal_noise * (2.0 * rng.random::<f64>() - 1.0);
+            for &variant in variants {
+                for first in Colour::BOTH {
+                    let seat = if first == Colour::Blue { 1.0 } else { -1.0 };
+                    let p = (0.5 + planted.first * seat + edge + u).clamp(0.0, 1.0);
+                    let winner = if rng.random::<f64>() < p {
+                        Colour::Blue
+                    } else {
+                        Colour::Red
+                    };
+                    games.push(StudyGame {
+                        preset: 0,
+                        terrain: t as u16,
+                        variant,
+                        deal: deal.seed,
+                        first,
+                        winner: Some(winner),
+                        end: if rng.random::<bool>() {
+                            End::Hq
+                        } else {
+                            End::Medals
+                        },
+                        turns: rng.random_range(15..60),
+                        lost,
+                        placed: Some([[1; Troop::ALL.len()]; 2]),
+                    });
+                }
+            }
+        }
+    }
+    Study {
+        presets: vec!["simulated".into()],
+        terrains: (0..terrains).map(|t| format!("terrain{t}")).collect(),
+        games,
+    }
+}

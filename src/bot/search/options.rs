@@ -1,0 +1,273 @@
+//! The options of a search bot, each defined once.
+//!
+//! [`search_options!`] below is the only place an option is written: its name, type, default,
+//! valid range, the algorithms it applies to and its documentation. From that one table come the
+//! [`SearchConfig`] struct (read from the `[search]` section of bot presets), its `Default`,
+//! [`SearchConfig::validate`] (what presets are checked with), [`SearchConfig::clamped`] (what the
+//! search runs with) and [`SearchConfig::applies_to`] (what presets may write for an
+//! algorithm). The search reads the options from the config itself (`Settings::config`), so
+//! adding an option means one row here and the code that uses it.
+//!
+//! The field order is the order of the serialized form, which a preset's version hashes
+//! (`bot::preset::Preset::version`): append new options at the end, and give an option that
+//! is off by default `skip_serializing_if`, so that presets written before it keep their
+//! versions.
+
+use super::{Algorithm, PlayoutPolicy};
+use serde::{Deserialize, Serialize};
+use std::fmt::Display;
+
+/// The valid values of an option: checked when a preset is read, enforced when a bot is made.
+trait Domain<T> {
+    /// Whether `value` is valid; the message names `field` and what is expected.
+    fn check(&self, field: &str, value: &T) -> Result<(), String>;
+    /// `value` brought into the domain, `fallback` where no nearest value exists (NaN).
+    fn clamp(&self, value: T, fallback: T) -> T;
+}
+
+/// Every value of the option's type is valid (switches, policies, turn counts).
+struct Any;
+
+impl<T> Domain<T> for Any {
+    fn check(&self, _: &str, _: &T) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn clamp(&self, value: T, _: T) -> T {
+        value
+    }
+}
+
+/// Whole numbers from `.0` to `.1`.
+struct Whole<T>(T, T);
+
+impl<T: Ord + Copy + Display> Domain<T> for Whole<T> {
+    fn check(&self, field: &str, value: &T) -> Result<(), String> {
+        if (self.0..=self.1).contains(value) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{field} = {value} is out of range: expected {} to {}",
+                self.0, self.1
+            ))
+        }
+    }
+
+    fn clamp(&self, value: T, _: T) -> T {
+        value.clamp(self.0, self.1)
+    }
+}
+
+/// Finite real numbers from `.0` to `.1`.
+struct Real(f64, f64);
+
+impl Domain<f64> for Real {
+    fn check(&self, field: &str, value: &f64) -> Result<(), String> {
+        if value.is_finite() && (self.0..=self.1).contains(value) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{field} = {value} is out of range: expected a number from {} to {}",
+                self.0, self.1
+            ))
+        }
+    }
+
+    fn clamp(&self, value: f64, fallback: f64) -> f64 {
+        if value.is_finite() {
+            value.clamp(self.0, self.1)
+        } else {
+            fallback
+        }
+    }
+}
+
+/// Every search algorithm.
+const ALL: &[Algorithm] = &[
+    Algorithm::FlatMc,
+    Algorithm::Pimc,
+    Algorithm::Ismcts,
+    Algorithm::CheatUct,
+];
+/// The algorithms that search a tree (flat MC has only root statistics).
+const TREES: &[Algorithm] = &[Algorithm::Pimc, Algorithm::Ismcts, Algorithm::CheatUct];
+/// The fair algorithms, which deal the hidden tiles of their observation (cheat-UCT sees them).
+const FAIR: &[Algorithm] = &[Algorithm::FlatMc, Algorithm::Pimc, Algorithm::Ismcts];
+
+/// Defines [`SearchConfig`] and everything derived from its option table.
+macro_rules! search_options {
+    ($(
+        $(#[doc = $doc:literal])*
+        $(#[serde($($serde:tt)*)])?
+        $name:ident: $ty:ty = $default:expr, in $domain:expr, for $algorithms:expr;
+    )*) => {
+        /// Settings of a search bot, as written in the `[search]` section of bot presets.
+        #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+        #[serde(deny_unknown_fields, default)]
+        pub struct SearchConfig {
+            $(
+                $(#[doc = $doc])*
+                $(#[serde($($serde)*)])?
+                pub $name: $ty,
+            )*
+        }
+
+        impl SearchConfig {
+            /// Every option at its default.
+            pub const DEFAULT: SearchConfig = SearchConfig { $($name: $default,)* };
+
+            /// The option names, in the order of the table.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($name),)*];
+
+            /// Checks every option against its valid range; the message names the option and
+            /// the range.
+            pub fn validate(&self) -> Result<(), String> {
+                $( $domain.check(stringify!($name), &self.$name)?; )*
+                Ok(())
+            }
+
+            /// Every option brought into its valid range (a value that is not a number takes
+            /// the default).
+            pub fn clamped(&self) -> SearchConfig {
+                SearchConfig {
+                    $( $name: $domain.clamp(self.$name.clone(), Self::DEFAULT.$name), )*
+                }
+            }
+
+            /// Whether the option `name` changes how `algorithm` plays (`None` for an unknown
+            /// name).
+            pub fn applies_to(name: &str, algorithm: Algorithm) -> Option<bool> {
+                match name {
+                    $( stringify!($name) => Some($algorithms.contains(&algorithm)), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+search_options! {
+    /// UCB exploration constant (rewards are in 0..1); beyond 100 UCB is a uniform sweep.
+    exploration: f64 = 0.7, in Real(0.0, 100.0), for ALL;
+    /// PIMC: determinizations (trees) per decision; the iterations are split among them.
+    determinizations: u32 = 8, in Whole(1, 4096), for &[Algorithm::Pimc];
+    /// Searches run at once on rayon; 1 = sequential. Without `trees`, one tree (or flat
+    /// search) per thread: an iteration budget is split among them, a time budget applies to
+    /// each.
+    threads: usize = 1, in Whole(1, 256), for ALL;
+    /// ISMCTS, flat MC and cheat-UCT: independent trees (or flat searches) per decision, their
+    /// root statistics summed (an ensemble), run `threads` at a time; the iteration budget is
+    /// split among them, and each thread's time budget among its trees in turn. 0 = one per
+    /// thread.
+    #[serde(skip_serializing_if = "is_zero")]
+    trees: u32 = 0, in Whole(0, 4096),
+        for &[Algorithm::FlatMc, Algorithm::Ismcts, Algorithm::CheatUct];
+    /// How playouts choose decisions.
+    playout: PlayoutPolicy = PlayoutPolicy::Heuristic, in Any, for ALL;
+    /// Playouts (and tree descents) stop as a 0.5 reward once this many turns have begun after
+    /// the decision's turn.
+    max_playout_turns: u16 = 200, in Whole(1, u16::MAX), for ALL;
+    /// Tree nodes where a legal decision wins at once (HQ capture, medal objective) follow only
+    /// that decision, for either player (see `tree.rs`). Measured against `greedy` at 2,000
+    /// iterations (results/search-strength.md): about 3 points on top of `prior`.
+    decisive: bool = true, in Any, for TREES;
+    /// Playouts stop after this many turns and score the position with the `greedy` bot's
+    /// evaluation as a win probability (see `playout.rs`); 0 = play to the end of the game.
+    eval_turns: u16 = 0, in Any, for ALL;
+    /// Evaluation score points per logistic unit (one medal is 100 points).
+    eval_scale: f64 = 200.0, in Real(1.0, 1e6), for ALL;
+    /// Progressive bias: a tree child's UCB score gains `prior × w / (visits + 1)`, where `w` in
+    /// 0..1 is its weight under the tactical playout policy, and untried children are expanded
+    /// in proportion to that weight (see `tree.rs`); 0 = off (uniform expansion, plain UCB).
+    /// Measured against `greedy` at 2,000 iterations: it lifts ISMCTS from 54% to 61%
+    /// (results/search-strength.md).
+    prior: f64 = 1.0, in Real(0.0, 100.0), for TREES;
+    /// Chance outcomes the searching player sees (its own draws, XB-42 discards, a freeze of
+    /// its own tile) branch the tree, so that its later decisions are conditioned on them
+    /// (see `tree.rs`); off = every chance outcome is merged, as in the paper.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    observed_chance: bool = false, in Any, for TREES;
+    /// Determinizations deal the opponent's rack with [`KEPT_TROOPS`](super::KEPT_TROOPS), the
+    /// odds measured in self-play that each troop is still on a rack, instead of uniformly.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rack_belief: bool = false, in Any, for FAIR;
+    /// Determinizations trust what the opponent's play has shown (`info::RackEvidence`): the
+    /// rack tiles they held when they could have won at once are dealt only from troops that
+    /// would not have won. Sound against opponents that never miss an immediate win.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rack_evidence: bool = false, in Any, for FAIR;
+    /// Cut playouts are scored with [`FITTED_EVAL`](super::FITTED_EVAL), weights fitted to game
+    /// outcomes, instead of the hand-set sum of the evaluation's terms over `eval_scale`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    fitted_eval: bool = false, in Any, for ALL;
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig::DEFAULT
+    }
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The table's names are the serialized field names, so presets and messages agree.
+    #[test]
+    fn names_are_the_fields_of_the_serialized_form() {
+        let all_on = SearchConfig {
+            trees: 1,
+            observed_chance: true,
+            rack_belief: true,
+            rack_evidence: true,
+            fitted_eval: true,
+            ..SearchConfig::DEFAULT
+        };
+        let table: toml::Table = toml::from_str(&toml::to_string(&all_on).unwrap()).unwrap();
+        let keys: Vec<&str> = table.keys().map(String::as_str).collect();
+        let mut names = SearchConfig::NAMES.to_vec();
+        names.sort_unstable();
+        assert_eq!(keys, names);
+        for name in SearchConfig::NAMES {
+            assert!(SearchConfig::applies_to(name, Algorithm::Ismcts).is_some());
+        }
+        assert_eq!(SearchConfig::applies_to("explore", Algorithm::Ismcts), None);
+    }
+
+    #[test]
+    fn clamping_brings_every_option_into_its_range() {
+        let wild = SearchConfig {
+            exploration: f64::NAN,
+            determinizations: 0,
+            threads: 10_000,
+            trees: 5000,
+            max_playout_turns: 0,
+            eval_scale: 0.5,
+            prior: -3.0,
+            ..SearchConfig::DEFAULT
+        };
+        assert!(wild.validate().is_err());
+        let tame = wild.clamped();
+        assert_eq!(tame.validate(), Ok(()));
+        assert_eq!(tame.exploration, SearchConfig::DEFAULT.exploration);
+        assert_eq!((tame.determinizations, tame.threads), (1, 256));
+        assert_eq!((tame.trees, tame.max_playout_turns), (4096, 1));
+        assert_eq!((tame.eval_scale, tame.prior), (1.0, 0.0));
+        assert_eq!(SearchConfig::DEFAULT.clamped(), SearchConfig::DEFAULT);
+    }
+
+    #[test]
+    fn options_apply_to_the_algorithms_that_read_them() {
+        use Algorithm::*;
+        let applies = |name, a| SearchConfig::applies_to(name, a) == Some(true);
+        assert!(applies("determinizations", Pimc) && !applies("determinizations", Ismcts));
+        assert!(!applies("trees", Pimc) && applies("trees", FlatMc));
+        assert!(!applies("prior", FlatMc) && applies("prior", CheatUct));
+        assert!(!applies("rack_belief", CheatUct) && applies("rack_belief", FlatMc));
+        assert!(ALL.iter().all(|&a| applies("playout", a)));
+    }
+}

@@ -1,0 +1,460 @@
+//! `toybattle play`: a game against the computer in the terminal (see docs/play.md). It reads
+//! one command a line, so a script can play it through a pipe.
+
+use super::show::{node_label, picture_with_labels};
+use super::{emit, load_game, read_text, CliResult};
+use std::io::{BufRead, IsTerminal};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::{SystemTime, UNIX_EPOCH};
+use toybattle::rules::{Colour, Troop, Variant};
+use toybattle::session::{
+    DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig, ToMove,
+};
+
+#[derive(clap::Args)]
+#[command(after_help = levels_help())]
+pub struct Args {
+    /// Terrain key or name, e.g. `castle_field` or "Castle Field".
+    #[arg(long, default_value = "castle_field")]
+    terrain: String,
+    /// normal or beginner (special bases are plain bases).
+    #[arg(long, default_value = "normal")]
+    variant: Variant,
+    /// How strongly the computer plays: beginner, casual, strong or strongest (see below).
+    #[arg(long, default_value = "casual")]
+    level: Level,
+    /// Your colour: blue (bottom of the board), red (top) or random.
+    #[arg(long, default_value = "blue", value_parser = ["blue", "red", "random"])]
+    seat: String,
+    /// Who plays first: blue, red, or deal (as the deal decides, R3.5).
+    #[arg(long, default_value = "deal", value_parser = ["blue", "red", "deal"])]
+    first: String,
+    /// Seed of the deal [default: from the clock; printed at the start].
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Resume a game saved with `save FILE` (its other settings are the record's).
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["terrain", "variant", "level", "seat", "first", "seed"])]
+    load: Option<PathBuf>,
+}
+
+/// The levels with their descriptions, and the measured ladder, for `--help`.
+fn levels_help() -> String {
+    let mut out = String::from("Levels:\n");
+    for level in Level::ALL {
+        out += &format!("  {:<10} {}\n", level.name(), level.description());
+    }
+    out += "\n";
+    out += include_str!("../../results/levels/ladder.md");
+    out += "\nIn the game, type `help` for the commands.";
+    out
+}
+
+const COMMANDS: &str = "\
+Commands:
+  N                 take decision number N of the list
+  place Jumbo 13    a decision in notation (also draw, decline, use, discard 14, return 13,
+                    move 14 17, recover Star)
+  hint              a strong search's best decisions for you, with your chances
+  undo              take back your last decision and the computer's replies
+  save FILE         write the game so far to FILE (a record for `toybattle replay`; it
+                    holds the deal, so do not open it before the game is over)
+  resign            give up the game
+  board             show the board again
+  help              this list
+  quit              leave (an unsaved game is lost)
+";
+
+pub fn run(args: Args) -> CliResult {
+    let mut session = start(&args)?;
+    let ui = Ui {
+        colour: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let stop = AtomicBool::new(false);
+    let mut lines = std::io::stdin().lock().lines();
+    let mut shown_end = false;
+    emit(&ui.board(&session.view()))?;
+    loop {
+        if matches!(session.to_move(), ToMove::Bot | ToMove::Chance) {
+            let view = session.view();
+            if view.to_move == ToMove::Bot {
+                emit(&format!("{} ({}) is thinking…\n", view.bot, view.level))?;
+            }
+            let steps = session.advance(&stop).map_err(|e| e.to_string())?;
+            emit(&ui.steps(&steps, &view))?;
+            emit(&ui.board(&session.view()))?;
+        }
+        if session.is_over() && !shown_end {
+            emit(&ui.result(&session.view()))?;
+        }
+        // An undo after the end reopens the game; its new end is shown again.
+        shown_end = session.is_over();
+        emit("> ")?;
+        let Some(line) = lines.next() else {
+            emit("\nend of input: leaving the game\n")?;
+            return Ok(());
+        };
+        let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
+        match command(&mut session, &ui, line.trim(), &stop)? {
+            Flow::Go => {}
+            Flow::Quit => return Ok(()),
+        }
+    }
+}
+
+/// The session of the arguments: a new game, or a loaded one.
+fn start(args: &Args) -> Result<Session, String> {
+    if let Some(path) = &args.load {
+        let text = read_text(path)?;
+        let session = Session::load_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        emit(&format!("Resumed the game of {}.\n", path.display()))?;
+        return Ok(session);
+    }
+    let seed = args.seed.unwrap_or_else(clock_seed);
+    let human = match args.seat.as_str() {
+        "red" => Colour::Red,
+        "blue" => Colour::Blue,
+        // From the seed, so that the printed seed repeats the game.
+        _ => Colour::BOTH[(seed.rotate_left(17) & 1) as usize],
+    };
+    let first = match args.first.as_str() {
+        "blue" => Some(Colour::Blue),
+        "red" => Some(Colour::Red),
+        _ => None,
+    };
+    let game = load_game(&args.terrain, None, args.variant)?;
+    let session = Session::new(SessionConfig {
+        game,
+        level: args.level,
+        human,
+        first,
+        seed,
+    })
+    .map_err(|e| e.to_string())?;
+    emit(&format!(
+        "New game: seed {seed}; you play {human} against {} ({}). Type `help` for the commands.\n",
+        args.level,
+        args.level.description()
+    ))?;
+    Ok(session)
+}
+
+fn clock_seed() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+}
+
+enum Flow {
+    Go,
+    Quit,
+}
+
+/// Carries out one line of input; a mistake gets a message and the game goes on.
+fn command(session: &mut Session, ui: &Ui, line: &str, stop: &AtomicBool) -> Result<Flow, String> {
+    let word = line.split_whitespace().next().unwrap_or("");
+    let rest = line[word.len()..].trim();
+    let message = match word {
+        "" => return Ok(Flow::Go),
+        "quit" | "exit" => return Ok(Flow::Quit),
+        "help" | "?" => COMMANDS.to_string(),
+        "board" => ui.board(&session.view()),
+        "hint" => match session.hint(Session::hint_budget(), stop) {
+            Ok(hint) => hint_table(&hint),
+            Err(e) => format!("no hint: {e}\n"),
+        },
+        "undo" => match session.undo() {
+            Ok(()) => format!("Taken back.\n{}", ui.board(&session.view())),
+            Err(e) => format!("cannot undo: {e}\n"),
+        },
+        "resign" => match session.resign() {
+            Ok(()) => String::new(),
+            Err(e) => format!("cannot resign: {e}\n"),
+        },
+        "save" => save(session, rest),
+        _ => match decision_text(session, line) {
+            Ok(text) => match session.apply(&text) {
+                // The board follows once the computer has answered, or now if it is still
+                // the human's decision (an effect of the tile just placed).
+                Ok(()) if session.to_move() == ToMove::Human => {
+                    format!("you: {text}\n{}", ui.board(&session.view()))
+                }
+                Ok(()) => format!("you: {text}\n"),
+                Err(e) => format!("not taken: {e}\n"),
+            },
+            Err(e) => e,
+        },
+    };
+    emit(&message)?;
+    Ok(Flow::Go)
+}
+
+/// The decision a line names: a number of the list, or notation.
+fn decision_text(session: &Session, line: &str) -> Result<String, String> {
+    const DECISION_WORDS: [&str; 8] = [
+        "draw", "place", "decline", "use", "discard", "return", "move", "recover",
+    ];
+    let options: Vec<String> = session
+        .legal()
+        .iter()
+        .flat_map(|g| g.options.iter().map(|o| o.notation.clone()))
+        .collect();
+    if let Ok(n) = line.parse::<i64>() {
+        return match usize::try_from(n)
+            .ok()
+            .and_then(|n| options.get(n.wrapping_sub(1)))
+        {
+            Some(text) => Ok(text.clone()),
+            None if options.is_empty() => Err("there is no decision of yours to take now\n".into()),
+            None => Err(format!(
+                "no decision {n}: choose a number from 1 to {}\n",
+                options.len()
+            )),
+        };
+    }
+    let word = line.split_whitespace().next().unwrap_or("");
+    if DECISION_WORDS.contains(&word) || word == "chance" {
+        return Ok(line.to_string());
+    }
+    Err(format!(
+        "unknown command '{line}': type a decision's number, a decision such as 'place Jumbo \
+         13', or 'help'\n"
+    ))
+}
+
+fn save(session: &Session, path: &str) -> String {
+    if path.is_empty() {
+        return "save needs a file name: save FILE\n".into();
+    }
+    let text = match serde_json::to_string_pretty(&session.record()) {
+        Ok(t) => t + "\n",
+        Err(e) => return format!("cannot write the record: {e}\n"),
+    };
+    match std::fs::write(path, text) {
+        Ok(()) => format!(
+            "Saved to {path}. It holds the deal (the reserves' order and the computer's tiles): \
+             open it with `toybattle replay` once the game is over; resume it with \
+             `toybattle play --load {path}`.\n"
+        ),
+        Err(e) => format!("cannot save to {path}: {e}\n"),
+    }
+}
+
+fn hint_table(hint: &toybattle::record::notes::HintNote) -> String {
+    let mut out = format!("Hint ({} iterations):\n", hint.iterations);
+    for (i, c) in hint.candidates.iter().take(5).enumerate() {
+        out += &format!(
+            "  {}. {:<20} your chances {:>3.0}%  ({} visits)\n",
+            i + 1,
+            c.decision,
+            c.value * 100.0,
+            c.visits
+        );
+    }
+    out
+}
+
+/// Text of the game for the terminal, coloured or plain.
+struct Ui {
+    colour: bool,
+}
+
+impl Ui {
+    fn paint(&self, c: Colour, text: &str) -> String {
+        match (self.colour, c) {
+            (false, _) => text.to_string(),
+            (true, Colour::Blue) => format!("\x1b[1;34m{text}\x1b[0m"),
+            (true, Colour::Red) => format!("\x1b[1;31m{text}\x1b[0m"),
+        }
+    }
+
+    /// The board with the stacks, the racks, medals and counts, and the human's decisions.
+    fn board(&self, v: &HumanView) -> String {
+        let game = match toybattle::rules::Game::builtin(&v.terrain, v.variant) {
+            Ok(g) => g,
+            Err(e) => return format!("cannot draw terrain {}: {e}\n", v.terrain),
+        };
+        let t = game.terrain();
+        let label = |i: usize| match v.nodes[i].stack.last() {
+            Some(top) => format!(
+                "{}:{}{}",
+                node_label(t, i),
+                colour_letter(top.colour),
+                top.troop.value_label()
+            ),
+            None => node_label(t, i),
+        };
+        let mut picture = picture_with_labels(t, &label);
+        if self.colour {
+            picture = self.paint_labels(&picture, v, &label);
+        }
+        let mut out = format!(
+            "\n— {} ({}), turn {} — you: {} against {} ({}) —\n{picture}",
+            v.terrain_name, v.variant, v.turn, v.human, v.bot, v.level
+        );
+        out += "  n:B5 = blue tile of value 5 on top of node n (X = Kwak, 1 Skully, 2 Cap'n, \
+                3 Jumbo, 4 Hook, 5 XB-42, 6 Star, 7 Roxy)\n";
+        out += &self.stacks(v);
+        let regions: Vec<String> = v.regions_taken.iter().map(|r| format!("R{r}")).collect();
+        out += &format!(
+            "Medals      blue {}, red {} ({} to win); regions taken: {}\n",
+            v.medals.blue,
+            v.medals.red,
+            v.medals_to_win,
+            if regions.is_empty() {
+                "none".into()
+            } else {
+                regions.join(" ")
+            }
+        );
+        let side = |c: Colour| match c {
+            Colour::Blue => (v.reserve.blue, &v.discard.blue),
+            Colour::Red => (v.reserve.red, &v.discard.red),
+        };
+        let (reserve, discard) = side(v.human);
+        out += &format!(
+            "You ({})  rack: {}; frozen: {}; reserve {reserve}; discard: {}\n",
+            self.paint(v.human, v.human.name()),
+            troop_list(&v.rack),
+            troop_list(&v.frozen),
+            troop_list(discard)
+        );
+        let (reserve, discard) = side(v.bot);
+        out += &format!(
+            "{} ({})  rack: {} tiles, known: {}; frozen {}; reserve {reserve}; discard: {}\n",
+            v.level,
+            self.paint(v.bot, v.bot.name()),
+            v.opponent_rack.count,
+            troop_list(&v.opponent_rack.known),
+            v.opponent_rack.frozen,
+            troop_list(discard)
+        );
+        if let Some(w) = v.win_history.last() {
+            out += &format!("Estimate    your chances {:.0}%\n", w.human * 100.0);
+        }
+        if v.to_move == ToMove::Human {
+            out += &format!("Now         {}\n", v.phase);
+            out += &decision_list(&v.decisions);
+        }
+        out
+    }
+
+    fn stacks(&self, v: &HumanView) -> String {
+        let rows: Vec<String> = v
+            .nodes
+            .iter()
+            .filter(|n| !n.stack.is_empty())
+            .map(|n| {
+                let tiles: Vec<String> = n
+                    .stack
+                    .iter()
+                    .map(|t| self.paint(t.colour, &format!("{} {}", t.colour, t.troop)))
+                    .collect();
+                format!("{}: {}", n.id, tiles.join(", "))
+            })
+            .collect();
+        match rows.is_empty() {
+            true => "Stacks      none yet\n".into(),
+            false => format!("Stacks      (bottom first) {}\n", rows.join("; ")),
+        }
+    }
+
+    /// Colours the labels of occupied nodes by their top tile.
+    fn paint_labels(
+        &self,
+        picture: &str,
+        v: &HumanView,
+        label: &dyn Fn(usize) -> String,
+    ) -> String {
+        let mut out = picture.to_string();
+        for (i, n) in v.nodes.iter().enumerate() {
+            if let Some(top) = n.stack.last() {
+                let text = label(i);
+                out = out.replacen(&text, &self.paint(top.colour, &text), 1);
+            }
+        }
+        out
+    }
+
+    fn steps(&self, steps: &[LogEntry], v: &HumanView) -> String {
+        steps
+            .iter()
+            .map(|e| match e.actor {
+                Some(c) => format!("  {}: {}\n", self.paint(c, c.name()), e.text),
+                None if e.text == "chance ?" => format!("  ({}, unseen by you)\n", e.during),
+                None => format!("  {}: {}\n", e.during, e.text.trim_start_matches("chance ")),
+            })
+            .chain((v.to_move == ToMove::Over).then(String::new))
+            .collect()
+    }
+
+    fn result(&self, v: &HumanView) -> String {
+        match &v.result {
+            Some(r) if r.winner == v.human => format!("You win ({}).\n", end_words(&r.end)),
+            Some(r) => format!("{} wins ({}).\n", v.level, end_words(&r.end)),
+            None => String::new(),
+        }
+    }
+}
+
+fn decision_list(groups: &[DecisionGroup]) -> String {
+    let mut out = String::from("Your decisions:\n");
+    let mut n = 0;
+    for g in groups {
+        let single = g.options.len() == 1 && g.options[0].notation == g.label;
+        if single {
+            n += 1;
+            out += &format!("  {n:>3}  {}\n", g.label);
+            continue;
+        }
+        let items: Vec<String> = g
+            .options
+            .iter()
+            .map(|o| {
+                n += 1;
+                let target = o.notation.rsplit(' ').next().unwrap_or("");
+                format!("{n}) {target}")
+            })
+            .collect();
+        out += &format!("  {}:", g.label);
+        let mut width = g.label.len() + 3;
+        for item in items {
+            if width + item.len() + 2 > 78 {
+                out += "\n     ";
+                width = 5;
+            }
+            out += &format!("  {item}");
+            width += item.len() + 2;
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn colour_letter(c: Colour) -> char {
+    match c {
+        Colour::Blue => 'B',
+        Colour::Red => 'R',
+    }
+}
+
+fn troop_list(troops: &[Troop]) -> String {
+    match troops.is_empty() {
+        true => "none".into(),
+        false => troops
+            .iter()
+            .map(|t| t.name())
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+fn end_words(end: &str) -> &'static str {
+    match end {
+        "hq" => "a tile on the enemy HQ",
+        "medals" => "the medal objective reached",
+        "blocked" => "the opponent could neither draw nor place",
+        "resign" => "resigned",
+        _ => "game over",
+    }
+}

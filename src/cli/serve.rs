@@ -1,0 +1,52 @@
+//! `toybattle serve`: the local web page to play against the computer.
+
+use super::CliResult;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use toybattle::web::{self, Config};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The address to listen on. Only 127.0.0.1 (this machine) is safe: the page has no login.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: IpAddr,
+    /// The port to listen on (0: any free port).
+    #[arg(long, default_value_t = 8137)]
+    port: u16,
+    /// The folder for games saved mid-game (they hold the hidden tiles, so they stay here).
+    #[arg(long, value_name = "DIR", default_value = "toybattle-saves")]
+    saves: PathBuf,
+    /// Most games open at once; opening one more closes the least recently used.
+    #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    max_games: u32,
+}
+
+pub fn run(args: Args) -> CliResult {
+    if !args.host.is_loopback() {
+        eprintln!(
+            "warning: listening on {}, which other machines can reach; the page has no login \
+             and anyone who reaches it can play and read saved games",
+            args.host
+        );
+    }
+    let config = Config {
+        saves: args.saves,
+        max_games: args.max_games as usize,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the server: {e}"))?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind((args.host, args.port))
+            .await
+            .map_err(|e| format!("cannot listen on {}:{}: {e}", args.host, args.port))?;
+        let addr = listener
+            .local_addr()
+            .map_err(|e| format!("cannot read the listening address: {e}"))?;
+        println!("toybattle is ready: open http://{addr}/ in a browser (Ctrl-C stops it)");
+        web::serve(listener, config)
+            .await
+            .map_err(|e| format!("the server stopped: {e}"))
+    })
+}

@@ -1,0 +1,103 @@
+//! The levels a player chooses from: each a shipped preset of `bots/`, never the cheating
+//! reference.
+
+use crate::bot::preset::{parse, Preset};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// How strongly the computer plays. Each level is a preset file of `bots/` compiled into the
+/// binary; every one is a fair bot (it sees its own observation only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// `bots/beginner.toml`: the rule-based greedy bot.
+    Beginner,
+    /// `bots/casual.toml`: a quick search.
+    Casual,
+    /// `bots/strong.toml`: the settings of `ismcts-13500-greedy`, one core.
+    Strong,
+    /// `bots/strongest.toml`: the same settings on two threads with a time budget.
+    Strongest,
+}
+
+impl Level {
+    /// Every level, weakest first.
+    pub const ALL: [Level; 4] = [
+        Level::Beginner,
+        Level::Casual,
+        Level::Strong,
+        Level::Strongest,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Level::Beginner => "beginner",
+            Level::Casual => "casual",
+            Level::Strong => "strong",
+            Level::Strongest => "strongest",
+        }
+    }
+
+    /// The text of the level's preset file.
+    fn preset_text(self) -> &'static str {
+        match self {
+            Level::Beginner => include_str!("../../bots/beginner.toml"),
+            Level::Casual => include_str!("../../bots/casual.toml"),
+            Level::Strong => include_str!("../../bots/strong.toml"),
+            Level::Strongest => include_str!("../../bots/strongest.toml"),
+        }
+    }
+
+    /// The level's preset, named after the level.
+    pub fn preset(self) -> Preset {
+        let name = self.name();
+        parse(
+            name,
+            self.preset_text(),
+            &format!("bots/{name}.toml (level)"),
+        )
+        .expect("the level presets are checked by the tests")
+    }
+
+    /// The preset's description: what the bot does and how long it thinks.
+    pub fn description(self) -> String {
+        self.preset().description
+    }
+}
+
+impl fmt::Display for Level {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Level {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Level, String> {
+        Level::ALL
+            .into_iter()
+            .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| {
+                let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+                format!("unknown level '{s}': expected one of {}", names.join(", "))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_level_is_a_valid_fair_preset_named_after_it() {
+        for level in Level::ALL {
+            let preset = level.preset();
+            assert_eq!(preset.name, level.name());
+            assert!(!preset.is_cheating(), "{level} must never see hidden tiles");
+            assert!(!preset.player().is_cheating());
+            assert_eq!(level.name().parse::<Level>(), Ok(level));
+        }
+        assert!("cheat-uct".parse::<Level>().is_err());
+    }
+}

@@ -1,0 +1,367 @@
+//! What the human is shown: built from their [`Observation`] and public facts only.
+//!
+//! [`HumanView::new`] takes no `State`, `Referee` or `Deal`: whatever it holds came through the
+//! observation (which has the opponent's hidden rack, both reserves' order and contents and the
+//! removed tiles erased) or is public (the log of steps with hidden chance outcomes masked, the
+//! level, the result). So no view can carry hidden information, whatever its caller does.
+
+use super::Level;
+use crate::bot::greedy::evaluation_terms;
+use crate::bot::search::FITTED_EVAL;
+use crate::info::Observation;
+use crate::rules::{Colour, Decision, DecisionList, Game, Phase, Troop, Variant};
+use crate::terrain::bits;
+use serde::Serialize;
+
+/// A value for each colour.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Sides<T> {
+    pub blue: T,
+    pub red: T,
+}
+
+impl<T> Sides<T> {
+    fn of(f: impl Fn(Colour) -> T) -> Sides<T> {
+        Sides {
+            blue: f(Colour::Blue),
+            red: f(Colour::Red),
+        }
+    }
+}
+
+/// Who takes the next step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToMove {
+    /// The human decides: see [`super::Session::legal`].
+    Human,
+    /// The bot decides: call [`super::Session::advance`].
+    Bot,
+    /// A chance event is pending: call [`super::Session::advance`].
+    Chance,
+    /// The game is over.
+    Over,
+}
+
+/// A tile on the board.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TileView {
+    pub colour: Colour,
+    pub troop: Troop,
+}
+
+/// A node of the terrain with its stack (every tile on the board is public, R11.1).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NodeView {
+    /// The node id of the terrain (as in `toybattle show`).
+    pub id: u8,
+    /// Bottom tile first, top tile last; empty when nobody has placed here.
+    pub stack: Vec<TileView>,
+}
+
+/// What the human knows of the bot's rack.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct OpponentRack {
+    /// Tiles on the rack.
+    pub count: u8,
+    /// Tiles whose troop is public (they came from the board or the discard, R11.1).
+    pub known: Vec<Troop>,
+    /// How many of its tiles are frozen (which ones, the human does not know, R9.8).
+    pub frozen: u8,
+}
+
+/// One step of the game as the human saw it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LogEntry {
+    /// Index of the step in the game (from 0).
+    pub step: usize,
+    pub turn: u16,
+    /// Who took it; `None` for a chance event resolved by the referee.
+    pub actor: Option<Colour>,
+    /// The step in notation; a chance outcome the human did not see reads `chance ?`.
+    pub text: String,
+    /// What the step answered, in words, e.g. "red draws (2 to draw)".
+    pub during: String,
+}
+
+/// The human's estimated chance to win at a step.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct WinPoint {
+    /// Steps played when the estimate was made.
+    pub step: usize,
+    pub turn: u16,
+    /// The human's win probability, 0 to 1: the evaluation of the search (fitted to game
+    /// outcomes) read from the human's own observation; 1 or 0 once the game is over.
+    pub human: f64,
+}
+
+/// Whether [`super::Session::undo`] would take something back now.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct UndoStatus {
+    pub available: bool,
+    /// Why not, in words, when it is not available.
+    pub reason: Option<String>,
+}
+
+/// How the game ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ResultView {
+    pub winner: Colour,
+    /// "hq", "medals", "blocked" or "resign".
+    pub end: String,
+}
+
+/// Everything the human may see, serialisable for an interface.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct HumanView {
+    /// Terrain key, e.g. "castle_field".
+    pub terrain: String,
+    pub terrain_name: String,
+    pub variant: Variant,
+    pub level: Level,
+    pub human: Colour,
+    pub bot: Colour,
+    /// The first player of the game.
+    pub first: Colour,
+    /// Turns begun.
+    pub turn: u16,
+    /// The player the pending step belongs to (the drawing player during a draw).
+    pub active: Colour,
+    pub to_move: ToMove,
+    /// The pending step in words, e.g. "blue chooses the action (turn 3)".
+    pub phase: String,
+    /// Every node of the terrain, in id order.
+    pub nodes: Vec<NodeView>,
+    /// The human's rack, frozen tiles included.
+    pub rack: Vec<Troop>,
+    /// The human's frozen rack tiles (R9.8): they cannot be placed this turn.
+    pub frozen: Vec<Troop>,
+    pub opponent_rack: OpponentRack,
+    /// Tiles left in each reserve.
+    pub reserve: Sides<u8>,
+    /// Each colour's discard (public).
+    pub discard: Sides<Vec<Troop>>,
+    /// Tiles of each colour whose place the human does not know: for the human, reserve and
+    /// removed tiles together; for the bot, its hidden rack tiles, reserve and removed tiles.
+    pub unseen: Sides<Vec<Troop>>,
+    pub medals: Sides<u8>,
+    pub medals_to_win: u8,
+    /// Ids of the regions whose medals have been taken (R8).
+    pub regions_taken: Vec<u8>,
+    pub result: Option<ResultView>,
+    /// Every step so far.
+    pub log: Vec<LogEntry>,
+    /// The human's estimated win probability at the start of each turn.
+    pub win_history: Vec<WinPoint>,
+    pub undo: UndoStatus,
+    /// The human's legal decisions, grouped per tile; empty unless [`ToMove::Human`].
+    pub decisions: Vec<DecisionGroup>,
+}
+
+/// The public facts a view holds besides the observation.
+pub(super) struct PublicFacts {
+    pub level: Level,
+    pub to_move: ToMove,
+    pub result: Option<ResultView>,
+    pub log: Vec<LogEntry>,
+    pub win_history: Vec<WinPoint>,
+    pub undo: UndoStatus,
+}
+
+impl HumanView {
+    /// The view of the human who observes `obs`.
+    pub(super) fn new(game: &Game, obs: &Observation, facts: PublicFacts) -> HumanView {
+        let terrain = game.terrain();
+        let human = obs.observer();
+        let bot = human.opponent();
+        let board = obs.board();
+        let nodes = terrain
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| NodeView {
+                id: n.id,
+                stack: board
+                    .stack(i)
+                    .map(|t| TileView {
+                        colour: t.colour(),
+                        troop: t.troop(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        HumanView {
+            terrain: terrain.key.clone(),
+            terrain_name: terrain.name.clone(),
+            variant: game.variant(),
+            level: facts.level,
+            human,
+            bot,
+            first: obs.first_player(),
+            turn: obs.turn(),
+            active: obs.active(),
+            to_move: facts.to_move,
+            phase: game.describe_phase(obs.view()),
+            nodes,
+            rack: obs.rack().to_vec(),
+            frozen: obs.frozen().to_vec(),
+            opponent_rack: OpponentRack {
+                count: obs.rack_len(bot),
+                known: obs.opponent_public_rack().to_vec(),
+                frozen: obs.frozen_len(bot),
+            },
+            reserve: Sides::of(|c| obs.reserve_len(c)),
+            discard: Sides::of(|c| obs.discard(c).to_vec()),
+            unseen: Sides::of(|c| obs.unseen(c).to_vec()),
+            medals: Sides::of(|c| obs.medals(c)),
+            medals_to_win: terrain.medals_to_win,
+            regions_taken: bits(obs.regions_taken())
+                .map(|r| terrain.regions[r].id)
+                .collect(),
+            result: facts.result,
+            log: facts.log,
+            win_history: facts.win_history,
+            undo: facts.undo,
+            decisions: match facts.to_move {
+                ToMove::Human => {
+                    let mut legal = DecisionList::new();
+                    obs.legal_decisions(game, &mut legal);
+                    group(game, &legal)
+                }
+                _ => Vec::new(),
+            },
+        }
+    }
+}
+
+/// The human's win probability as the fitted evaluation reads their observation; 1 or 0 once
+/// the game is over.
+pub(super) fn estimate(game: &Game, obs: &Observation) -> f64 {
+    if let Some(o) = obs.view().outcome() {
+        return if o.winner == obs.observer() { 1.0 } else { 0.0 };
+    }
+    let terms = evaluation_terms(game, obs, obs.view());
+    let sum: f64 = terms
+        .iter()
+        .zip(&FITTED_EVAL[1..])
+        .map(|(&t, w)| f64::from(t) * w)
+        .sum();
+    1.0 / (1.0 + (-(FITTED_EVAL[0] + sum / 100.0)).exp())
+}
+
+/// What a group of decisions does, for a click interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GroupKind {
+    /// The DRAW action, or accepting a draw (Skully, Star, City of Clouds).
+    Draw,
+    /// Placing one troop of the rack: its options are the nodes (also Cap'n's extra tile).
+    Place,
+    /// Refusing an optional effect.
+    Decline,
+    /// Accepting XB-42 or Battlefield (the target is then drawn by chance).
+    Use,
+    /// Jumbo: the base whose top tile is discarded.
+    Discard,
+    /// Castle Field: the base whose top tile returns to the rack.
+    Return,
+    /// Volcanic Jungle: moving the enemy top tile from one base (`from`) to a node.
+    Move,
+    /// Cursed Cemetery: the troop taken back from the discard.
+    Recover,
+}
+
+/// One legal decision.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DecisionOption {
+    /// The decision in notation, as [`super::Session::apply`] takes it.
+    pub notation: String,
+    /// The node it targets (placement, discard, return, move destination), by id.
+    pub node: Option<u8>,
+    /// The troop it takes back (recover).
+    pub troop: Option<Troop>,
+}
+
+/// The human's legal decisions of one kind (and one troop, or one source node), in the order
+/// of the rules' legal list; numbering the options of all groups in order from 1 gives the
+/// numbers `toybattle play` shows.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DecisionGroup {
+    pub kind: GroupKind,
+    /// In words, e.g. "place Jumbo", "move from 14".
+    pub label: String,
+    /// The troop placed, for `place`.
+    pub troop: Option<Troop>,
+    /// The node the tile moves from, for `move` (id).
+    pub from: Option<u8>,
+    pub options: Vec<DecisionOption>,
+}
+
+/// Groups a legal list: consecutive decisions of the same kind (and troop or source) together.
+pub(super) fn group(game: &Game, legal: &DecisionList) -> Vec<DecisionGroup> {
+    let terrain = game.terrain();
+    let id = |n: u8| terrain.id_of(n as usize);
+    let mut groups: Vec<DecisionGroup> = Vec::new();
+    for &d in legal {
+        let (kind, troop, from, node, recovered) = match d {
+            Decision::Draw => (GroupKind::Draw, None, None, None, None),
+            Decision::Decline => (GroupKind::Decline, None, None, None, None),
+            Decision::Use => (GroupKind::Use, None, None, None, None),
+            Decision::Place { troop, node } => {
+                (GroupKind::Place, Some(troop), None, Some(id(node)), None)
+            }
+            Decision::Discard { node } => (GroupKind::Discard, None, None, Some(id(node)), None),
+            Decision::Return { node } => (GroupKind::Return, None, None, Some(id(node)), None),
+            Decision::Move { from, to } => {
+                (GroupKind::Move, None, Some(id(from)), Some(id(to)), None)
+            }
+            Decision::Recover { troop } => (GroupKind::Recover, None, None, None, Some(troop)),
+            Decision::Chance(_) => continue, // never the human's
+        };
+        let option = DecisionOption {
+            notation: d.notation(terrain),
+            node,
+            troop: recovered,
+        };
+        match groups.last_mut() {
+            Some(g) if g.kind == kind && g.troop == troop && g.from == from => {
+                g.options.push(option)
+            }
+            _ => groups.push(DecisionGroup {
+                kind,
+                label: label(kind, troop, from),
+                troop,
+                from,
+                options: vec![option],
+            }),
+        }
+    }
+    groups
+}
+
+fn label(kind: GroupKind, troop: Option<Troop>, from: Option<u8>) -> String {
+    match kind {
+        GroupKind::Place => format!("place {}", troop.map_or("", |t| t.name())),
+        GroupKind::Move => format!("move from {}", from.unwrap_or(0)),
+        GroupKind::Draw => "draw".into(),
+        GroupKind::Decline => "decline".into(),
+        GroupKind::Use => "use".into(),
+        GroupKind::Discard => "discard".into(),
+        GroupKind::Return => "return".into(),
+        GroupKind::Recover => "recover".into(),
+    }
+}
+
+/// Whether the human sees the outcome of the chance event pending in `phase`, where `active`
+/// is the player whose step caused it (R11): their own draw; any XB-42 discard (the tile goes
+/// to the public discard); a Battlefield freeze of their own rack. Not the bot's draws, nor
+/// which of the bot's tiles the human's Battlefield froze (R9.8).
+pub(super) fn human_sees(phase: Phase, active: Colour, human: Colour) -> bool {
+    use crate::rules::Chance;
+    match phase {
+        Phase::Chance(Chance::Draw { .. }) => active == human,
+        Phase::Chance(Chance::RackDiscard) => true,
+        Phase::Chance(Chance::Freeze) => active != human,
+        _ => false,
+    }
+}

@@ -1,0 +1,538 @@
+// toybattle's page: plain JavaScript, no build step. It draws what the server sends (the human's
+// observation only) and sends back the decisions the human clicks.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const SVG = "http://www.w3.org/2000/svg";
+const VALUE = { Kwak: "X", Skully: "1", Capn: "2", Jumbo: "3", Hook: "4", "XB-42": "5", Star: "6", Roxy: "7" };
+const ICON = {
+  return_own_troop_to_rack: "↶", value_restriction: "⛔", draw_one: "+1", move_adjacent_enemy_troop: "⇄",
+  recover_own_troop_from_discard: "♻", no_troop_effect: "∅", freeze_opponent_rack_troop: "❄",
+};
+
+// pending: requests under way (a test driving the page waits for 0).
+const app = { pending: 0, meta: null, terrains: {}, game: null, selected: null, moveFrom: null, polling: false, replay: null, replayAt: 0 };
+
+// ---------- server calls ----------
+async function api(method, path, body) {
+  const opts = { method, headers: {} };
+  if (body !== undefined) {
+    opts.headers["Content-Type"] = "application/json";
+    opts.body = typeof body === "string" ? body : JSON.stringify(body);
+  }
+  app.pending++;
+  let res, text;
+  try {
+    res = await fetch(path, opts);
+    text = await res.text();
+  } finally { app.pending--; }
+  let data;
+  try { data = JSON.parse(text); } catch (e) { data = { error: text || res.statusText }; }
+  if (!res.ok) throw new Error(data.error || res.statusText);
+  return data;
+}
+function showError(e) {
+  const box = $("error");
+  box.textContent = e ? String(e.message || e) : "";
+  box.hidden = !e;
+}
+async function terrain(key) {
+  if (!app.terrains[key]) app.terrains[key] = await api("GET", "/api/terrains/" + encodeURIComponent(key));
+  return app.terrains[key];
+}
+
+// ---------- drawing helpers ----------
+function el(tag, attrs, parent, text) {
+  const e = document.createElementNS(SVG, tag);
+  for (const k in attrs || {}) e.setAttribute(k, attrs[k]);
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+function div(cls, parent, text) {
+  const e = document.createElement("div");
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+function tileEl(colour, troop, opts) {
+  opts = opts || {};
+  const t = div("tile " + (troop ? colour : "back") + (opts.small ? " small" : ""));
+  if (troop) {
+    div("v", t, VALUE[troop]);
+    div("n", t, troop);
+    t.title = colour + " " + troop + " (strength " + VALUE[troop] + ")";
+  } else {
+    t.title = "a hidden tile";
+  }
+  if (opts.frozen) { t.classList.add("frozen"); t.title += ", frozen"; }
+  return t;
+}
+const nodeById = (tv) => Object.fromEntries(tv.nodes.map((n) => [n.id, n]));
+
+// Draws a terrain and a position into an SVG. marks: {legal: Set, last: Set, pending: id}; onNode(id).
+function drawBoard(svg, tv, pos, marks, onNode, onInspect) {
+  svg.replaceChildren();
+  const nodes = nodeById(tv);
+  for (const [a, b] of tv.edges) {
+    el("line", { x1: nodes[a].x, y1: nodes[a].y, x2: nodes[b].x, y2: nodes[b].y, class: "edge" }, svg);
+  }
+  const taken = new Set(pos.regions_taken);
+  for (const r of tv.regions) {
+    const g = el("g", {}, svg);
+    const c = el("circle", { cx: r.x, cy: r.y, r: 3.2, class: "region" + (taken.has(r.id) ? " taken" : "") }, g);
+    el("title", {}, c, "region " + r.id + ": " + r.medals + " medal" + (r.medals > 1 ? "s" : "") +
+      " (bases " + r.bases.join(", ") + ")" + (taken.has(r.id) ? ", taken" : ""));
+    el("text", { x: r.x, y: r.y + 1.1, class: "region-text" }, g, taken.has(r.id) ? "✓" : r.medals + "★");
+  }
+  const stacks = Object.fromEntries(pos.stacks.map((s) => [s.node, s.tiles]));
+  for (const n of tv.nodes) {
+    const g = el("g", { "data-node": n.id }, svg);
+    const cls = n.kind === "hq" ? "node hq-" + n.side : "node " + n.kind;
+    if (n.kind === "hq") el("rect", { x: n.x - 4.6, y: n.y - 4.6, width: 9.2, height: 9.2, rx: 1.5, class: cls }, g);
+    else el("circle", { cx: n.x, cy: n.y, r: 4.4, class: cls }, g);
+    const tiles = stacks[n.id];
+    if (tiles && tiles.length) {
+      const top = tiles[tiles.length - 1];
+      const s = el("g", { class: "stack" }, g);
+      el("rect", { x: n.x - 3.8, y: n.y - 3.8, width: 7.6, height: 7.6, rx: 1.2, fill: top.colour === "blue" ? "#2d6cd2" : "#d23d3d" }, s);
+      el("text", { x: n.x, y: n.y + 0.9, class: "v" }, s, VALUE[top.troop]);
+      el("text", { x: n.x, y: n.y + 3.2, class: "n" }, s, top.troop);
+      el("text", { x: n.x, y: n.y + 6.6, class: "stack-id" }, s, n.id);
+      if (tiles.length > 1) {
+        el("circle", { cx: n.x + 3.8, cy: n.y - 3.8, r: 1.6, fill: "#fff", stroke: "#333", "stroke-width": 0.2 }, s);
+        el("text", { x: n.x + 3.8, y: n.y - 3.0, class: "h" }, s, tiles.length);
+      }
+    } else {
+      el("text", { x: n.x, y: n.y + (n.effect ? -1.2 : 0.9), class: "node-id" }, g, n.id);
+      if (n.effect) el("text", { x: n.x, y: n.y + 2.6, class: "icon" }, g, ICON[n.effect] || "★");
+    }
+    if (tiles && tiles.length && n.effect) el("text", { x: n.x - 4.4, y: n.y - 3.4, class: "icon" }, g, ICON[n.effect] || "★");
+    if (marks.legal && marks.legal.has(n.id)) el("circle", { cx: n.x, cy: n.y, r: 6, class: "legal-ring" }, g);
+    if (marks.last && marks.last.has(n.id)) el("circle", { cx: n.x, cy: n.y, r: 5.4, class: "last-ring" }, g);
+    if (marks.pending === n.id) el("circle", { cx: n.x, cy: n.y, r: 6.6, class: "pending-ring" }, g);
+    const hit = el("circle", { cx: n.x, cy: n.y, r: 5.2, class: "hit", "data-node": n.id }, g);
+    let title = (n.kind === "hq" ? n.side + " HQ " : n.kind === "special" ? "special base " : "base ") + n.id;
+    if (n.description) title += ": " + n.description;
+    if (tiles && tiles.length) title += "\nstack (top first): " + tiles.slice().reverse().map((t) => t.colour + " " + t.troop).join(", ");
+    el("title", {}, hit, title);
+    hit.addEventListener("click", () => {
+      if (onInspect) onInspect(n, tiles || []);
+      if (onNode) onNode(n.id);
+    });
+  }
+}
+function inspect(box, n, tiles) {
+  if (!tiles.length && !n.description) { box.hidden = true; return; }
+  box.replaceChildren();
+  div("", box, (n.kind === "hq" ? n.side + " HQ " : "node ") + n.id + (n.description ? ": " + n.description : ""));
+  if (tiles.length) {
+    div("note", box, "stack, top first:");
+    const row = div("tiles", box);
+    for (const t of tiles.slice().reverse()) row.appendChild(tileEl(t.colour, t.troop, { small: true }));
+  }
+  const close = document.createElement("button");
+  close.textContent = "close";
+  close.onclick = () => { box.hidden = true; };
+  box.appendChild(close);
+  box.hidden = false;
+}
+
+// One side's panel: rack (face down when unknown), counts, medals, discard.
+function drawSide(box, side, tv, who, opts) {
+  box.replaceChildren();
+  const h = document.createElement("h3");
+  h.textContent = who;
+  const m = document.createElement("span");
+  m.textContent = side.medals + " / " + tv.medals_to_win + " medals";
+  h.appendChild(m);
+  box.appendChild(h);
+  const bar = div("medals", box);
+  const fill = div("", bar);
+  fill.style.width = Math.min(100, 100 * side.medals / tv.medals_to_win) + "%";
+  fill.style.background = side.colour === "blue" ? "var(--blue)" : "var(--red)";
+  const rack = div("tiles", box);
+  rack.dataset.side = side.colour;
+  const frozen = (side.frozen || []).slice();
+  side.rack.forEach((troop, i) => {
+    const fi = frozen.indexOf(troop);
+    const isFrozen = fi >= 0;
+    if (isFrozen) frozen.splice(fi, 1);
+    const t = tileEl(side.colour, troop, { frozen: isFrozen });
+    t.dataset.troop = troop;
+    t.dataset.index = i;
+    if (opts && opts.onTile) opts.onTile(t, troop, isFrozen);
+    rack.appendChild(t);
+  });
+  for (let i = side.rack.length; i < side.rack_len; i++) rack.appendChild(tileEl(side.colour, null));
+  const facts = div("facts", box);
+  facts.textContent = "rack " + side.rack_len + (side.frozen_len ? " (" + side.frozen_len + " frozen)" : "") +
+    " · reserve " + side.reserve_len + (side.rack_known ? "" : side.rack.length ? " · face up: publicly known tiles" : "");
+  const d = div("facts", box, "discard: " + (side.discard.length ? "" : "empty"));
+  if (side.discard.length) {
+    const row = div("tiles", box);
+    for (const troop of side.discard) row.appendChild(tileEl(side.colour, troop, { small: true }));
+  }
+  return d;
+}
+
+// ---------- playing ----------
+// The server sends {id, view (the human's view), legal (grouped per tile), thinking, stopped, hint}.
+async function showGame(g) {
+  app.game = g;
+  $("inspect").hidden = true;
+  localStorage.setItem("toybattle-game", g.id);
+  $("welcome").hidden = true; $("replay").hidden = true; $("play").hidden = false;
+  await terrain(g.view.terrain);
+  render();
+  if (g.thinking) poll();
+  else if (botToMove(g) && !g.stopped && !g.failure) startBot();
+}
+const botToMove = (g) => g.view.to_move === "bot" || g.view.to_move === "chance";
+
+// The legal decisions, one entry each: {notation, kind, troop, node, to}.
+function legalOf(g) {
+  if (g.view.to_move !== "human") return [];
+  const out = [];
+  for (const grp of g.legal) {
+    for (const o of grp.options) {
+      out.push({
+        notation: o.notation, kind: grp.kind, troop: grp.troop || o.troop,
+        node: grp.kind === "move" ? grp.from : o.node, to: grp.kind === "move" ? o.node : null,
+      });
+    }
+  }
+  return out;
+}
+function positionOf(hv) {
+  return { stacks: hv.nodes.filter((n) => n.stack.length).map((n) => ({ node: n.id, tiles: n.stack })), regions_taken: hv.regions_taken };
+}
+function humanSide(hv) {
+  const c = hv.human;
+  return { colour: c, medals: hv.medals[c], rack: hv.rack, rack_len: hv.rack.length, reserve_len: hv.reserve[c], frozen: hv.frozen, frozen_len: hv.frozen.length, rack_known: true, discard: hv.discard[c] };
+}
+function botSide(hv) {
+  const c = hv.bot, r = hv.opponent_rack;
+  return { colour: c, medals: hv.medals[c], rack: r.known, rack_len: r.count, reserve_len: hv.reserve[c], frozen: [], frozen_len: r.frozen, rack_known: false, discard: hv.discard[c] };
+}
+// Node ids a step's notation names ("place XB-42 13" names 13, "move 14 17" both).
+function stepNodes(text) {
+  return (text.replace("XB-42", "").match(/\b\d+\b/g) || []).map(Number);
+}
+// The bot's steps since the human's last decision.
+function lastBotSteps(hv) {
+  const out = [];
+  for (let i = hv.log.length - 1; i >= 0; i--) {
+    const e = hv.log[i];
+    if (e.actor === hv.human) break;
+    if (e.actor === hv.bot) out.unshift(e);
+  }
+  return out;
+}
+function resultText(hv) {
+  if (!hv.result) return "";
+  return (hv.result.winner === hv.human ? "You win" : "The computer wins") + " (" + hv.result.end + ")";
+}
+
+function render() {
+  const g = app.game, hv = g.view, tv = app.terrains[hv.terrain];
+  const legal = legalOf(g);
+  const places = legal.filter((d) => d.kind === "place");
+  const nodeChoices = legal.filter((d) => ["discard", "return", "move"].includes(d.kind));
+  // Which nodes light up: the selected troop's slots, or the nodes of node choices.
+  const lit = new Set();
+  if (app.selected) places.filter((d) => d.troop === app.selected).forEach((d) => lit.add(d.node));
+  if (app.moveFrom !== null) nodeChoices.filter((d) => d.kind === "move" && d.node === app.moveFrom).forEach((d) => lit.add(d.to));
+  else nodeChoices.forEach((d) => lit.add(d.node));
+  const lastBot = lastBotSteps(hv);
+  const last = new Set(lastBot.flatMap((e) => stepNodes(e.text)));
+  drawBoard($("board"), tv, positionOf(hv), { legal: lit, last }, onNodeClick, (n, tiles) => inspect($("inspect"), n, tiles));
+
+  let status = tv.name + " · you are " + hv.human + " · level " + hv.level + " · turn " + hv.turn + " · ";
+  if (hv.to_move === "over") status += resultText(hv);
+  else if (hv.to_move === "human") status += "your move: " + hv.phase;
+  else status += "the computer's move";
+  $("status").textContent = status;
+
+  drawSide($("side-opponent"), botSide(hv), tv, "Computer (" + hv.bot + ", " + hv.level + ")");
+  const placeable = new Set(places.map((d) => d.troop));
+  drawSide($("side-human"), humanSide(hv), tv, "You (" + hv.human + ")", {
+    onTile: (t, troop, frozen) => {
+      if (frozen || !placeable.has(troop)) return;
+      t.classList.add("playable");
+      if (app.selected === troop) t.classList.add("selected");
+      t.addEventListener("click", () => { app.selected = app.selected === troop ? null : troop; app.moveFrom = null; render(); });
+    },
+  });
+  drawChoices(legal);
+
+  const busy = !!g.thinking;
+  const u = $("btn-undo");
+  u.disabled = !hv.undo.available || busy;
+  u.title = hv.undo.reason || "take back your last decision";
+  $("undo-reason").textContent = hv.undo.available ? "" : "Undo: " + (hv.undo.reason || "not possible now");
+  $("btn-hint").disabled = hv.to_move !== "human" || busy;
+  $("btn-resign").disabled = hv.to_move === "over" || busy;
+  $("btn-save").disabled = busy;
+  $("btn-download").hidden = hv.to_move !== "over";
+  $("btn-download").href = "/api/games/" + g.id + "/record";
+  $("btn-download").setAttribute("download", "toybattle-" + hv.terrain + ".json");
+  $("btn-watch").hidden = hv.to_move !== "over";
+  $("btn-continue").hidden = !(botToMove(g) && !busy && (g.stopped || g.failure));
+
+  $("thinking").hidden = !busy;
+  if (busy) {
+    const s = (g.thinking.elapsed_ms / 1000).toFixed(1);
+    const moves = g.thinking.so_far.filter((e) => e.actor === hv.bot).map((e) => e.text);
+    $("thinking-text").textContent = "The computer is thinking… " + s + " s" + (moves.length ? " (so far: " + moves.join(", ") + ")" : "");
+    const bar = $("thinking-bar");
+    if (g.thinking.expected_ms) { bar.max = g.thinking.expected_ms; bar.value = Math.min(g.thinking.elapsed_ms, g.thinking.expected_ms); }
+    else bar.removeAttribute("value");
+  }
+  $("last-move").textContent = g.failure ? "The computer could not move: " + g.failure
+    : g.stopped ? "You stopped the computer's thinking."
+    : lastBot.length ? "Computer played: " + lastBot.map((e) => e.text).join(", ") : "";
+  const hint = g.hint ? g.hint.candidates.map((c) => ({ text: c.decision, visits: c.visits, win: c.value })) : null;
+  drawCandidates($("hint"), hint, "Hint for your decision: a strong search's candidates from what you can see");
+  drawGraph(hv.win_history.map((p) => p.human));
+  const log = $("log");
+  log.replaceChildren();
+  for (const e of hv.log) {
+    const li = document.createElement("li");
+    li.textContent = (e.actor === hv.human ? "you" : e.actor ? "computer" : "chance") + ": " + e.text;
+    li.title = e.during;
+    log.appendChild(li);
+  }
+}
+
+function drawChoices(legal) {
+  const box = $("choices");
+  box.replaceChildren();
+  const others = legal.filter((d) => d.kind !== "place" && d.kind !== "move");
+  const places = legal.filter((d) => d.kind === "place");
+  const moves = legal.filter((d) => d.kind === "move");
+  if (!legal.length) return;
+  const p = div("prompt", box, app.game.view.phase);
+  if (places.length) p.textContent += " — pick a tile of your rack, then a lit node";
+  if (moves.length) p.textContent += app.moveFrom === null ? " — click the enemy tile to move" : " — click where it goes";
+  for (const d of others) {
+    const b = document.createElement("button");
+    b.textContent = words(d);
+    b.dataset.decision = d.notation;
+    b.className = d.kind === "draw" ? "primary" : "";
+    b.onclick = () => decide(d.notation);
+    box.appendChild(b);
+  }
+}
+function words(d) {
+  switch (d.kind) {
+    case "draw": return "Draw";
+    case "decline": return "Decline";
+    case "use": return "Use the effect";
+    case "discard": return "Discard the top tile of " + d.node;
+    case "return": return "Return your tile on " + d.node + " to your rack";
+    case "recover": return "Recover " + d.troop + " from the discard";
+    default: return d.notation;
+  }
+}
+function onNodeClick(id) {
+  const legal = legalOf(app.game);
+  if (app.selected) {
+    const d = legal.find((x) => x.kind === "place" && x.troop === app.selected && x.node === id);
+    if (d) return decide(d.notation);
+  }
+  const moves = legal.filter((d) => d.kind === "move");
+  if (moves.length) {
+    if (app.moveFrom !== null) {
+      const d = moves.find((x) => x.node === app.moveFrom && x.to === id);
+      if (d) return decide(d.notation);
+    }
+    if (moves.some((x) => x.node === id)) { app.moveFrom = id; return render(); }
+  }
+  const single = legal.filter((d) => ["discard", "return"].includes(d.kind) && d.node === id);
+  if (single.length === 1) return decide(single[0].notation);
+}
+async function decide(notation) {
+  app.selected = null; app.moveFrom = null;
+  try { showError(null); await showGame(await api("POST", "/api/games/" + app.game.id + "/decision", { decision: notation })); }
+  catch (e) { showError(e); render(); }
+}
+async function startBot() {
+  try { app.game = await api("POST", "/api/games/" + app.game.id + "/bot"); render(); poll(); }
+  catch (e) { showError(e); }
+}
+async function poll() {
+  if (app.polling) return;
+  app.polling = true;
+  try {
+    while (app.game && app.game.thinking) {
+      await new Promise((r) => setTimeout(r, 150));
+      app.game = await api("GET", "/api/games/" + app.game.id);
+      render();
+    }
+  } catch (e) { showError(e); }
+  app.polling = false;
+  if (botToMove(app.game) && !app.game.thinking && !app.game.stopped && !app.game.failure) startBot();
+  else render();
+}
+function drawCandidates(box, cands, caption) {
+  box.replaceChildren();
+  if (!cands || !cands.length) return;
+  div("note", box, caption);
+  const t = document.createElement("table");
+  t.className = "cands";
+  t.innerHTML = "<tr><th>decision</th><th>visits</th><th>win</th></tr>";
+  for (const c of cands) {
+    const tr = document.createElement("tr");
+    for (const x of [c.text, c.visits, (100 * c.win).toFixed(1) + "%"]) { const td = document.createElement("td"); td.textContent = x; tr.appendChild(td); }
+    t.appendChild(tr);
+  }
+  box.appendChild(t);
+}
+function drawGraph(points) {
+  const svg = $("graph");
+  svg.replaceChildren();
+  el("line", { x1: 0, y1: 30, x2: 200, y2: 30, stroke: "#bbb", "stroke-dasharray": "2 2", "stroke-width": 0.5 }, svg);
+  if (!points || !points.length) return;
+  const step = points.length > 1 ? 200 / (points.length - 1) : 0;
+  const xy = points.map((p, i) => (i * step).toFixed(1) + "," + (58 - 56 * p).toFixed(1));
+  if (points.length === 1) xy.push("200," + (58 - 56 * points[0]).toFixed(1));
+  el("polyline", { points: xy.join(" "), fill: "none", stroke: "#19a35b", "stroke-width": 1.5 }, svg);
+  el("text", { x: 198, y: 8, "text-anchor": "end", "font-size": 8, fill: "#555" }, svg, (100 * points[points.length - 1]).toFixed(0) + "%");
+}
+
+// ---------- buttons and dialogs ----------
+async function fillNewDialog() {
+  if (!app.meta) app.meta = await api("GET", "/api/meta");
+  const st = $("sel-terrain"), sl = $("sel-level");
+  if (!st.options.length) {
+    for (const t of app.meta.terrains) st.add(new Option(t.name, t.key));
+    for (const l of app.meta.levels) sl.add(new Option(l.name + " — " + l.description, l.name));
+  }
+}
+async function newGame() {
+  try { await fillNewDialog(); $("dlg-new").showModal(); } catch (e) { showError(e); }
+}
+$("form-new").addEventListener("submit", async (ev) => {
+  if (ev.submitter && ev.submitter.value !== "ok") return;
+  const f = new FormData($("form-new"));
+  const body = { terrain: f.get("terrain"), variant: f.get("variant"), level: f.get("level"), seat: f.get("seat"), first: f.get("first") };
+  if (f.get("seed")) body.seed = Number(f.get("seed"));
+  try { showError(null); await showGame(await api("POST", "/api/games", body)); } catch (e) { showError(e); }
+});
+$("btn-new").onclick = newGame;
+$("btn-new2").onclick = newGame;
+$("btn-continue").onclick = () => startBot();
+$("btn-cancel").onclick = async () => { try { app.game = await api("POST", "/api/games/" + app.game.id + "/cancel"); render(); } catch (e) { showError(e); } };
+$("btn-hint").onclick = async () => {
+  $("hint").textContent = "thinking about a hint…";
+  try { app.game = await api("POST", "/api/games/" + app.game.id + "/hint"); render(); } catch (e) { showError(e); $("hint").textContent = ""; }
+};
+$("btn-undo").onclick = async () => { try { showError(null); await showGame(await api("POST", "/api/games/" + app.game.id + "/undo")); } catch (e) { showError(e); } };
+$("btn-resign").onclick = async () => {
+  if (!confirm("Resign this game?")) return;
+  try { await showGame(await api("POST", "/api/games/" + app.game.id + "/resign")); } catch (e) { showError(e); }
+};
+$("btn-save").onclick = async () => {
+  try { const r = await api("POST", "/api/games/" + app.game.id + "/save"); $("undo-reason").textContent = "Saved on the server as " + r.name + " (Load lists it)."; } catch (e) { showError(e); }
+};
+$("btn-load").onclick = async () => {
+  try {
+    const saves = await api("GET", "/api/saves");
+    const ul = $("saves");
+    ul.replaceChildren();
+    if (!saves.length) ul.textContent = "No saved games yet.";
+    for (const s of saves) {
+      const li = document.createElement("li");
+      const b = document.createElement("button");
+      b.textContent = s.name;
+      b.onclick = async (ev) => {
+        ev.preventDefault();
+        try { $("dlg-load").close(); await showGame(await api("POST", "/api/saves/" + encodeURIComponent(s.name) + "/load")); } catch (e) { showError(e); }
+      };
+      li.appendChild(b);
+      li.append(" " + s.description);
+      ul.appendChild(li);
+    }
+    $("dlg-load").showModal();
+  } catch (e) { showError(e); }
+};
+
+// ---------- replay viewer ----------
+$("btn-replay").onclick = () => { $("replay-error").hidden = true; $("dlg-replay").showModal(); };
+$("replay-file").addEventListener("change", async () => {
+  const file = $("replay-file").files[0];
+  if (!file) return;
+  try {
+    const text = await file.text();
+    await openReplay(await api("POST", "/api/replay", text));
+    $("dlg-replay").close();
+  } catch (e) {
+    $("replay-error").textContent = e.message;
+    $("replay-error").hidden = false;
+  }
+  $("replay-file").value = "";
+});
+$("btn-watch").onclick = async () => {
+  try {
+    const rec = await api("GET", "/api/games/" + app.game.id + "/record");
+    await openReplay(await api("POST", "/api/replay", rec));
+  } catch (e) { showError(e); }
+};
+async function openReplay(r) {
+  app.replay = r;
+  app.terrains[r.terrain.key] = r.terrain;
+  $("welcome").hidden = true; $("play").hidden = true; $("replay").hidden = false;
+  window.scrollTo(0, 0);
+  const who = r.result.winner ? r.result.winner + " wins (" + r.result.end + ")" : "no winner (" + r.result.end + ")";
+  $("replay-title").textContent = r.terrain.name + " (" + r.variant + "), seed " + r.seed + ": blue " + r.players[0] + " vs red " + r.players[1] + " — " + who + " after " + r.result.turns + " turns";
+  $("rp-slider").max = r.steps.length;
+  const ol = $("replay-steps");
+  ol.replaceChildren();
+  r.steps.forEach((s, i) => {
+    const li = document.createElement("li");
+    li.textContent = s.by + ": " + s.text;
+    li.onclick = () => replayTo(i + 1);
+    ol.appendChild(li);
+  });
+  replayTo(0);
+}
+function replayTo(i) {
+  const r = app.replay;
+  i = Math.max(0, Math.min(r.steps.length, i));
+  app.replayAt = i;
+  $("rp-slider").value = i;
+  const pos = r.positions[i];
+  const last = new Set(i > 0 ? r.steps[i - 1].nodes : []);
+  drawBoard($("replay-board"), r.terrain, pos, { last, pending: pos.effect_node }, null, (n, tiles) => inspect($("replay-inspect"), n, tiles));
+  $("replay-status").textContent = "step " + i + " of " + r.steps.length + (i > 0 ? " (" + r.steps[i - 1].by + ": " + r.steps[i - 1].text + ")" : "") + " · " + pos.phase;
+  const sides = $("replay-sides");
+  sides.replaceChildren();
+  for (const s of pos.sides) drawSide(div("side", sides), s, r.terrain, s.colour + " (" + r.players[s.colour === "blue" ? 0 : 1] + ")");
+  [...$("replay-steps").children].forEach((li, k) => li.classList.toggle("current", k === i - 1));
+  const cur = $("replay-steps").children[i - 1];
+  if (cur) cur.scrollIntoView({ block: "nearest" });
+}
+$("rp-slider").oninput = () => replayTo(Number($("rp-slider").value));
+$("rp-first").onclick = () => replayTo(0);
+$("rp-prev").onclick = () => replayTo(app.replayAt - 1);
+$("rp-next").onclick = () => replayTo(app.replayAt + 1);
+$("rp-last").onclick = () => replayTo(app.replay.steps.length);
+document.addEventListener("keydown", (e) => {
+  if ($("replay").hidden || !app.replay) return;
+  if (e.key === "ArrowRight") replayTo(app.replayAt + 1);
+  if (e.key === "ArrowLeft") replayTo(app.replayAt - 1);
+});
+
+// ---------- start ----------
+(async function start() {
+  try {
+    app.meta = await api("GET", "/api/meta");
+    $("levels-text").textContent = "Levels: " + app.meta.levels.map((l) => l.name + " (" + l.description + ")").join("; ");
+    const id = localStorage.getItem("toybattle-game");
+    if (id) {
+      try { await showGame(await api("GET", "/api/games/" + id)); } catch (e) { localStorage.removeItem("toybattle-game"); }
+    }
+  } catch (e) { showError(e); }
+})();

@@ -1,0 +1,577 @@
+//! The open games: create, look up, evict; and the API calls that play them.
+
+use super::{parse_body, ApiError, ApiResult, App, Config};
+use crate::record::notes::HintNote;
+use crate::record::GameRecord;
+use crate::rules::{Colour, Game, Variant};
+use crate::session::{
+    DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig, SessionError, ToMove,
+};
+use axum::body::Bytes;
+use axum::extract::{Path, State as Ctx};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+/// A level as the new-game dialog lists it.
+#[derive(Serialize)]
+pub struct LevelInfo {
+    pub name: &'static str,
+    pub description: String,
+}
+
+pub fn levels() -> Vec<LevelInfo> {
+    Level::ALL
+        .iter()
+        .map(|l| LevelInfo {
+            name: l.name(),
+            description: l.description(),
+        })
+        .collect()
+}
+
+/// The open games, keyed by an unguessable id, at most `config.max_games` of them.
+pub struct Games {
+    config: Config,
+    open: Mutex<HashMap<String, Arc<Slot>>>,
+}
+
+/// One open game. Its lock is held only briefly: while the bot thinks, the session is out on
+/// the thinking thread and the page is answered from the last view.
+pub struct Slot {
+    live: Mutex<Live>,
+}
+
+struct Live {
+    /// `None` while the bot's thread has it.
+    session: Option<Session>,
+    last_used: Instant,
+    thinking: Option<Thinking>,
+    /// The view sent last: answered again while the bot thinks.
+    shown: Option<GameView>,
+    /// The hint asked for the current decision, if any.
+    hint: Option<HintNote>,
+    /// Whether the human stopped the bot: it then waits for a new request to think.
+    stopped: bool,
+    /// Why the last bot turn failed, if it did.
+    failure: Option<String>,
+}
+
+struct Thinking {
+    started: Instant,
+    stop: Arc<AtomicBool>,
+    expected_ms: Option<u64>,
+    /// The steps taken so far in this turn, as the human sees them.
+    steps: Vec<LogEntry>,
+}
+
+impl Games {
+    pub fn new(config: Config) -> Games {
+        Games {
+            config,
+            open: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Opens a game; at the cap, the least recently used game is closed first (its bot, if
+    /// thinking, is told to stop).
+    fn insert(&self, session: Session) -> (String, Arc<Slot>) {
+        let mut open = lock(&self.open);
+        while open.len() >= self.config.max_games.max(1) {
+            let oldest = open
+                .iter()
+                .min_by_key(|(_, s)| lock(&s.live).last_used)
+                .map(|(id, _)| id.clone());
+            match oldest.and_then(|id| open.remove(&id)) {
+                Some(slot) => {
+                    if let Some(t) = &lock(&slot.live).thinking {
+                        t.stop.store(true, Ordering::Relaxed);
+                    }
+                }
+                None => break,
+            }
+        }
+        let id = new_id();
+        let slot = Arc::new(Slot {
+            live: Mutex::new(Live {
+                session: Some(session),
+                last_used: Instant::now(),
+                thinking: None,
+                shown: None,
+                hint: None,
+                stopped: false,
+                failure: None,
+            }),
+        });
+        open.insert(id.clone(), slot.clone());
+        (id, slot)
+    }
+
+    fn get(&self, id: &str) -> Result<Arc<Slot>, ApiError> {
+        let slot = lock(&self.open)
+            .get(id)
+            .cloned()
+            .ok_or_else(|| ApiError::UnknownGame(id.to_string()))?;
+        lock(&slot.live).last_used = Instant::now();
+        Ok(slot)
+    }
+}
+
+/// A poisoned lock means a thread panicked while holding it; the data (views, a session whose
+/// every change is all-or-nothing) is still whole, so serving goes on.
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// 128 random bits from the operating system's generator, in hex: ids cannot be guessed.
+fn new_id() -> String {
+    let bits: u128 = rand::random();
+    format!("{bits:032x}")
+}
+
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct ThinkingView {
+    pub elapsed_ms: u64,
+    /// How long the level thinks per decision, when it has a time budget.
+    pub expected_ms: Option<u64>,
+    /// The steps of this turn taken so far (the computer's moves, chance outcomes masked as in
+    /// the log).
+    pub so_far: Vec<LogEntry>,
+}
+
+/// Everything the page is sent about a game: the human's view (their observation and public
+/// facts, see [`HumanView`]), their legal decisions, and the state of the bot's thinking.
+#[derive(Serialize, Clone, Debug, PartialEq)]
+pub struct GameView {
+    pub id: String,
+    pub view: HumanView,
+    /// The human's legal decisions, grouped per rack tile (empty when it is not their turn).
+    pub legal: Vec<DecisionGroup>,
+    /// Present while the bot thinks.
+    pub thinking: Option<ThinkingView>,
+    /// The human stopped the bot's thinking: it thinks again when asked.
+    pub stopped: bool,
+    /// The hint for the human's current decision, if asked.
+    pub hint: Option<HintNote>,
+    /// Why the bot's last turn failed, if it did.
+    pub failure: Option<String>,
+}
+
+impl GameView {
+    /// What the page is sent about a session between two requests: the human's view and legal
+    /// decisions, nothing thinking, no hint or failure. Every answer about a game starts here,
+    /// so this is where hidden information would leak, and where the tests look.
+    pub fn of(id: &str, session: &Session) -> GameView {
+        GameView {
+            id: id.to_string(),
+            view: session.view(),
+            legal: match session.to_move() {
+                ToMove::Human => session.legal(),
+                _ => Vec::new(),
+            },
+            thinking: None,
+            stopped: false,
+            hint: None,
+            failure: None,
+        }
+    }
+}
+
+impl Live {
+    /// The view of the game now: built afresh when the session is here, else the last one
+    /// shown with the thinking time brought up to date.
+    fn game_view(&mut self, id: &str) -> GameView {
+        let thinking = self.thinking.as_ref().map(|t| ThinkingView {
+            elapsed_ms: t.started.elapsed().as_millis() as u64,
+            expected_ms: t.expected_ms,
+            so_far: t.steps.clone(),
+        });
+        let shown = match (&self.session, self.shown.take()) {
+            (Some(session), _) => GameView {
+                stopped: self.stopped,
+                hint: self.hint.clone(),
+                failure: self.failure.clone(),
+                ..GameView::of(id, session)
+            },
+            (None, Some(old)) => old,
+            (None, None) => unreachable!("a session is only taken out after a view was shown"),
+        };
+        let view = GameView { thinking, ..shown };
+        self.shown = Some(view.clone());
+        view
+    }
+
+    fn session(&mut self) -> Result<&mut Session, ApiError> {
+        match self.session.as_mut() {
+            Some(s) => Ok(s),
+            None => Err(ApiError::Conflict(
+                "the computer is thinking: wait for its move, or stop it".into(),
+            )),
+        }
+    }
+}
+
+/// The session's refusals: a bad request (400) when the request itself is at fault, a conflict
+/// (409) when it does not fit the game's moment.
+fn refused(e: SessionError) -> ApiError {
+    match e {
+        SessionError::Notation(_) | SessionError::Illegal(_) => ApiError::BadRequest(e.to_string()),
+        SessionError::Record(_) | SessionError::NotASession(_) | SessionError::Json(_) => {
+            ApiError::BadRequest(e.to_string())
+        }
+        SessionError::GameOver | SessionError::NotYourTurn(_) | SessionError::Cancelled => {
+            ApiError::Conflict(e.to_string())
+        }
+        SessionError::CheatingBot(_) | SessionError::BotFailed(_) => {
+            ApiError::Internal(e.to_string())
+        }
+    }
+}
+
+pub fn routes() -> Router<Arc<App>> {
+    Router::new()
+        .route("/api/games", post(create))
+        .route("/api/games/{id}", get(show))
+        .route("/api/games/{id}/decision", post(decide))
+        .route("/api/games/{id}/bot", post(bot_turn))
+        .route("/api/games/{id}/cancel", post(cancel))
+        .route("/api/games/{id}/hint", post(hint))
+        .route("/api/games/{id}/undo", post(undo))
+        .route("/api/games/{id}/resign", post(resign))
+        .route("/api/games/{id}/save", post(save))
+        .route("/api/games/{id}/record", get(record))
+        .route("/api/saves", get(saves))
+        .route("/api/saves/{name}/load", post(load))
+}
+
+/// The new-game dialog's choices.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewGame {
+    terrain: String,
+    #[serde(default)]
+    variant: Option<String>,
+    level: String,
+    /// "blue", "red" or "random".
+    #[serde(default)]
+    seat: Option<String>,
+    /// "deal" (as the deal says), "human" or "bot".
+    #[serde(default)]
+    first: Option<String>,
+    /// The deal's seed; random when absent.
+    #[serde(default)]
+    seed: Option<u64>,
+}
+
+async fn create(Ctx(app): Ctx<Arc<App>>, body: Bytes) -> ApiResult<GameView> {
+    let new: NewGame = parse_body(&body)?;
+    let variant: Variant = new
+        .variant
+        .as_deref()
+        .unwrap_or("normal")
+        .parse()
+        .map_err(|e: crate::rules::ParseVariantError| ApiError::BadRequest(e.to_string()))?;
+    let terrain = app
+        .terrains
+        .iter()
+        .find(|t| t.key == new.terrain || t.name.eq_ignore_ascii_case(&new.terrain))
+        .ok_or_else(|| ApiError::BadRequest(format!("unknown terrain '{}'", new.terrain)))?;
+    let level: Level = new.level.parse().map_err(ApiError::BadRequest)?;
+    let human = match new.seat.as_deref().unwrap_or("blue") {
+        "random" => {
+            if rand::random::<bool>() {
+                Colour::Blue
+            } else {
+                Colour::Red
+            }
+        }
+        seat => seat
+            .parse()
+            .map_err(|e: crate::vocabulary::ParseColourError| {
+                ApiError::BadRequest(format!("{e} (or 'random') for the seat"))
+            })?,
+    };
+    let first = match new.first.as_deref().unwrap_or("deal") {
+        "deal" => None,
+        "human" => Some(human),
+        "bot" => Some(human.opponent()),
+        other => {
+            return Err(ApiError::BadRequest(format!(
+                "unknown first player '{other}': expected 'deal', 'human' or 'bot'"
+            )))
+        }
+    };
+    let session = Session::new(SessionConfig {
+        game: Game::new(terrain.clone(), variant),
+        level,
+        human,
+        first,
+        seed: new.seed.unwrap_or_else(rand::random),
+    })
+    .map_err(refused)?;
+    let (id, slot) = app.games.insert(session);
+    let view = lock(&slot.live).game_view(&id);
+    Ok(Json(view))
+}
+
+async fn show(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<GameView> {
+    let slot = app.games.get(&id)?;
+    let view = lock(&slot.live).game_view(&id);
+    Ok(Json(view))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DecisionBody {
+    /// In notation, e.g. "place Jumbo 13".
+    decision: String,
+}
+
+async fn decide(
+    Ctx(app): Ctx<Arc<App>>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> ApiResult<GameView> {
+    let slot = app.games.get(&id)?;
+    let d: DecisionBody = parse_body(&body)?;
+    let mut live = lock(&slot.live);
+    live.session()?.apply(&d.decision).map_err(refused)?;
+    live.hint = None;
+    live.stopped = false;
+    Ok(Json(live.game_view(&id)))
+}
+
+/// Starts the bot's turn (and any chance events) on a blocking thread; the page polls the game
+/// until `thinking` is gone.
+async fn bot_turn(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<GameView> {
+    let slot = app.games.get(&id)?;
+    let mut live = lock(&slot.live);
+    let session = live.session()?;
+    match session.to_move() {
+        ToMove::Bot | ToMove::Chance => {}
+        ToMove::Human => {
+            return Err(ApiError::Conflict(
+                "it is your decision, not the computer's".into(),
+            ))
+        }
+        ToMove::Over => return Err(ApiError::Conflict("the game is over".into())),
+    }
+    let expected_ms = session
+        .level()
+        .preset()
+        .budget
+        .time
+        .map(|t| t.as_millis() as u64);
+    live.game_view(&id); // what the page sees while the session is away
+    let mut session = live.session.take().expect("checked above");
+    let stop = Arc::new(AtomicBool::new(false));
+    live.thinking = Some(Thinking {
+        started: Instant::now(),
+        stop: stop.clone(),
+        expected_ms,
+        steps: Vec::new(),
+    });
+    live.stopped = false;
+    live.failure = None;
+    let view = live.game_view(&id);
+    drop(live);
+    let back = slot.clone();
+    tokio::task::spawn_blocking(move || {
+        let result = session.advance_with(&stop, &mut |step| {
+            if let Some(t) = lock(&back.live).thinking.as_mut() {
+                t.steps.push(step.clone());
+            }
+        });
+        let mut live = lock(&back.live);
+        live.session = Some(session);
+        live.thinking = None;
+        live.shown = None;
+        match result {
+            Ok(_) => {}
+            Err(SessionError::Cancelled) => live.stopped = true,
+            Err(e) => live.failure = Some(e.to_string()),
+        }
+    });
+    Ok(Json(view))
+}
+
+async fn cancel(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<GameView> {
+    let slot = app.games.get(&id)?;
+    let mut live = lock(&slot.live);
+    match &live.thinking {
+        Some(t) => t.stop.store(true, Ordering::Relaxed),
+        None => return Err(ApiError::Conflict("the computer is not thinking".into())),
+    }
+    Ok(Json(live.game_view(&id)))
+}
+
+/// A strong search's candidates for the human's decision. The session goes to a blocking thread
+/// for the search; the request waits for it.
+async fn hint(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<GameView> {
+    let slot = app.games.get(&id)?;
+    let mut session = {
+        let mut live = lock(&slot.live);
+        if live.session()?.to_move() != ToMove::Human {
+            return Err(ApiError::Conflict(
+                "a hint is for your own decision; it is not yours now".into(),
+            ));
+        }
+        live.game_view(&id);
+        live.session.take().expect("checked above")
+    };
+    let joined = tokio::task::spawn_blocking(move || {
+        let stop = AtomicBool::new(false);
+        let note = session.hint(Session::hint_budget(), &stop);
+        (session, note)
+    })
+    .await;
+    let mut live = lock(&slot.live);
+    let (session, note) =
+        joined.map_err(|e| ApiError::Internal(format!("the hint's search failed: {e}")))?;
+    live.session = Some(session);
+    live.hint = Some(note.map_err(refused)?);
+    Ok(Json(live.game_view(&id)))
+}
+
+async fn undo(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<GameView> {
+    let slot = app.games.get(&id)?;
+    let mut live = lock(&slot.live);
+    live.session()?
+        .undo()
+        .map_err(|e| ApiError::Conflict(format!("cannot undo: {e}")))?;
+    live.hint = None;
+    live.stopped = false;
+    Ok(Json(live.game_view(&id)))
+}
+
+async fn resign(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<GameView> {
+    let slot = app.games.get(&id)?;
+    let mut live = lock(&slot.live);
+    live.session()?.resign().map_err(refused)?;
+    Ok(Json(live.game_view(&id)))
+}
+
+#[derive(Serialize)]
+struct Saved {
+    name: String,
+}
+
+/// Keeps the game's record in the saves folder: it holds the deal (the hidden tiles), so it
+/// stays on the server while the game goes on.
+async fn save(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<Saved> {
+    let slot = app.games.get(&id)?;
+    let record = lock(&slot.live).session()?.record();
+    let dir = &app.games.config.saves;
+    std::fs::create_dir_all(dir).map_err(|e| {
+        ApiError::Internal(format!(
+            "cannot create the saves folder {}: {e}",
+            dir.display()
+        ))
+    })?;
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let name = format!(
+        "{}-turn{}-{stamp}-{}",
+        record.terrain,
+        record.result.turns,
+        &id[..8]
+    );
+    let text = serde_json::to_string_pretty(&record)
+        .map_err(|e| ApiError::Internal(format!("cannot write the record: {e}")))?;
+    std::fs::write(dir.join(format!("{name}.json")), text + "\n")
+        .map_err(|e| ApiError::Internal(format!("cannot save in {}: {e}", dir.display())))?;
+    Ok(Json(Saved { name }))
+}
+
+/// The record file, once the game is over (before, it would show the hidden tiles).
+async fn record(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<GameRecord> {
+    let slot = app.games.get(&id)?;
+    let mut live = lock(&slot.live);
+    let session = live.session()?;
+    if !session.is_over() {
+        return Err(ApiError::Conflict(
+            "the record holds the deal (the computer's tiles and both reserves), so it is offered \
+             once the game is over; use Save to keep an unfinished game on the server"
+                .into(),
+        ));
+    }
+    Ok(Json(session.record()))
+}
+
+#[derive(Serialize)]
+struct SaveEntry {
+    name: String,
+    description: String,
+}
+
+/// The saved games, newest first.
+async fn saves(Ctx(app): Ctx<Arc<App>>) -> ApiResult<Vec<SaveEntry>> {
+    let dir = &app.games.config.saves;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Json(Vec::new())),
+        Err(e) => {
+            return Err(ApiError::Internal(format!(
+                "cannot read {}: {e}",
+                dir.display()
+            )))
+        }
+    };
+    let mut found: Vec<(std::time::SystemTime, SaveEntry)> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.strip_suffix(".json")?.to_string();
+            let modified = e.metadata().and_then(|m| m.modified()).ok()?;
+            let description = describe_save(&e.path());
+            Some((modified, SaveEntry { name, description }))
+        })
+        .collect();
+    found.sort_by_key(|e| std::cmp::Reverse(e.0));
+    Ok(Json(found.into_iter().map(|(_, e)| e).collect()))
+}
+
+/// "Castle Field, turn 7, you blue against strong" — public facts of a save, never its deal.
+fn describe_save(path: &std::path::Path) -> String {
+    let Ok(record) = std::fs::read_to_string(path)
+        .map_err(|e| e.to_string())
+        .and_then(|t| serde_json::from_str::<GameRecord>(&t).map_err(|e| e.to_string()))
+    else {
+        return "(not a readable record)".into();
+    };
+    let who = record
+        .session
+        .as_ref()
+        .map(|n| format!(", you {} against {}", n.human, n.level))
+        .unwrap_or_default();
+    format!(
+        "{}, turn {}{who} ({})",
+        record.terrain, record.result.turns, record.result.end
+    )
+}
+
+async fn load(Ctx(app): Ctx<Arc<App>>, Path(name): Path<String>) -> ApiResult<GameView> {
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.')
+        && !name.starts_with('.');
+    if !plain {
+        return Err(ApiError::BadRequest(format!(
+            "'{name}' is not a save name (letters, digits, '-', '_' and '.' only)"
+        )));
+    }
+    let path = app.games.config.saves.join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path)
+        .map_err(|_| ApiError::NotFound(format!("no saved game '{name}'")))?;
+    let session = Session::load_json(&text)
+        .map_err(|e| ApiError::BadRequest(format!("saved game '{name}' cannot be resumed: {e}")))?;
+    let (id, slot) = app.games.insert(session);
+    let view = lock(&slot.live).game_view(&id);
+    Ok(Json(view))
+}

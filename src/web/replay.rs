@@ -1,0 +1,151 @@
+//! The replay viewer's data: a record re-checked by the rules, then its public positions step by
+//! step.
+
+use super::view::{DecisionView, PositionView, TerrainView};
+use crate::info::Observation;
+use crate::record::{replay, GameRecord, RecordResult, RECORD_FORMAT};
+use crate::rules::{Colour, Decision, Game, Phase};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// Why an uploaded file cannot be watched, in words for the page.
+#[derive(Debug, thiserror::Error)]
+pub enum ViewerError {
+    #[error("this file is not JSON: {0}")]
+    NotJson(String),
+    #[error("this JSON is not a game record ({RECORD_FORMAT}): {0}")]
+    NotRecord(String),
+    #[error("this file is a '{0}', not a game record ({RECORD_FORMAT})")]
+    OtherFormat(String),
+    #[error("the record's terrain is not known: {0}")]
+    Terrain(String),
+    #[error("the record does not replay: {0}")]
+    Replay(String),
+}
+
+/// One step of a replay: who took it and what it was, in words everyone may read.
+#[derive(Serialize)]
+pub struct ReplayStep {
+    /// "blue", "red", or "chance".
+    pub by: &'static str,
+    /// The step's notation; a draw's tile is named, as the record (held by the viewer) names it.
+    pub text: String,
+    /// Nodes the step acted on, to highlight.
+    pub nodes: Vec<u8>,
+}
+
+/// A record ready to watch: the positions before the first step and after every step.
+#[derive(Serialize)]
+pub struct Replay {
+    pub terrain: TerrainView,
+    pub variant: String,
+    pub seed: u64,
+    pub players: [String; 2],
+    pub result: RecordResult,
+    pub steps: Vec<ReplayStep>,
+    /// `positions[0]` is the start; `positions[i + 1]` follows `steps[i]`.
+    pub positions: Vec<PositionView>,
+}
+
+/// Reads and re-checks a record file's text and lays out its public positions.
+pub fn replay_record(
+    text: &str,
+    terrains: &[Arc<crate::terrain::Terrain>],
+) -> Result<Replay, ViewerError> {
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| ViewerError::NotJson(e.to_string()))?;
+    match value.get("format").and_then(|f| f.as_str()) {
+        Some(RECORD_FORMAT) => {}
+        Some(other) => return Err(ViewerError::OtherFormat(other.to_string())),
+        None => return Err(ViewerError::NotRecord("it has no \"format\" field".into())),
+    }
+    let record: GameRecord =
+        serde_json::from_value(value).map_err(|e| ViewerError::NotRecord(e.to_string()))?;
+    let terrain = terrains
+        .iter()
+        .find(|t| t.key == record.terrain)
+        .ok_or_else(|| ViewerError::Terrain(format!("'{}'", record.terrain)))?;
+    let game = Game::new(terrain.clone(), record.variant);
+    replay(&game, &record).map_err(|e| ViewerError::Replay(e.to_string()))?;
+    let mut state = game.initial_state(&record.deal);
+    let public =
+        |s: &crate::rules::State| PositionView::public(&game, &Observation::new(s, Colour::Blue));
+    let mut positions = vec![public(&state)];
+    let mut steps = Vec::with_capacity(record.steps.len());
+    for step in &record.steps {
+        // The record replayed above, so every step parses and is legal.
+        let d = Decision::parse(step, game.terrain())
+            .map_err(|e| ViewerError::Replay(e.to_string()))?;
+        let by = match state.phase() {
+            Phase::Chance(_) => "chance",
+            _ => state.active().name(),
+        };
+        let shown = DecisionView::of(d, game.terrain());
+        steps.push(ReplayStep {
+            by,
+            text: step.clone(),
+            nodes: shown.node.into_iter().chain(shown.to).collect(),
+        });
+        game.apply(&mut state, d)
+            .map_err(|e| ViewerError::Replay(e.to_string()))?;
+        positions.push(public(&state));
+    }
+    Ok(Replay {
+        terrain: TerrainView::of(game.terrain()),
+        variant: record.variant.to_string(),
+        seed: record.seed,
+        players: record.players,
+        result: record.result,
+        steps,
+        positions,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn terrains() -> Vec<Arc<crate::terrain::Terrain>> {
+        crate::terrain::builtin_terrains()
+            .iter()
+            .cloned()
+            .map(Arc::new)
+            .collect()
+    }
+
+    #[test]
+    fn a_record_of_two_bots_as_tournaments_write_it_steps_through_public_positions() {
+        use crate::bot::play::{play_game, PlayConfig};
+        use crate::bot::preset::resolve;
+        let game = Game::builtin("cursed_cemetery", crate::rules::Variant::Normal).unwrap();
+        let (mut a, mut b) = (
+            resolve("greedy").unwrap().player(),
+            resolve("random").unwrap().player(),
+        );
+        let deal = crate::rules::Deal::from_seed(4);
+        let played = play_game(&game, &deal, &mut [&mut a, &mut b], &PlayConfig::default());
+        let text = serde_json::to_string(&played.record).unwrap();
+        let r = replay_record(&text, &terrains()).unwrap();
+        assert_eq!(r.steps.len(), played.record.steps.len());
+        assert_eq!(r.positions.len(), r.steps.len() + 1);
+        assert_eq!(r.players, ["greedy".to_string(), "random".to_string()]);
+        // Public positions: no rack shows a tile that is not public.
+        for p in &r.positions {
+            assert!(p.sides.iter().all(|s| s.rack.len() <= s.rack_len as usize));
+        }
+        assert_eq!(r.positions[0].sides[0].rack, Vec::new());
+        assert!(r.positions.last().unwrap().winner.is_some());
+    }
+
+    #[test]
+    fn corrupt_and_foreign_files_get_errors_in_words() {
+        let t = terrains();
+        let err = |text: &str| replay_record(text, &t).err().unwrap().to_string();
+        assert!(err("{not json").contains("not JSON"));
+        assert!(err(r#"{"format": "toybattle-position/1"}"#).contains("'toybattle-position/1'"));
+        assert!(err(r#"{"a": 1}"#).contains("no \"format\""));
+        assert!(
+            err(r#"{"format": "toybattle-record/1", "terrain": 3}"#).contains("not a game record")
+        );
+    }
+}

@@ -1,0 +1,409 @@
+//! Balance studies: the estimators on simulated studies with planted effects (recovery and
+//! coverage of the 95% intervals), the analysis at the scale of 100,000 games, a report
+//! rendered from a small real study, and bad input.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use toybattle::balance::analysis::troop_fit;
+use toybattle::balance::estimate::proportion;
+use toybattle::balance::synthetic::{synthetic_study, Planted};
+use toybattle::balance::{analyse, StudyGame};
+use toybattle::rules::{Colour, Troop, Variant};
+use toybattle::tournament::store::GAMES_FILE;
+
+fn planted(jumbo: f64, star: f64) -> Planted {
+    let mut troop = [0.0; 8];
+    troop[Troop::Jumbo.index()] = jumbo;
+    troop[Troop::Star.index()] = star;
+    Planted {
+        first: 0.05,
+        troop,
+        deal_noise: 0.1,
+    }
+}
+
+fn value_of(
+    values: &[(Troop, toybattle::balance::estimate::Estimate)],
+    t: Troop,
+) -> toybattle::balance::estimate::Estimate {
+    values
+        .iter()
+        .find(|(x, _)| *x == t)
+        .map(|(_, e)| *e)
+        .unwrap()
+}
+
+/// Planted values sum to zero over the eight troops, the only kind the deals can identify
+/// (every player loses exactly four tiles).
+#[test]
+fn the_troop_value_estimator_recovers_a_planted_value_and_a_zero() {
+    let study = synthetic_study(&planted(0.06, -0.06), 4, 3000, &[Variant::Normal], 1);
+    let games: Vec<&StudyGame> = study.games.iter().collect();
+    let values = troop_fit(&study, &games).unwrap();
+    let jumbo = value_of(&values, Troop::Jumbo);
+    assert!(jumbo.covers(0.06), "Jumbo {jumbo:?}");
+    assert!(jumbo.lo > 0.0, "a 6-point effect is detected: {jumbo:?}");
+    assert!(value_of(&values, Troop::Star).covers(-0.06));
+    let hook = value_of(&values, Troop::Hook);
+    assert!(hook.covers(0.0), "Hook has no effect: {hook:?}");
+    let sum: f64 = values.iter().map(|(_, e)| e.value).sum();
+    assert!(sum.abs() < 1e-9, "values are centred");
+}
+
+/// 500 simulated studies: the stated 95% intervals of a troop value and of the first player's
+/// score (games of a deal correlated through its shared luck) hold the truth 92% to 98% of the
+/// time.
+#[test]
+fn intervals_have_their_stated_coverage_on_simulated_studies() {
+    let truth = planted(0.04, -0.04);
+    let (mut troop_hits, mut first_hits) = (0, 0);
+    let studies = 500;
+    for s in 0..studies {
+        let study = synthetic_study(&truth, 2, 300, &[Variant::Normal], 1000 + s);
+        let games: Vec<&StudyGame> = study.games.iter().collect();
+        let values = troop_fit(&study, &games).unwrap();
+        troop_hits += value_of(&values, Troop::Jumbo).covers(0.04) as u32;
+        let mut items: Vec<(u64, f64)> = study
+            .games
+            .iter()
+            .map(|g| (g.deal, g.score(g.first)))
+            .collect();
+        first_hits += proportion(&mut items).unwrap().covers(0.55) as u32;
+    }
+    for (what, hits) in [("troop value", troop_hits), ("first player", first_hits)] {
+        let coverage = hits as f64 / studies as f64;
+        assert!(
+            (0.92..=0.98).contains(&coverage),
+            "{what}: coverage {coverage}"
+        );
+    }
+}
+
+/// The analysis of 100,000 games runs (its speed is measured by `cargo bench --bench balance`).
+#[test]
+fn the_report_of_100000_games_is_computed() {
+    let study = synthetic_study(
+        &planted(0.03, -0.03),
+        8,
+        3125,
+        &[Variant::Normal, Variant::Beginner],
+        5,
+    );
+    assert_eq!(study.games.len(), 100_000);
+    let report = analyse(&study);
+    assert_eq!(report.games, 100_000);
+    assert_eq!(report.troops.len(), 8);
+    assert_eq!(report.special_bases.len(), 9, "eight terrains and all");
+    let all = report.special_bases.last().unwrap();
+    assert!(
+        all.first_player.unwrap().covers(0.0),
+        "no planted variant effect"
+    );
+}
+
+// ----- Real runs through the command line ------------------------------------------------------
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("toybattle-balance-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+fn balance(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .arg("balance")
+        .args(args)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn small_study(out: &Path, seed: &str) -> (bool, String) {
+    balance(&[
+        "--bots",
+        "random",
+        "--games",
+        "2",
+        "--terrains",
+        "castle_field,tropical_pool",
+        "--seed",
+        seed,
+        "--out",
+        out.to_str().unwrap(),
+    ])
+}
+
+/// Checks that an SVG or HTML fragment is a well-formed tree (tags balanced and nested).
+fn well_formed(text: &str) -> bool {
+    let mut stack: Vec<&str> = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('<') {
+        let Some(len) = rest[start..].find('>') else {
+            return false;
+        };
+        let tag = &rest[start + 1..start + len];
+        if let Some(name) = tag.strip_prefix('/') {
+            if stack.pop() != Some(name) {
+                return false;
+            }
+        } else if !tag.ends_with('/') && !tag.starts_with('!') {
+            let name = tag.split_whitespace().next().unwrap_or("");
+            if !["meta", "br"].contains(&name) {
+                stack.push(name);
+            }
+        }
+        rest = &rest[start + len + 1..];
+    }
+    stack.is_empty()
+}
+
+#[test]
+fn a_small_real_study_renders_its_report() {
+    let dir = temp_dir("report");
+    let (ok, err) = small_study(&dir, "3");
+    assert!(ok, "{err}");
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    for section in [
+        "## Summary",
+        "## First player and side",
+        "## Balance by skill",
+        "## Troop values",
+        "## Troops played",
+        "## Special bases",
+    ] {
+        assert!(md.contains(section), "{section} missing:\n{md}");
+    }
+    let html = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(well_formed(&html), "report.html is not well formed");
+    let plots = html.matches("<svg").count();
+    assert!(plots >= 5, "{plots} plots");
+    assert!(
+        !html.contains("src=") && !html.contains("href="),
+        "self-contained: no external resource"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("balance.json")).unwrap()).unwrap();
+    assert_eq!(json["games"], 8);
+    for csv in ["seats.csv", "troops.csv", "plays.csv", "special_bases.csv"] {
+        let text = fs::read_to_string(dir.join(csv)).unwrap();
+        let width = text.lines().next().unwrap().split(',').count();
+        assert!(text.lines().all(|l| l.split(',').count() == width), "{csv}");
+    }
+    // Self-play: the second game of a deal has the other colour moving first, same tiles.
+    let games = fs::read_to_string(dir.join("runs/random-normal").join(GAMES_FILE)).unwrap();
+    let lines: Vec<serde_json::Value> = games
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for a in &lines {
+        for b in &lines {
+            if a["position"] == b["position"] && a["game"] != b["game"] {
+                assert_ne!(a["first"], b["first"]);
+                assert_eq!(a["deal_seed"], b["deal_seed"]);
+            }
+        }
+    }
+    // The same deals in both variants: the special-base comparison is paired.
+    let beginner = fs::read_to_string(dir.join("runs/random-beginner").join(GAMES_FILE)).unwrap();
+    let seeds = |text: &str| {
+        let mut s: Vec<u64> = text
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["deal_seed"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        s.sort();
+        s
+    };
+    assert_eq!(seeds(&games), seeds(&beginner));
+    // Reading the study again gives the same report.
+    let again = temp_dir("report-again");
+    let (ok, err) = balance(&[
+        "--from",
+        dir.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        fs::read_to_string(again.join("balance.json")).unwrap(),
+        fs::read_to_string(dir.join("balance.json")).unwrap()
+    );
+    // Without records (result folders keep games only) every figure but the troops played
+    // is the same, and the report says why that table is empty.
+    for run in ["random-normal", "random-beginner"] {
+        fs::remove_dir_all(dir.join("runs").join(run).join("records")).unwrap();
+    }
+    let (ok, err) = balance(&[
+        "--from",
+        dir.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let bare: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(again.join("balance.json")).unwrap()).unwrap();
+    assert_eq!(bare["seats"], json["seats"]);
+    assert!(fs::read_to_string(again.join("report.md"))
+        .unwrap()
+        .contains("8 of 8 games have no record file"));
+    fs::remove_dir_all(dir).unwrap();
+    fs::remove_dir_all(again).unwrap();
+}
+
+#[test]
+fn an_unknown_preset_is_named_before_anything_is_played() {
+    let dir = temp_dir("unknown");
+    let (ok, err) = balance(&[
+        "--bots",
+        "random,no-such-bot",
+        "--games",
+        "2",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("no-such-bot"), "{err}");
+    assert!(!dir.join("runs").exists(), "nothing played");
+}
+
+#[test]
+fn runs_of_different_settings_are_refused_naming_the_setting() {
+    let (a, b) = (temp_dir("settings-a"), temp_dir("settings-b"));
+    assert!(small_study(&a, "3").0 && small_study(&b, "4").0);
+    let report = temp_dir("settings-report");
+    let (ok, err) = balance(&[
+        "--from",
+        a.join("runs/random-normal").to_str().unwrap(),
+        b.join("runs/random-beginner").to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(err.contains("seed") && err.contains("same deals"), "{err}");
+    // Changing the games of an existing study is refused too, and its games are kept.
+    let before = fs::read_to_string(a.join("runs/random-normal").join(GAMES_FILE)).unwrap();
+    let (ok, err) = balance(&[
+        "--bots",
+        "random",
+        "--games",
+        "4",
+        "--terrains",
+        "castle_field,tropical_pool",
+        "--seed",
+        "3",
+        "--out",
+        a.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("games: 4 now, 2 in run.json"), "{err}");
+    assert_eq!(
+        fs::read_to_string(a.join("runs/random-normal").join(GAMES_FILE)).unwrap(),
+        before
+    );
+    for d in [a, b] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn a_truncated_games_file_is_reported_and_its_complete_games_kept() {
+    let dir = temp_dir("torn");
+    assert!(small_study(&dir, "3").0);
+    let file = dir.join("runs/random-normal").join(GAMES_FILE);
+    let whole = fs::read_to_string(&file).unwrap();
+    let torn = &whole[..whole.len() - 40];
+    fs::write(&file, torn).unwrap();
+    let report = temp_dir("torn-report");
+    let (ok, err) = balance(&[
+        "--from",
+        dir.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(report.join("balance.json")).unwrap()).unwrap();
+    assert_eq!(
+        json["games"], 7,
+        "the torn game is not counted, the others are"
+    );
+    let md = fs::read_to_string(report.join("report.md")).unwrap();
+    assert!(md.contains("line 4 is incomplete"), "{md}");
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        torn,
+        "reading changes nothing"
+    );
+    // A damaged line before the last is an error naming it.
+    fs::write(&file, format!("garbage\n{whole}")).unwrap();
+    let (ok, err) = balance(&[
+        "--from",
+        dir.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("line 1"), "{err}");
+    // Resuming the study plays the torn game again.
+    fs::write(&file, torn).unwrap();
+    assert!(small_study(&dir, "3").0);
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("balance.json")).unwrap()).unwrap();
+    assert_eq!(json["games"], 8);
+    fs::remove_dir_all(dir).unwrap();
+    fs::remove_dir_all(report).unwrap();
+}
+
+#[test]
+fn a_tournament_between_two_bots_is_not_a_study() {
+    let dir = temp_dir("not-self-play");
+    let out = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args([
+            "tournament",
+            "--bots",
+            "random,greedy",
+            "--terrains",
+            "castle_field",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let report = temp_dir("not-self-play-report");
+    let (ok, err) = balance(&[
+        "--from",
+        dir.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("not a self-play run"), "{err}");
+    fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn scores_count_a_turn_cap_half() {
+    let g = StudyGame {
+        preset: 0,
+        terrain: 0,
+        variant: Variant::Normal,
+        deal: 1,
+        first: Colour::Blue,
+        winner: None,
+        end: toybattle::balance::End::TurnCap,
+        turns: 300,
+        lost: [[0; 8]; 2],
+        placed: None,
+    };
+    assert_eq!(g.score(Colour::Red), 0.5);
+    assert_eq!(g.score(Colour::Blue), 0.5);
+}

@@ -1,0 +1,396 @@
+//! External bots (`toybattle-ext/1`, docs/tournament.md): a misbehaving program is bounded (a
+//! line without end is a forfeit, not a memory leak; the processes it starts end with the game),
+//! and the protocol gives a bot what it needs (game id, deal seed, terrain graph, its stderr in
+//! a log file, a start-up wait of its own).
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use toybattle::bot::external::ExternalBot;
+use toybattle::bot::play::{play_game, PlayConfig};
+use toybattle::bot::random::RandomBot;
+use toybattle::bot::Player;
+use toybattle::record::GameRecord;
+use toybattle::rules::{Deal, Game, Variant};
+
+fn python3() -> bool {
+    let found = std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !found {
+        eprintln!("skipped: python3 is not installed");
+    }
+    found
+}
+
+/// A folder of its own for each test, in the temporary folder.
+fn temp_dir(name: &str) -> PathBuf {
+    let dir =
+        std::env::temp_dir().join(format!("toybattle-external-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An executable Python script with `body` after the imports.
+fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        format!("#!/usr/bin/env python3\nimport json, os, subprocess, sys, time\n{body}"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+/// Plays one game on Castle Field: `bot` as blue against a random bot; returns the record and
+/// the reason of the external bot's forfeit, if any.
+fn play_against_random(bot: ExternalBot, seed: u64) -> (GameRecord, Option<String>) {
+    let game = Game::builtin("castle_field", Variant::Normal).unwrap();
+    let failure = bot.failure();
+    let mut blue = Player::Fair(Box::new(bot));
+    let mut red = Player::Fair(Box::new(RandomBot::new("random")));
+    let record = play_game(
+        &game,
+        &Deal::from_seed(seed),
+        &mut [&mut blue, &mut red],
+        &PlayConfig::default(),
+    )
+    .record;
+    drop(blue);
+    let reason = failure.lock().unwrap().clone();
+    (record, reason)
+}
+
+/// Answers the first legal decision of every `decide`.
+const PLAYS_FIRST_LEGAL: &str = "for line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'decide':\n        print(json.dumps({'decision': m['legal'][0]}), flush=True)\n    elif m['type'] == 'quit':\n        break\n";
+
+/// The peak resident memory of this process so far, in KiB (`VmHWM` of /proc/self/status).
+fn peak_memory_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+#[test]
+fn a_line_without_end_is_a_forfeit_and_memory_stays_bounded() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("endless");
+    let program = script(
+        &dir,
+        "endless.py",
+        "chunk = 'x' * 65536\nwhile True:\n    sys.stdout.write(chunk)\n",
+    );
+    let before = peak_memory_kib();
+    let bot = ExternalBot::new("endless", &program, Duration::from_secs(5));
+    let (record, reason) = play_against_random(bot, 1);
+    let grown = peak_memory_kib().saturating_sub(before);
+    // The engine keeps at most one line of 64 KiB; allow for the threads and the pipes.
+    assert!(grown < 16 * 1024, "peak memory grew by {grown} KiB");
+    assert_eq!(record.result.end, "forfeit");
+    let reason = reason.unwrap();
+    assert!(reason.contains("longer than 64 KiB"), "{reason}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// True when process `pid` is gone (or a zombie, which holds no resources but its entry).
+fn process_gone(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+#[test]
+fn processes_a_bot_starts_end_with_the_game() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("child");
+    let pid_file = dir.join("child.pid");
+    let program = script(
+        &dir,
+        "starts-a-child.py",
+        &format!(
+            "child = subprocess.Popen(['sleep', '1000'])\nopen({:?}, 'w').write(str(child.pid))\n{PLAYS_FIRST_LEGAL}",
+            pid_file.display().to_string()
+        ),
+    );
+    let bot = ExternalBot::new("parent", &program, Duration::from_secs(10));
+    let (record, reason) = play_against_random(bot, 2);
+    assert_eq!(reason, None, "{record:?}");
+    let pid: u32 = std::fs::read_to_string(&pid_file).unwrap().parse().unwrap();
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while !process_gone(pid) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let gone = process_gone(pid);
+    if !gone {
+        let _ = std::process::Command::new("kill")
+            .arg(pid.to_string())
+            .status();
+    }
+    assert!(gone, "the bot's child {pid} outlived the game");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+// ----- What the protocol gives a bot author ------------------------------------------------------
+
+use std::sync::Arc;
+use toybattle::terrain;
+use toybattle::tournament::config::{DEFAULT_EXT_STARTUP_MS, RUN_FORMAT};
+use toybattle::tournament::store::{read_games, GameLine, GAMES_FILE};
+use toybattle::tournament::{run_tournament, RunConfig, RunOptions, TournamentError};
+
+/// Two games on Castle Field between `bot` and random.
+fn tournament_config(bot: String) -> RunConfig {
+    RunConfig {
+        format: RUN_FORMAT.into(),
+        bots: vec![bot, "random".into()],
+        gauntlet: None,
+        terrains: vec!["castle_field".into()],
+        terrain_file_hash: None,
+        games: 2,
+        seed: 5,
+        variant: Variant::Normal,
+        max_turns: 300,
+        sprt: None,
+        ext_timeout_ms: 10_000,
+        ext_startup_ms: DEFAULT_EXT_STARTUP_MS,
+        versions: Default::default(),
+        shard: None,
+    }
+}
+
+fn run(config: &RunConfig, out: &Path) -> Result<(), TournamentError> {
+    let terrains = config
+        .terrains
+        .iter()
+        .map(|k| Arc::new(terrain::builtin(k).unwrap().clone()))
+        .collect();
+    run_tournament(RunOptions {
+        config: config.clone(),
+        terrains,
+        out: out.to_path_buf(),
+        concurrency: Some(1),
+        quiet: true,
+        check: true,
+    })
+    .map(|_| ())
+}
+
+fn games_of(dir: &Path) -> Vec<GameLine> {
+    let run = std::fs::read_to_string(dir.join("run.json")).unwrap();
+    let config: RunConfig = serde_json::from_str(&run).unwrap();
+    read_games(&dir.join(GAMES_FILE), &config.run_id())
+        .unwrap()
+        .games
+}
+
+/// The external bot's seat colour in a game line.
+fn ext_colour(g: &GameLine) -> &'static str {
+    if g.blue.starts_with("ext:") {
+        "blue"
+    } else {
+        "red"
+    }
+}
+
+/// The log file of the external bot of game `g`.
+fn log_of(out: &Path, g: &GameLine) -> PathBuf {
+    let stem = g
+        .record
+        .trim_start_matches("records/")
+        .trim_end_matches(".json");
+    out.join(format!("logs/{stem}.{}.stderr.log", ext_colour(g)))
+}
+
+#[test]
+fn hello_names_the_game_and_carries_the_terrain_graph_and_stderr_is_kept() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("hello");
+    // Writes the hello message to standard error, which the run folder keeps.
+    let program = script(
+        &dir,
+        "logs-hello.py",
+        &format!("hello = sys.stdin.readline()\nsys.stderr.write(hello)\nsys.stderr.flush()\n{PLAYS_FIRST_LEGAL}"),
+    );
+    let out = dir.join("run");
+    run(
+        &tournament_config(format!("ext:{}", program.display())),
+        &out,
+    )
+    .unwrap();
+    let games = games_of(&out);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_ne!(g.end, "forfeit", "{g:?}");
+        let log = std::fs::read_to_string(log_of(&out, g)).unwrap();
+        let hello: serde_json::Value = serde_json::from_str(log.lines().next().unwrap()).unwrap();
+        assert_eq!(hello["type"], "hello");
+        assert_eq!(hello["colour"], ext_colour(g));
+        assert_eq!(hello["run"], g.run.as_str());
+        assert_eq!(hello["position"], g.position);
+        assert_eq!(hello["game"], g.game);
+        assert_eq!(hello["deal_seed"], g.deal_seed);
+        assert_eq!(hello["record"], g.record.as_str());
+        // The graph is a terrain of a `toybattle-terrains/1` file: read back, it is the terrain.
+        let file = serde_json::json!({"format": "toybattle-terrains/1", "terrains": [hello["terrain_graph"]]});
+        let read = terrain::parse_terrains(&file.to_string()).unwrap();
+        assert_eq!(&read[0], terrain::builtin("castle_field").unwrap());
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_bots_stderr_log_is_capped_and_the_bot_never_blocks_on_it() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("chatty");
+    let log = dir.join("chatty.log");
+    // 4 MiB on standard error before every answer: far past the cap and any pipe buffer.
+    let program = script(
+        &dir,
+        "chatty.py",
+        "for line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] == 'decide':\n        sys.stderr.write('e' * (4 << 20))\n        sys.stderr.flush()\n        print(json.dumps({'decision': m['legal'][0]}), flush=True)\n",
+    );
+    let bot = ExternalBot::new("chatty", &program, Duration::from_secs(10)).with_stderr_log(&log);
+    let (record, reason) = play_against_random(bot, 3);
+    assert_eq!(reason, None, "{record:?}");
+    assert_ne!(record.result.end, "forfeit");
+    let kept = std::fs::read_to_string(&log).unwrap();
+    let cap = toybattle::bot::external::MAX_LOG_BYTES as usize;
+    assert!(
+        kept.len() > cap && kept.len() < cap + 100,
+        "{} bytes",
+        kept.len()
+    );
+    assert!(kept.ends_with("[toybattle: log cut at 1024 KiB]\n"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_bot_may_finish_its_work_after_quit() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("grace");
+    let done = dir.join("done");
+    // On quit, a short clean-up (flushing a log, say) before it exits.
+    let program = script(
+        &dir,
+        "cleans-up.py",
+        &format!(
+            "{PLAYS_FIRST_LEGAL}time.sleep(0.2)\nopen({:?}, 'w').write('clean')\n",
+            done.display().to_string()
+        ),
+    );
+    let bot = ExternalBot::new("tidy", &program, Duration::from_secs(10));
+    let (record, reason) = play_against_random(bot, 4);
+    assert_eq!(reason, None, "{record:?}");
+    assert_eq!(std::fs::read_to_string(&done).unwrap(), "clean");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_start_up_has_its_own_wait() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("startup");
+    // A start-up of 3 s, then quick answers.
+    let program = script(
+        &dir,
+        "slow-start.py",
+        &format!("time.sleep(3)\n{PLAYS_FIRST_LEGAL}"),
+    );
+    let answer = Duration::from_millis(2000);
+    let bot = ExternalBot::new("slow-start", &program, answer);
+    let (_, reason) = play_against_random(bot, 5);
+    assert_eq!(reason.as_deref(), Some("no answer within 2000 ms"));
+    let bot = ExternalBot::new("slow-start", &program, answer)
+        .with_startup_timeout(Duration::from_secs(5));
+    let (record, reason) = play_against_random(bot, 5);
+    assert_eq!(reason, None, "{record:?}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_given_version_is_part_of_the_settings_and_a_changed_one_is_refused_on_resume() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("version");
+    let program = script(&dir, "versioned.py", PLAYS_FIRST_LEGAL);
+    let out = dir.join("run");
+    let spec = |v: &str| format!("ext:{}@{v}", program.display());
+    run(&tournament_config(spec("1.0")), &out).unwrap();
+    let stored: RunConfig =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    let version = &stored.versions[&spec("1.0")];
+    assert!(
+        version.starts_with("ext-") && version.ends_with("@1.0"),
+        "{version}"
+    );
+    let games = games_of(&out);
+    assert!(games.iter().all(|g| g.versions.contains(version)));
+    // The same program file, rebuilt behind it: the user says 1.1, and the run will not mix.
+    let e = run(&tournament_config(spec("1.1")), &out)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("@1.1") && e.contains("@1.0"), "{e}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_resume_names_the_version_of_each_external_bot() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("resume-version");
+    let program = script(&dir, "versioned.py", PLAYS_FIRST_LEGAL);
+    let out = dir.join("run");
+    let tournament = || {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
+            .args([
+                "tournament",
+                "--terrains",
+                "castle_field",
+                "--games",
+                "2",
+                "--out",
+            ])
+            .arg(&out)
+            .arg("--bots")
+            .arg(format!("ext:{}@7.1,random", program.display()))
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8_lossy(&output.stderr).into_owned()
+    };
+    tournament();
+    let note = tournament();
+    assert!(note.contains("resuming"), "{note}");
+    let line = note
+        .lines()
+        .find(|l| l.contains("versioned.py@7.1"))
+        .unwrap();
+    assert!(
+        line.contains("plays as version ext-") && line.contains("@7.1"),
+        "{note}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -1,0 +1,256 @@
+//! Bot presets: versions pinned, and options refused where they do not apply.
+//!
+//! A preset's version (a hash of what it plays with) is stored in tournament runs and shown by
+//! `analyze`. Changing the code that reads presets must not change the version of a preset whose
+//! settings did not change, or resumed runs and recorded results would no longer match it.
+
+use toybattle::bot::preset::{resolve, shipped_names};
+
+/// The version of every preset file kept in the repository, by path.
+const VERSIONS: &[(&str, &str)] = &[
+    ("bots/cheat-uct-fast.toml", "8ab0b23af762"),
+    ("bots/cheat-uct.toml", "db4651df0a9a"),
+    ("bots/flat-mc.toml", "c21706b773df"),
+    ("bots/greedy.toml", "b0071f06177c"),
+    ("bots/ismcts-fast.toml", "270398d07ee1"),
+    ("bots/pimc.toml", "bf1f59b1de7d"),
+    ("bots/random.toml", "575733bfdb74"),
+    ("results/strength/presets/ismcts-100k.toml", "4b44f5d26b88"),
+    (
+        "results/strength/presets/ismcts-13500-greedy.toml",
+        "709ab39cfd5b",
+    ),
+    ("results/strength/presets/ismcts-1s.toml", "577cad777d67"),
+    ("results/strength/presets/ismcts-200k.toml", "b65da6fa0584"),
+    (
+        "results/strength/presets/ismcts-250k-fitted.toml",
+        "51464ad1c464",
+    ),
+    ("results/strength/presets/ismcts-250k.toml", "b8bbc8fa8253"),
+    ("results/strength/presets/ismcts-5s.toml", "cef6ce8695f5"),
+    (
+        "results/strength/presets/cheat-uct-10k.toml",
+        "0a739ea41374",
+    ),
+    (
+        "results/strength/presets/cheat-uct-200k.toml",
+        "2b2fcb6d5ff3",
+    ),
+    ("results/strength/presets/ismcts-10k.toml", "25617e75a10c"),
+    (
+        "results/strength/presets/ismcts-20k-fitted.toml",
+        "8f9d3f5b0375",
+    ),
+    (
+        "results/strength/presets/ismcts-20x20k.toml",
+        "70ca1bf4d5cd",
+    ),
+    (
+        "results/strength/presets/ismcts-250k-belief.toml",
+        "471940c7cbe6",
+    ),
+    (
+        "results/strength/presets/ismcts-9500-greedy.toml",
+        "ceb99376c331",
+    ),
+    ("results/strength/presets/pimc-10k.toml", "f40a32a12634"),
+    ("results/strength/presets/pimc-13500.toml", "f3718ecb23e9"),
+    (
+        "results/strength/presets/pimc-14k-greedy.toml",
+        "b5ee41fd8036",
+    ),
+    (
+        "results/strength/presets/pimc-27k-fitted.toml",
+        "5d9819416037",
+    ),
+    ("results/strength/presets/sweep/ev1.toml", "4f4932743a79"),
+    (
+        "results/strength/presets/sweep/ev2-60k.toml",
+        "d5bc03792378",
+    ),
+    ("results/strength/presets/sweep/ev2.toml", "674857a4b35b"),
+    ("results/strength/presets/sweep/fe-5k.toml", "ac08c8bcd93b"),
+    ("results/strength/presets/sweep/fe-60k.toml", "f44b12cd15db"),
+    ("results/strength/presets/sweep/fe-c25.toml", "6edc2f9ba694"),
+    ("results/strength/presets/sweep/fe-r4.toml", "51283e9e2e92"),
+    ("results/strength/presets/sweep/fe-t1.toml", "94b823dbf9a2"),
+    ("results/strength/presets/sweep/fe-t4.toml", "b01732bab4c3"),
+    ("results/strength/presets/sweep/fe-t6.toml", "05c162303fc6"),
+    ("results/strength/presets/sweep/fe-tac.toml", "9360fbd38460"),
+    ("results/strength/presets/sweep/fe.toml", "8f9d3f5b0375"),
+    ("results/strength/presets/sweep/gp-5k.toml", "816a668e5f61"),
+    ("results/strength/presets/sweep/oc-60k.toml", "bec4899e5f62"),
+    ("results/strength/presets/sweep/oc.toml", "a3dff645a152"),
+    ("results/strength/presets/sweep/rb-60k.toml", "912e294b334b"),
+    ("results/strength/presets/sweep/rb.toml", "24d4ffc32c00"),
+    ("results/strength/presets/sweep/re.toml", "db81b2d389e6"),
+    ("results/strength/presets/sweep/sc100.toml", "9d2adcd16a31"),
+    (
+        "results/strength/presets/sweep/sc400-60k.toml",
+        "9fdefec00563",
+    ),
+    ("results/strength/presets/sweep/sc400.toml", "c3b0a5f3cf8b"),
+    (
+        "results/strength/presets/sweep/sc400c25.toml",
+        "5f94788e45df",
+    ),
+    ("results/strength/presets/sweep/sc800.toml", "6239eebbb4d1"),
+    ("results/strength/presets/sweep/tac200.toml", "3c189005dbaa"),
+    ("results/strength/presets/sweep/tac400.toml", "3e3baf63d53d"),
+];
+
+/// The three cheating research presets lost a `rack_belief = true` line that never applied to
+/// the cheating search (it sees the opponent's rack) when such lines began to be refused; their
+/// versions changed with it, and their recorded runs keep the old ones (named in each file).
+const CHANGED_VERSIONS: &[(&str, &str)] = &[
+    (
+        "results/strength/presets/cheat-uct-13500-greedy.toml",
+        "8a92dee99137",
+    ),
+    (
+        "results/strength/presets/cheat-uct-20k-fitted.toml",
+        "7ba2d94bdd31",
+    ),
+    (
+        "results/strength/presets/cheat-uct-250k-fitted.toml",
+        "37b6c72edee0",
+    ),
+];
+
+/// Every `.toml` file under `dir`, sorted.
+fn preset_files(dir: &str) -> Vec<String> {
+    let mut paths: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    paths.sort();
+    paths
+}
+
+#[test]
+fn preset_versions_stay_as_recorded() {
+    for dir in [
+        "bots",
+        "results/strength/presets",
+        "results/strength/presets/sweep",
+    ] {
+        for path in preset_files(dir) {
+            let known = VERSIONS.iter().chain(CHANGED_VERSIONS);
+            assert!(
+                known.map(|(p, _)| p).any(|p| *p == path) || is_play_level(&path),
+                "{path} has no pinned version: add it to VERSIONS"
+            );
+        }
+    }
+    for (path, version) in VERSIONS.iter().chain(CHANGED_VERSIONS) {
+        let preset = resolve(path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(preset.version(), *version, "{path}");
+    }
+}
+
+/// The play levels, whose versions their own tests pin.
+fn is_play_level(path: &str) -> bool {
+    ["beginner", "casual", "strong", "strongest"]
+        .iter()
+        .any(|level| path == format!("bots/{level}.toml"))
+}
+
+/// `bots/` holds exactly the shipped presets (compiled into the binary), and its README
+/// describes each of them.
+#[test]
+fn bots_holds_the_shipped_presets_and_its_readme_describes_them() {
+    let mut files: Vec<String> = preset_files("bots");
+    files.retain(|f| !is_play_level(f)); // the levels are compiled in by `session::Level`
+    let mut shipped: Vec<String> = shipped_names()
+        .iter()
+        .map(|name| format!("bots/{name}.toml"))
+        .collect();
+    shipped.sort();
+    assert_eq!(files, shipped);
+    let readme = std::fs::read_to_string("bots/README.md").unwrap();
+    for name in shipped_names() {
+        assert!(
+            readme.contains(&format!("`{name}`")),
+            "bots/README.md lacks {name}"
+        );
+    }
+}
+
+/// A preset file in the temporary folder, unique to this test process.
+fn preset_file(name: &str, text: &str) -> String {
+    let path = std::env::temp_dir().join(format!(
+        "toybattle-presets-test-{}-{name}.toml",
+        std::process::id()
+    ));
+    std::fs::write(&path, text).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+/// An option that does not change how the algorithm plays is refused, naming the option, the
+/// file and the algorithm, instead of seeming to set something.
+#[test]
+fn options_that_do_not_apply_to_the_algorithm_are_refused() {
+    let cases = [
+        (
+            "greedy-playout",
+            "greedy",
+            "",
+            "playout = \"random\"",
+            "playout",
+        ),
+        ("random-threads", "random", "", "threads = 2", "threads"),
+        (
+            "pimc-trees",
+            "pimc",
+            "iterations = 10",
+            "trees = 4",
+            "trees",
+        ),
+        (
+            "flat-prior",
+            "flat-mc",
+            "iterations = 10",
+            "prior = 0.5",
+            "prior",
+        ),
+        (
+            "ismcts-dets",
+            "ismcts",
+            "iterations = 10",
+            "determinizations = 4",
+            "determinizations",
+        ),
+        (
+            "cheat-belief",
+            "cheat-uct",
+            "iterations = 10",
+            "rack_belief = true",
+            "rack_belief",
+        ),
+    ];
+    for (name, algorithm, budget, option, field) in cases {
+        let budget = if budget.is_empty() {
+            String::new()
+        } else {
+            format!("[budget]\n{budget}\n")
+        };
+        let text = format!(
+            "description = \"x\"\nalgorithm = \"{algorithm}\"\n{budget}[search]\n{option}\n"
+        );
+        let path = preset_file(name, &text);
+        let e = resolve(&path).expect_err(name);
+        std::fs::remove_file(&path).unwrap();
+        assert!(e.contains(&path), "{e}");
+        assert!(e.contains(&format!("{field} does not apply")), "{e}");
+        assert!(e.contains(&format!("algorithm \"{algorithm}\"")), "{e}");
+    }
+    // The same options where they apply are accepted.
+    let text = "description = \"x\"\nalgorithm = \"pimc\"\n[budget]\niterations = 10\n\
+                [search]\ndeterminizations = 4\nprior = 0.5\nrack_belief = true\n";
+    let path = preset_file("pimc-ok", text);
+    let accepted = resolve(&path);
+    std::fs::remove_file(&path).unwrap();
+    accepted.unwrap_or_else(|e| panic!("{e}"));
+}

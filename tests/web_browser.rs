@@ -1,0 +1,311 @@
+//! A real browser plays a whole game on the page by clicking: headless Chromium driven through
+//! WebDriver (Debian's `chromium` and `chromium-driver`). Needs both installed, so it is ignored
+//! by plain `cargo test`; `scripts/ci-browser.sh` installs them and runs it:
+//!
+//! ```sh
+//! cargo test --test web_browser -- --ignored
+//! ```
+//!
+//! Screenshots go to `target/web-browser-*.png`.
+
+mod web_support;
+
+use serde_json::{json, Value};
+use std::net::{SocketAddr, TcpListener};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+use web_support::http;
+
+/// chromedriver on a free loopback port; killed when dropped.
+struct Chromedriver {
+    child: Child,
+    addr: SocketAddr,
+}
+
+impl Drop for Chromedriver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Chromedriver {
+    fn start() -> Chromedriver {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver is installed (apt-get install chromium chromium-driver)");
+        let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+        let driver = Chromedriver { child, addr };
+        let started = Instant::now();
+        while std::net::TcpStream::connect(addr).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "chromedriver starts"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        driver
+    }
+}
+
+/// One browser session of the WebDriver protocol (W3C), over the tests' HTTP client.
+struct Browser {
+    driver: SocketAddr,
+    session: String,
+}
+
+impl Browser {
+    fn open(driver: SocketAddr, profile: &std::path::Path) -> Browser {
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            &format!("--user-data-dir={}", profile.display()),
+        ];
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args}
+        }}});
+        let r = http(driver, "POST", "/session", Some(&caps.to_string()));
+        assert_eq!(r.status, 200, "a browser session: {}", r.body);
+        let session = r.json()["value"]["sessionId"].as_str().unwrap().to_string();
+        Browser { driver, session }
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let path = format!("/session/{}{path}", self.session);
+        let body = body.map(|b| b.to_string());
+        let r = http(self.driver, method, &path, body.as_deref());
+        assert_eq!(r.status, 200, "{method} {path}: {}", r.body);
+        r.json()["value"].clone()
+    }
+
+    fn size(&self, width: u32, height: u32) {
+        self.call(
+            "POST",
+            "/window/rect",
+            Some(json!({"width": width, "height": height})),
+        );
+    }
+
+    fn goto(&self, url: &str) {
+        self.call("POST", "/url", Some(json!({ "url": url })));
+    }
+
+    /// The page's JavaScript; `script` is a function body.
+    fn run(&self, script: &str) -> Value {
+        self.call(
+            "POST",
+            "/execute/sync",
+            Some(json!({"script": script, "args": []})),
+        )
+    }
+
+    /// The elements a CSS selector finds, as WebDriver element ids.
+    fn find_all(&self, css: &str) -> Vec<String> {
+        let v = self.call(
+            "POST",
+            "/elements",
+            Some(json!({"using": "css selector", "value": css})),
+        );
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|e| {
+                e.as_object()
+                    .unwrap()
+                    .values()
+                    .next()
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    }
+
+    /// Clicks the first element `css` finds, as a person would (WebDriver's element click).
+    fn click(&self, css: &str) {
+        let found = self.find_all(css);
+        let element = found
+            .first()
+            .unwrap_or_else(|| panic!("nothing to click at '{css}'"));
+        self.call(
+            "POST",
+            &format!("/element/{element}/click"),
+            Some(json!({})),
+        );
+    }
+
+    fn screenshot(&self, path: &std::path::Path) {
+        let b64 = self.call("GET", "/screenshot", None);
+        std::fs::write(path, base64(b64.as_str().unwrap())).unwrap();
+    }
+
+    /// Waits until the page has no request under way and `condition` (a JS expression) holds.
+    fn wait(&self, condition: &str, limit: Duration) {
+        let started = Instant::now();
+        let script = format!("return app.pending === 0 && !app.polling && !!({condition});");
+        while self.run(&script) != json!(true) {
+            assert!(started.elapsed() < limit, "waited too long for {condition}");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = http(
+            self.driver,
+            "DELETE",
+            &format!("/session/{}", self.session),
+            None,
+        );
+    }
+}
+
+fn base64(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        _ => 63,
+    };
+    let digits: Vec<u8> = text
+        .bytes()
+        .filter(|&c| c != b'=' && c != b'\n')
+        .map(value)
+        .collect();
+    digits
+        .chunks(4)
+        .flat_map(|c| {
+            let n = c.iter().fold(0u32, |n, &d| (n << 6) | d as u32) << (6 * (4 - c.len()));
+            let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+            bytes.into_iter().take(c.len() * 3 / 4)
+        })
+        .collect()
+}
+
+#[test]
+#[ignore = "needs chromium and chromium-driver: scripts/ci-browser.sh"]
+fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
+    let (addr, _) = web_support::server("browser", 8);
+    let target = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let profile = target.join("web-browser-profile");
+    let _ = std::fs::remove_dir_all(&profile);
+    let driver = Chromedriver::start();
+    let browser = Browser::open(driver.addr, &profile);
+    browser.size(1280, 900);
+    browser.goto(&format!("http://{addr}/"));
+    browser.wait("app.meta", Duration::from_secs(20));
+
+    // The new-game dialog: Volcanic Jungle against beginner, blue, a fixed deal.
+    browser.click("#btn-new");
+    browser.click("#sel-terrain option[value='volcanic_jungle']");
+    browser.click("#sel-level option[value='beginner']");
+    browser.click("#form-new input[name='seed']");
+    browser.call(
+        "POST",
+        &format!(
+            "/element/{}/value",
+            browser.find_all("#form-new input[name='seed']")[0]
+        ),
+        Some(json!({"text": "7"})),
+    );
+    browser.click("#btn-start");
+
+    let started = Instant::now();
+    let mut clicks = 0;
+    let mut shot_midgame = false;
+    loop {
+        browser.wait(
+            "app.game && (app.game.view.to_move === 'human' || app.game.view.to_move === 'over')",
+            Duration::from_secs(60),
+        );
+        if browser.run("return app.game.view.to_move;") == json!("over") {
+            break;
+        }
+        let playable = browser.find_all("#side-human .tile.playable");
+        if !shot_midgame
+            && !playable.is_empty()
+            && browser.run("return app.game.view.turn;").as_u64() >= Some(6)
+        {
+            // Ask for a hint, pick a tile (its slots light up), and take the picture.
+            browser.click("#btn-hint");
+            browser.wait("app.game.hint", Duration::from_secs(60));
+            browser.click("#side-human .tile.playable");
+            browser.screenshot(&target.join("web-browser-midgame.png"));
+            shot_midgame = true;
+            continue;
+        }
+        // A lit node (the selected tile's slots, or an effect's targets), else a playable rack
+        // tile, else the first choice button (draw, decline, use, …).
+        if !browser
+            .find_all("g[data-node]:has(.legal-ring) > circle.hit")
+            .is_empty()
+        {
+            browser.click("g[data-node]:has(.legal-ring) > circle.hit");
+        } else if !browser.find_all("#side-human .tile.playable").is_empty() {
+            browser.click("#side-human .tile.playable");
+        } else {
+            browser.click("#choices button");
+        }
+        clicks += 1;
+        assert!(
+            clicks < 600 && started.elapsed() < Duration::from_secs(300),
+            "the game ends"
+        );
+    }
+    assert!(
+        shot_midgame,
+        "the game lasted past turn 6 with a tile to place"
+    );
+    let status = browser.run("return document.getElementById('status').textContent;");
+    assert!(
+        status.as_str().unwrap().contains("win"),
+        "the page says who won: {status}"
+    );
+    assert!(browser.run("return document.querySelector('#error').hidden;") == json!(true));
+    browser.screenshot(&target.join("web-browser-final.png"));
+
+    // Watch it again: the replay viewer with its slider.
+    browser.click("#btn-watch");
+    browser.wait("app.replay", Duration::from_secs(20));
+    let steps = browser
+        .run("return app.replay.steps.length;")
+        .as_u64()
+        .unwrap();
+    assert!(steps > 10);
+    browser.click("#rp-last");
+    assert_eq!(browser.run("return app.replayAt;").as_u64(), Some(steps));
+    browser.click("#rp-prev");
+    assert_eq!(
+        browser.run("return app.replayAt;").as_u64(),
+        Some(steps - 1)
+    );
+    browser.screenshot(&target.join("web-browser-replay.png"));
+
+    // A phone-sized screen shows the same page.
+    browser.size(390, 844);
+    browser.click("#btn-new");
+    browser.click("#btn-start");
+    browser.wait(
+        "app.game && app.game.view.to_move === 'human'",
+        Duration::from_secs(60),
+    );
+    browser.screenshot(&target.join("web-browser-phone.png"));
+}

@@ -1,0 +1,112 @@
+//! What the web tests share: a small HTTP/1.1 client over a loopback TCP stream (enough for the
+//! server's JSON API and for a WebDriver), and starting a server in-process.
+
+#![allow(dead_code)] // each test file uses a part
+
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// A server on a free loopback port with its own saves folder under target/.
+pub fn server(name: &str, max_games: usize) -> (SocketAddr, PathBuf) {
+    let saves = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("web-saves-{name}"));
+    let _ = std::fs::remove_dir_all(&saves);
+    let config = toybattle::web::Config {
+        saves: saves.clone(),
+        max_games,
+    };
+    let running = toybattle::web::spawn("127.0.0.1:0", config).expect("server starts");
+    (running.addr, saves)
+}
+
+/// One response: status and body text.
+pub struct Reply {
+    pub status: u16,
+    pub body: String,
+}
+
+impl Reply {
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+}
+
+/// Sends one request (`Connection: close`) and reads the whole answer.
+pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> Reply {
+    let mut stream = TcpStream::connect(addr).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(120)))
+        .unwrap();
+    let body = body.unwrap_or("");
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).expect("send");
+    // Read until the body is whole: by Content-Length, by the last chunk, or to the close
+    // (some servers keep the connection open despite `Connection: close`).
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 65536];
+    loop {
+        if let Some(reply) = whole(&raw) {
+            return reply;
+        }
+        let n = stream.read(&mut buf).expect("read");
+        if n == 0 {
+            return whole(&raw).expect("a whole HTTP response before the connection closed");
+        }
+        raw.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// The response in `raw` if it is complete.
+fn whole(raw: &[u8]) -> Option<Reply> {
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n")?;
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    let rest = &raw[split + 4..];
+    let status = head.split_whitespace().nth(1)?.parse().ok()?;
+    let bytes = if head.contains("transfer-encoding: chunked") {
+        dechunk(rest)?
+    } else {
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.strip_prefix("content-length:"))?
+            .trim()
+            .parse()
+            .ok()?;
+        if rest.len() < length {
+            return None;
+        }
+        rest[..length].to_vec()
+    };
+    Some(Reply {
+        status,
+        body: String::from_utf8(bytes).expect("UTF-8 body"),
+    })
+}
+
+/// The body of a chunked response, once its last chunk has arrived.
+fn dechunk(mut rest: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = rest.windows(2).position(|w| w == b"\r\n")?;
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&rest[..line_end]).ok()?.trim(), 16).ok()?;
+        if size == 0 {
+            return Some(out);
+        }
+        out.extend_from_slice(rest.get(line_end + 2..line_end + 2 + size)?);
+        rest = rest.get(line_end + 2 + size + 2..)?;
+    }
+}
+
+pub fn post(addr: SocketAddr, path: &str, body: &str) -> Reply {
+    http(addr, "POST", path, Some(body))
+}
+
+pub fn get(addr: SocketAddr, path: &str) -> Reply {
+    http(addr, "GET", path, None)
+}
