@@ -504,7 +504,6 @@ fn counts(
     Ok(TroopCounts::from_troops(list.iter().copied()))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
