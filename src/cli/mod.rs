@@ -78,6 +78,23 @@ pub fn load_game(
     }
 }
 
+/// A game record file and the game it was played on: the record parsed, its terrain loaded
+/// (from `terrain_file` when given) and the terrain data checked against the record's
+/// fingerprint, so that no command reads a record against data it was not played on.
+pub fn load_record(
+    path: &Path,
+    terrain_file: Option<&Path>,
+) -> Result<(toybattle::record::GameRecord, Game), String> {
+    let name = path.display();
+    let record: toybattle::record::GameRecord = serde_json::from_str(&read_text(path)?)
+        .map_err(|e| format!("{name} is not a game record: {e}"))?;
+    let game = load_game(&record.terrain, terrain_file, record.variant)
+        .map_err(|e| format!("{name}: {e}"))?;
+    toybattle::record::check_fingerprint(&record, &game)
+        .map_err(|e| format!("{name} does not replay: {e}"))?;
+    Ok((record, game))
+}
+
 /// Reads a whole text file, naming the file in the error.
 pub fn read_text(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))

@@ -2,7 +2,7 @@
 //! (`toybattle-position/1`, docs/positions.md), so that `legal` and `analyze` can be asked about
 //! a moment of a real game without writing its JSON by hand.
 
-use super::{load_game, print_json, read_text, CliResult};
+use super::{load_record, print_json, CliResult};
 use std::path::PathBuf;
 use toybattle::record::position::Position;
 use toybattle::record::{replay, GameRecord};
@@ -25,14 +25,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> CliResult {
     let path = args.record.display().to_string();
-    let record: GameRecord = serde_json::from_str(&read_text(&args.record)?)
-        .map_err(|e| format!("{path} is not a game record: {e}"))?;
-    let game = load_game(
-        &record.terrain,
-        args.terrain_file.as_deref(),
-        record.variant,
-    )
-    .map_err(|e| format!("{path}: {e}"))?;
+    let (record, game) = load_record(&args.record, args.terrain_file.as_deref())?;
     // The whole record must replay, so that a position is never taken from a game the rules
     // refuse later on.
     replay(&game, &record).map_err(|e| format!("{path} does not replay: {e}"))?;

@@ -1,10 +1,10 @@
 //! `toybattle replay`: re-validates a game record step by step and prints its result, or the
 //! first step the rules refuse.
 
-use super::{emit, load_game, print_json, read_text, CliResult};
+use super::{emit, load_record, print_json, CliResult};
 use serde::Serialize;
 use std::path::PathBuf;
-use toybattle::record::{check_fingerprint, replay, GameRecord, RecordResult, ReplayError};
+use toybattle::record::{replay, GameRecord, RecordResult, ReplayError};
 use toybattle::rules::{Colour, Decision, Game};
 
 #[derive(clap::Args)]
@@ -43,15 +43,7 @@ struct Verdict<'a> {
 
 pub fn run(args: Args) -> CliResult {
     let path = args.file.display().to_string();
-    let record: GameRecord = serde_json::from_str(&read_text(&args.file)?)
-        .map_err(|e| format!("{path} is not a game record: {e}"))?;
-    let game = load_game(
-        &record.terrain,
-        args.terrain_file.as_deref(),
-        record.variant,
-    )
-    .map_err(|e| format!("{path}: {e}"))?;
-    check_fingerprint(&record, &game).map_err(|e| format!("{path} does not replay: {e}"))?;
+    let (record, game) = load_record(&args.file, args.terrain_file.as_deref())?;
     let verdict = replay(&game, &record);
     if args.verbose {
         emit(&steps_text(
