@@ -1,9 +1,11 @@
 //! The `toybattle` binary end to end: every rules-engine subcommand, its JSON output, and its
 //! error messages on bad input.
 
+mod cli_support;
+
+use cli_support::{fails, ok, path_str, scratch, stderr, stdout, toybattle};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use toybattle::record::position::Position;
 use toybattle::rules::DecisionList;
 
@@ -17,47 +19,6 @@ const KEYS: [&str; 8] = [
     "station_metal_x",
     "battlefield",
 ];
-
-fn toybattle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toybattle"))
-        .args(args)
-        .output()
-        .expect("the built binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Runs a command that must succeed and returns its standard output.
-fn ok(args: &[&str]) -> String {
-    let o = toybattle(args);
-    assert!(o.status.success(), "{args:?} failed: {}", stderr(&o));
-    stdout(&o)
-}
-
-/// Runs a command that must fail and returns its standard error.
-fn fails(args: &[&str]) -> String {
-    let o = toybattle(args);
-    assert!(!o.status.success(), "{args:?} should fail");
-    stderr(&o)
-}
-
-/// A fresh directory for one test's files.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
-
-fn path_str(p: &Path) -> &str {
-    p.to_str().expect("scratch paths are UTF-8")
-}
 
 #[test]
 fn terrains_table_names_every_terrain() {

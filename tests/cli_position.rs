@@ -1,54 +1,15 @@
 //! `toybattle position` (the position at a step of a game record) and `toybattle legal --jsonl`
 //! (many positions in one process), end to end through the built binary.
 
+mod cli_support;
+
+use cli_support::{fails, ok, path_str, scratch, stderr, stdout, toybattle};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use toybattle::bot::play::{play_game, PlayConfig};
 use toybattle::bot::preset::resolve;
 use toybattle::record::GameRecord;
 use toybattle::rules::{Deal, Game, Variant};
-
-fn toybattle(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_toybattle"))
-        .args(args)
-        .output()
-        .expect("the built binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-/// Runs a command that must succeed and returns its standard output.
-fn ok(args: &[&str]) -> String {
-    let o = toybattle(args);
-    assert!(o.status.success(), "{args:?} failed: {}", stderr(&o));
-    stdout(&o)
-}
-
-/// Runs a command that must fail and returns its standard error.
-fn fails(args: &[&str]) -> String {
-    let o = toybattle(args);
-    assert!(!o.status.success(), "{args:?} should fail");
-    stderr(&o)
-}
-
-/// A fresh directory for one test's files.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-position-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
-}
-
-fn path_str(p: &Path) -> &str {
-    p.to_str().expect("scratch paths are UTF-8")
-}
 
 /// A game of `greedy` against `random` on `terrain`, written as a record file in `dir`.
 fn record_file(dir: &Path, terrain: &str, seed: u64) -> (PathBuf, GameRecord) {
@@ -84,7 +45,7 @@ fn position_line(record: &Path, step: Option<usize>) -> String {
 /// last one is the recorded end; `--step` defaults to the last.
 #[test]
 fn every_position_of_a_record_offers_the_step_taken_next() {
-    let dir = scratch("every-step");
+    let dir = scratch("position-every-step");
     for (terrain, seed) in [("castle_field", 3), ("battlefield", 5)] {
         let (path, record) = record_file(&dir, terrain, seed);
         let steps = record.steps.len();
@@ -125,7 +86,7 @@ fn every_position_of_a_record_offers_the_step_taken_next() {
 /// Position 0 is the state after setup: turn 1, the first player to move, an empty board.
 #[test]
 fn step_zero_is_the_state_after_setup() {
-    let dir = scratch("zero");
+    let dir = scratch("position-zero");
     let (path, _) = record_file(&dir, "tropical_pool", 8);
     let json: Value = serde_json::from_str(&position_line(&path, Some(0))).unwrap();
     assert_eq!(json["turn"], 1);
@@ -139,7 +100,7 @@ fn step_zero_is_the_state_after_setup() {
 
 #[test]
 fn a_step_beyond_the_record_is_refused_with_the_range() {
-    let dir = scratch("range");
+    let dir = scratch("position-range");
     let (path, record) = record_file(&dir, "castle_field", 4);
     let steps = record.steps.len();
     let beyond = (steps + 1).to_string();
@@ -156,7 +117,7 @@ fn a_step_beyond_the_record_is_refused_with_the_range() {
 /// A record whose steps the rules refuse, or a file that is not a record, gives no position.
 #[test]
 fn a_bad_record_is_refused_naming_the_step() {
-    let dir = scratch("bad");
+    let dir = scratch("position-bad");
     let (_, mut record) = record_file(&dir, "castle_field", 6);
     record.steps[3] = "place Roxy 99".to_string();
     let bad = dir.join("bad.json");
@@ -175,7 +136,7 @@ fn a_bad_record_is_refused_naming_the_step() {
 /// command fails at the end, naming the bad lines.
 #[test]
 fn legal_jsonl_answers_every_line_and_fails_on_a_bad_one() {
-    let dir = scratch("jsonl");
+    let dir = scratch("position-jsonl");
     let (path, _) = record_file(&dir, "city_of_clouds", 2);
     let good = position_line(&path, Some(0));
     let jsonl = dir.join("mixed.jsonl");
