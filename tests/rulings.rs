@@ -172,7 +172,7 @@ fn r2_1_the_eight_retail_terrains() {
 #[test]
 fn r2_2_hq_ownership_per_terrain() {
     for t in terrain::builtin_terrains() {
-        let (blue, red) = (ids_of(&t, t.hqs[0]), ids_of(&t, t.hqs[1]));
+        let (blue, red) = (ids_of(t, t.hqs[0]), ids_of(t, t.hqs[1]));
         let (want_blue, want_red): (&[u8], &[u8]) = match t.key.as_str() {
             "caribbean_sea" => (&[1, 2], &[41]),
             "tropical_pool" => (&[1, 2], &[41, 42]),

@@ -305,7 +305,7 @@ mod tests {
 
     #[test]
     fn ids_and_indices_round_trip_on_every_terrain() {
-        let terrains = builtin_terrains();
+        let terrains = builtin_terrains().to_vec();
         assert_eq!(terrains.len(), 8);
         for t in &terrains {
             for i in 0..t.node_count() {
