@@ -66,8 +66,12 @@
 //!
 //! # Features
 //!
-//! - `cli` (default): the command-line binary's own dependencies (argument parsing, progress
-//!   bars). A library user can leave it out with `default-features = false`.
+//! - `cli` (default): the `toybattle` binary; turns on `progress` and `web`.
+//! - `progress`: progress bars on standard error for tournaments and balance studies.
+//! - `web`: the [`web`] module (the local web page).
+//!
+//! A library user who depends on toybattle with `default-features = false` compiles none of the
+//! command line's, progress bars' or web server's crates.
 
 pub mod balance;
 pub mod bot;
