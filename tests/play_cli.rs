@@ -57,7 +57,10 @@ fn a_scripted_game_against_beginner_plays_to_its_end_and_saves() {
     );
     assert!(stdout.contains("there is no decision of yours to take now"));
     // The computer's candidates only after the end: beginner does not search.
-    let before_end = stdout.find("You win (").or(stdout.find("beginner wins (")).unwrap();
+    let before_end = stdout
+        .find("You win (")
+        .or(stdout.find("beginner wins ("))
+        .unwrap();
     assert!(stdout[..before_end].contains("shown once the game is over"));
     assert!(stdout[before_end..].contains("The computer's decisions and what it weighed"));
     assert!(stdout[before_end..].contains("(no search)"));
@@ -180,7 +183,15 @@ fn interrupt(child: &std::process::Child) {
 #[test]
 fn ctrl_c_stops_the_computers_thinking_then_leaves_the_game_saved() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toybattle"))
-        .args(["play", "--level", "strongest", "--seat", "red", "--first", "blue"])
+        .args([
+            "play",
+            "--level",
+            "strongest",
+            "--seat",
+            "red",
+            "--first",
+            "blue",
+        ])
         .args(["--seed", "31"])
         .current_dir(temp(""))
         .stdin(Stdio::piped())

@@ -2,6 +2,7 @@
 
 mod session_support;
 
+use session_support::hidden_twin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use toybattle::bot::preset::resolve;
@@ -9,7 +10,6 @@ use toybattle::bot::Budget;
 use toybattle::record::{replay, GameRecord};
 use toybattle::rules::{Colour, Deal, Game, Variant};
 use toybattle::session::{Level, Session, SessionConfig, SessionError, ToMove, UndoRefused};
-use session_support::hidden_twin;
 use toybattle::terrain::builtin_terrains;
 
 /// Longest game the tests play, in steps: far beyond any real game.
@@ -512,7 +512,12 @@ fn level_think_times() {
 /// CPU time used by this process so far (user and system, all threads), from /proc.
 fn process_cpu() -> Duration {
     let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap().split_whitespace().collect();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
     // After the command name: state is field 3, utime 14 and stime 15 (1-based, in clock ticks).
     let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
     Duration::from_millis(ticks * 10) // 100 ticks per second on Linux

@@ -6,6 +6,7 @@ mod session_support;
 mod web_support;
 
 use serde_json::Value;
+use session_support::hidden_twin;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use toybattle::info::Observation;
@@ -14,7 +15,6 @@ use toybattle::rules::{Colour, Deal, Decision, Game, Phase, State, Variant};
 use toybattle::session::{Level, Session, ToMove};
 use toybattle::terrain::builtin_terrains;
 use toybattle::web::GameView;
-use session_support::hidden_twin;
 use web_support::{get, post, server};
 
 /// Plays one game through the API, choosing the human's decisions with a small deterministic
@@ -141,11 +141,16 @@ fn assert_no_hidden_information(responses: &[Value], record: &GameRecord) {
                 .filter(|e| e["actor"] == bot.name())
                 .map(|e| e["step"].as_u64().unwrap())
                 .collect();
-            let thought_steps: Vec<u64> =
-                thoughts.iter().map(|t| t["step"].as_u64().unwrap()).collect();
+            let thought_steps: Vec<u64> = thoughts
+                .iter()
+                .map(|t| t["step"].as_u64().unwrap())
+                .collect();
             assert_eq!(thought_steps, bot_steps, "a thought for each bot decision");
             for t in thoughts {
-                assert_eq!(t["decision"], log[t["step"].as_u64().unwrap() as usize]["text"]);
+                assert_eq!(
+                    t["decision"],
+                    log[t["step"].as_u64().unwrap() as usize]["text"]
+                );
             }
         }
         let state = state_after(&game, record, log.len());

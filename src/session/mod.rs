@@ -26,8 +26,8 @@ mod view;
 
 pub use level::Level;
 pub use view::{
-    BotCandidate, BotThought, DecisionGroup, DecisionOption, GroupKind, HumanView, LogEntry, NodeView, OpponentRack,
-    ResultView, Sides, TileView, ToMove, UndoStatus, WinPoint,
+    BotCandidate, BotThought, DecisionGroup, DecisionOption, GroupKind, HumanView, LogEntry,
+    NodeView, OpponentRack, ResultView, Sides, TileView, ToMove, UndoStatus, WinPoint,
 };
 
 use crate::bot::play::decision_seed;
