@@ -29,6 +29,14 @@ fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap()
 }
 
+/// The view as JSON without the computer's candidates: a record does not keep them, so a loaded
+/// game shows candidates only for the decisions made after loading.
+fn without_thoughts(session: &Session) -> serde_json::Value {
+    let mut view = serde_json::to_value(session.view()).unwrap();
+    view.as_object_mut().unwrap().remove("bot_thoughts");
+    view
+}
+
 /// The scripted human's choice: a decision picked by the number of steps so far, so that the
 /// same view always gets the same answer.
 fn choose(session: &Session) -> String {
@@ -264,7 +272,7 @@ fn a_saved_game_replays_and_loads_back_to_the_same_view() {
         }
         step(&mut s);
         step(&mut loaded);
-        assert_eq!(json(&loaded.view()), json(&s.view()));
+        assert_eq!(without_thoughts(&loaded), without_thoughts(&s));
     }
     // A resigned game replays as resigned.
     let mut s = Session::new(config("cursed_cemetery", Level::Beginner, Colour::Red, 5)).unwrap();
