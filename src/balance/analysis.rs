@@ -5,7 +5,7 @@
 use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, Estimate};
 use super::regression::{fit, Design};
 use super::{End, Study, StudyGame};
-use crate::rules::{Colour, Troop, Variant};
+use crate::rules::{Colour, Troop, Variant, WhatIfs};
 use serde::Serialize;
 
 pub const REPORT_FORMAT: &str = "toybattle-balance/1";
@@ -21,6 +21,8 @@ pub struct Report {
     pub terrains: Vec<String>,
     pub variants: Vec<Variant>,
     pub games: u64,
+    /// Rules parameters changed from the printed game (none for the retail rules).
+    pub what_ifs: WhatIfs,
     /// Per preset, variant and terrain (and all terrains): seats, length, ends.
     pub seats: Vec<SeatRow>,
     /// Per preset (and all presets pooled, when several) and troop.
@@ -179,6 +181,7 @@ pub fn analyse(study: &Study) -> Report {
         terrains: study.terrains.clone(),
         variants,
         games: study.games.len() as u64,
+        what_ifs: study.what_ifs.clone(),
         seats,
         troops,
         troop_notes,

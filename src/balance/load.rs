@@ -5,7 +5,7 @@
 
 use super::{BalanceError, End, PerTroop, Study, StudyGame};
 use crate::record::GameRecord;
-use crate::rules::{Deal, Decision, Game, Troop, Variant};
+use crate::rules::{Decision, Game, Troop, Variant};
 use crate::terrain::Terrain;
 use crate::tournament::store::{read_games, read_run, GameLine, GAMES_FILE, RUN_FILE};
 use crate::tournament::RunConfig;
@@ -102,9 +102,15 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
                     "terrain '{t}' is not among the terrains given (pass the run's --terrain-file)"
                 ),
                 })?;
-            rules
-                .entry((t.clone(), r.config.variant))
-                .or_insert_with(|| Game::new(Arc::clone(terrain), r.config.variant));
+            if !rules.contains_key(&(t.clone(), r.config.variant)) {
+                let game = Game::new(Arc::clone(terrain), r.config.variant)
+                    .with_what_if(r.config.what_ifs.for_terrain(t))
+                    .map_err(|e| BalanceError::Settings {
+                        dir: r.dirs[0].display().to_string(),
+                        reason: e.to_string(),
+                    })?;
+                rules.insert((t.clone(), r.config.variant), game);
+            }
         }
     }
     let mut notes = Vec::new();
@@ -168,6 +174,7 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
             presets,
             terrains: terrain_names,
             games,
+            what_ifs: first.config.what_ifs.clone(),
         },
         notes,
     })
@@ -206,7 +213,7 @@ fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
             if !differences.is_empty() {
                 return Err(settings(format!(
                     "its runs do not play the same deals as the others ({}); a study's runs must \
-                     share seed, terrains, games and turn cap",
+                     share seed, terrains, games, turn cap and what-ifs",
                     differences.join("; ")
                 )));
             }
@@ -268,7 +275,7 @@ fn study_game(
         reason,
     };
     let end = End::parse(&line.end).ok_or_else(|| bad(format!("unknown end '{}'", line.end)))?;
-    let deal = Deal::from_seed(line.deal_seed);
+    let deal = game.deal(line.deal_seed);
     let placed = match std::fs::read_to_string(&path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(bad(e.to_string())),
@@ -313,7 +320,8 @@ fn count(troops: impl Iterator<Item = Troop>) -> PerTroop {
 /// Tiles of each troop each colour placed, found by replaying the record's steps (the steps do
 /// not say who acts; the rules do).
 pub fn placements(game: &Game, record: &GameRecord) -> Result<[PerTroop; 2], String> {
-    record.deal.validate().map_err(|e| e.to_string())?;
+    game.validate_deal(&record.deal)
+        .map_err(|e| e.to_string())?;
     let mut state = game.initial_state(&record.deal);
     let mut placed = [PerTroop::default(); 2];
     for (i, step) in record.steps.iter().enumerate() {

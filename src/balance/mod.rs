@@ -21,7 +21,7 @@ pub use analysis::{analyse, Report};
 pub use load::load_study;
 pub use study::{run_study, StudyPlan};
 
-use crate::rules::{Colour, Troop, Variant};
+use crate::rules::{Colour, Troop, Variant, WhatIfs};
 use serde::Serialize;
 
 /// Why a study could not run or be read; each message names the folder, file or setting.
@@ -113,6 +113,10 @@ impl StudyGame {
 pub struct Study {
     /// Presets in report order (the order they were named).
     pub presets: Vec<String>,
+    /// Terrain keys in report order.
     pub terrains: Vec<String>,
+    /// Every game read.
     pub games: Vec<StudyGame>,
+    /// Rules parameters changed from the printed game, shared by every run of the study.
+    pub what_ifs: WhatIfs,
 }

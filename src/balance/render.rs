@@ -402,10 +402,18 @@ fn special_section(r: &Report) -> Section {
     }
 }
 
+/// The rules the games were played under: "retail rules" or the what-ifs.
+fn rules(r: &Report) -> String {
+    match r.what_ifs.is_retail() {
+        true => "retail rules".into(),
+        false => format!("what-ifs: {}", r.what_ifs.describe()),
+    }
+}
+
 /// `report.md`.
 pub fn markdown(r: &Report, sections: &[Section]) -> String {
     let mut md = format!(
-        "# Balance report\n\n{} games: presets {}; terrains {}; variants {}. Plots are in \
+        "# Balance report\n\n{} games: presets {}; terrains {}; variants {}; {}. Plots are in \
          report.html.\n\n",
         r.games,
         r.presets.join(", "),
@@ -414,7 +422,8 @@ pub fn markdown(r: &Report, sections: &[Section]) -> String {
             .iter()
             .map(|v| v.to_string())
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        rules(r)
     );
     for s in sections {
         let _ = writeln!(md, "## {}\n", s.title);
@@ -453,7 +462,7 @@ pub fn html(r: &Report, sections: &[Section]) -> String {
     );
     let _ = writeln!(
         h,
-        "<p>{} games: presets {}; terrains {}; variants {}.</p>",
+        "<p>{} games: presets {}; terrains {}; variants {}; {}.</p>",
         r.games,
         escape(&r.presets.join(", ")),
         escape(&r.terrains.join(", ")),
@@ -461,7 +470,8 @@ pub fn html(r: &Report, sections: &[Section]) -> String {
             .iter()
             .map(|v| v.to_string())
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        escape(&rules(r))
     );
     for s in sections {
         let _ = writeln!(h, "<h2>{}</h2>", escape(&s.title));

@@ -4,7 +4,7 @@
 
 use super::load::{RUNS_DIR, STUDY_FILE};
 use super::BalanceError;
-use crate::rules::Variant;
+use crate::rules::{Variant, WhatIfs};
 use crate::terrain::Terrain;
 use crate::tournament::bots::{BotEntry, ExternalTimeouts};
 use crate::tournament::config::{DEFAULT_EXT_STARTUP_MS, RUN_FORMAT};
@@ -29,7 +29,10 @@ pub struct StudyPlan {
     pub max_turns: u16,
     pub shard: Option<Shard>,
     pub concurrency: Option<usize>,
+    /// No progress bars and no notes.
     pub quiet: bool,
+    /// Rules parameters changed from the printed game, the same in every run.
+    pub what_ifs: WhatIfs,
     /// The study folder.
     pub out: PathBuf,
 }
@@ -67,6 +70,7 @@ pub fn run_config(plan: &StudyPlan, preset: &str, variant: Variant) -> RunConfig
         ext_startup_ms: DEFAULT_EXT_STARTUP_MS,
         versions: BTreeMap::new(),
         shard: plan.shard,
+        what_ifs: plan.what_ifs.clone(),
     }
 }
 

@@ -78,5 +78,6 @@ pub fn synthetic_study(
         presets: vec!["simulated".into()],
         terrains: (0..terrains).map(|t| format!("terrain{t}")).collect(),
         games,
+        what_ifs: Default::default(),
     }
 }

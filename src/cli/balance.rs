@@ -3,10 +3,12 @@
 
 use super::{select_terrains, CliResult};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
 use toybattle::balance::render::write_report;
 use toybattle::balance::{analyse, load_study, run_study, StudyPlan};
-use toybattle::rules::Variant;
+use toybattle::rules::{Variant, WhatIfs};
+use toybattle::terrain::Terrain;
 use toybattle::tournament::config::fnv1a;
 use toybattle::tournament::Shard;
 
@@ -50,6 +52,21 @@ pub struct Args {
     /// Play only shard K of N of every run; report later with --from over all shard folders.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
+    /// What-if: the medal objective of a terrain, e.g. `castle_field=6` (repeat the option
+    /// or separate by commas for several terrains); the others keep their printed objective.
+    #[arg(
+        long,
+        value_name = "TERRAIN=N",
+        value_delimiter = ',',
+        conflicts_with = "from"
+    )]
+    objective: Vec<String>,
+    /// What-if: tiles each player removes unseen at setup [printed rules: 4].
+    #[arg(long, value_name = "N", conflicts_with = "from")]
+    removed: Option<u8>,
+    /// What-if: opening rack sizes of the first and the second player [printed rules: 3,4].
+    #[arg(long, value_name = "FIRST,SECOND", conflicts_with = "from")]
+    racks: Option<String>,
     /// Study folder: runs/ (one tournament run per preset and variant) and the report.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -63,6 +80,45 @@ fn list(spec: &str) -> Vec<String> {
         .map(|s| s.trim().to_string())
         .filter(|s| !s.is_empty())
         .collect()
+}
+
+/// The what-ifs of the options, checked against every terrain of the study before any game
+/// is played.
+fn what_ifs(args: &Args, terrains: &[Arc<Terrain>]) -> Result<WhatIfs, String> {
+    let mut w = WhatIfs::default();
+    for spec in &args.objective {
+        let bad = || format!("--objective '{spec}': expected TERRAIN=N, e.g. castle_field=6");
+        let (name, n) = spec.split_once('=').ok_or_else(bad)?;
+        let n: u8 = n.trim().parse().map_err(|_| bad())?;
+        let terrain = select_terrains(name.trim(), args.terrain_file.as_deref())?;
+        let [t] = terrain.as_slice() else {
+            return Err(format!("--objective '{spec}': name one terrain"));
+        };
+        if !terrains.iter().any(|s| s.key == t.key) {
+            return Err(format!(
+                "--objective '{spec}': {} is not among the study's terrains",
+                t.key
+            ));
+        }
+        if w.objectives.insert(t.key.clone(), n).is_some() {
+            return Err(format!("--objective: {} is given twice", t.key));
+        }
+    }
+    if let Some(r) = args.removed {
+        w.removed = r;
+    }
+    if let Some(spec) = &args.racks {
+        let bad = || format!("--racks '{spec}': expected FIRST,SECOND, e.g. 3,4");
+        let (a, b) = spec.split_once(',').ok_or_else(bad)?;
+        w.racks = [
+            a.trim().parse().map_err(|_| bad())?,
+            b.trim().parse().map_err(|_| bad())?,
+        ];
+    }
+    for t in terrains {
+        w.for_terrain(&t.key).check(t).map_err(|e| e.to_string())?;
+    }
+    Ok(w)
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -97,6 +153,7 @@ pub fn run(args: Args) -> CliResult {
                 shard: args.shard,
                 concurrency: args.concurrency,
                 quiet: args.quiet,
+                what_ifs: what_ifs(&args, &terrains)?,
                 out: args.out.clone(),
             })
             .map_err(|e| e.to_string())?;
