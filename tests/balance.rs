@@ -556,3 +556,75 @@ fn impossible_what_ifs_are_refused_before_playing() {
         assert!(!dir.join("runs").exists(), "{extra:?}: nothing played");
     }
 }
+
+/// The medal-objective search plays each candidate around the printed objective and reports
+/// the one closest to even, in report.md, balance.json and a CSV.
+#[test]
+fn the_objective_search_reports_every_candidate_and_the_best() {
+    let dir = temp_dir("objective-search");
+    let (ok, err) = balance(&[
+        "--bots",
+        "random",
+        "--games",
+        "4",
+        "--variants",
+        "normal",
+        "--objective-search",
+        "caribbean_sea",
+        "--objective-spread",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let printed = 5; // Caribbean Sea's objective (R2.4)
+    for n in printed - 1..=printed + 1 {
+        assert!(dir
+            .join(format!("objectives/{n}/runs/random-normal"))
+            .is_dir());
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("balance.json")).unwrap()).unwrap();
+    let search = &json["objective_search"];
+    assert_eq!(search["printed"], printed);
+    let objectives: Vec<u64> = search["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["objective"].as_u64().unwrap())
+        .collect();
+    assert_eq!(objectives, [4, 5, 6]);
+    let best = &search["best_first_player"][0];
+    let distance =
+        |r: &serde_json::Value| (r["first_player"]["value"].as_f64().unwrap() - 0.5).abs();
+    for r in search["rows"].as_array().unwrap() {
+        assert!(distance(best) <= distance(r));
+    }
+    assert_eq!(
+        json["games"], 4,
+        "the report's other figures are the printed objective's"
+    );
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        md.contains("## Medal objective search: caribbean_sea"),
+        "{md}"
+    );
+    assert!(
+        md.contains("by the first player's score, objective"),
+        "{md}"
+    );
+    let csv = fs::read_to_string(dir.join("objective_search.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4);
+    let (ok, err) = balance(&[
+        "--bots",
+        "random",
+        "--objective-search",
+        "caribbean_sea",
+        "--objective",
+        "caribbean_sea=4",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("leave out --objective"), "{err}");
+    fs::remove_dir_all(dir).unwrap();
+}

@@ -3,6 +3,7 @@
 //! are fractions here (0.05 is 5 percentage points); the renderers show percent.
 
 use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, Estimate};
+use super::objective::ObjectiveSearch;
 use super::regression::{fit, Design};
 use super::{End, Study, StudyGame};
 use crate::rules::{Colour, Troop, Variant, WhatIfs};
@@ -35,6 +36,9 @@ pub struct Report {
     pub special_bases: Vec<SpecialRow>,
     /// The plain-language summary, computed from the figures above.
     pub summary: Vec<String>,
+    /// The medal-objective search, when the study was one (`--objective-search`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective_search: Option<ObjectiveSearch>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -188,6 +192,7 @@ pub fn analyse(study: &Study) -> Report {
         plays,
         special_bases,
         summary: Vec::new(),
+        objective_search: None,
     };
     report.summary = summarise(&report);
     report

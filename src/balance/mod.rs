@@ -11,6 +11,7 @@
 pub mod analysis;
 pub mod estimate;
 pub mod load;
+pub mod objective;
 pub mod regression;
 pub mod render;
 pub mod study;

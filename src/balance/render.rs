@@ -4,6 +4,7 @@
 
 use super::analysis::{pct, pp, Report, SeatRow, ALL};
 use super::estimate::Estimate;
+use super::objective::{ObjectiveRow, ObjectiveSearch};
 use super::svg::{dot_plot, escape, DotPlot, Series};
 use super::End;
 use crate::rules::{Troop, Variant};
@@ -65,7 +66,69 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
     if !r.special_bases.is_empty() {
         out.push(special_section(r));
     }
+    if let Some(search) = &r.objective_search {
+        out.insert(1, objective_section(search));
+    }
     out
+}
+
+/// The medal-objective search: every candidate's seat scores, and the best objectives.
+fn objective_section(s: &ObjectiveSearch) -> Section {
+    let cells = |r: &ObjectiveRow| {
+        vec![
+            r.preset.clone(),
+            r.variant.to_string(),
+            r.objective.to_string(),
+            r.games.to_string(),
+            opt(&r.first_player, pct),
+            opt(&r.blue, pct),
+            opt(&r.turns_mean, num),
+        ]
+    };
+    let headers = [
+        "preset",
+        "variant",
+        "objective",
+        "games",
+        "first player's score",
+        "blue's score",
+        "turns (mean)",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut text = vec![format!(
+        "{} played at each candidate medal objective (printed: {}); the objective whose \
+         score is closest to 50% is the most balanced by that measure.",
+        s.terrain, s.printed
+    )];
+    for (measure, best, f) in [
+        (
+            "first player's score",
+            &s.best_first_player,
+            (|r: &ObjectiveRow| r.first_player) as fn(&ObjectiveRow) -> Option<Estimate>,
+        ),
+        ("blue's score", &s.best_side, |r: &ObjectiveRow| r.blue),
+    ] {
+        for b in best {
+            text.push(format!(
+                "{}, {} variant: by the {measure}, objective {} ({})",
+                b.preset,
+                b.variant,
+                b.objective,
+                opt(&f(b), pct)
+            ));
+        }
+    }
+    Section {
+        title: format!("Medal objective search: {}", s.terrain),
+        text,
+        tables: vec![Table {
+            caption: "Scores per candidate objective".into(),
+            headers,
+            rows: s.rows.iter().map(cells).collect(),
+        }],
+        plots: Vec::new(),
+    }
 }
 
 fn seats_section(r: &Report) -> Section {
@@ -613,12 +676,41 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
             cells.join(",")
         );
     }
-    vec![
+    let mut search = String::from(
+        "terrain,preset,variant,objective,games,first_player,first_player_lo,first_player_hi,\
+         blue,blue_lo,blue_hi,turns_mean,turns_mean_lo,turns_mean_hi\n",
+    );
+    let e = |x: &Option<Estimate>| {
+        x.map_or(",,".to_string(), |e| {
+            format!("{},{},{}", e.value, e.lo, e.hi)
+        })
+    };
+    if let Some(s) = &r.objective_search {
+        for row in &s.rows {
+            let _ = writeln!(
+                search,
+                "{},{},{},{},{},{},{},{}",
+                s.terrain,
+                row.preset,
+                row.variant,
+                row.objective,
+                row.games,
+                e(&row.first_player),
+                e(&row.blue),
+                e(&row.turns_mean)
+            );
+        }
+    }
+    let mut tables = vec![
         ("seats.csv", seats),
         ("troops.csv", troops),
         ("plays.csv", plays),
         ("special_bases.csv", special),
-    ]
+    ];
+    if r.objective_search.is_some() {
+        tables.push(("objective_search.csv", search));
+    }
+    tables
 }
 
 /// Writes every file of the report into `dir`; returns the Markdown.
