@@ -10,6 +10,7 @@ use crate::terrain::Terrain;
 use crate::tournament::store::{read_games, read_run, GameLine, GAMES_FILE, RUN_FILE};
 use crate::tournament::RunConfig;
 use rayon::prelude::*;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -102,14 +103,14 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
                     "terrain '{t}' is not among the terrains given (pass the run's --terrain-file)"
                 ),
                 })?;
-            if !rules.contains_key(&(t.clone(), r.config.variant)) {
+            if let Entry::Vacant(slot) = rules.entry((t.clone(), r.config.variant)) {
                 let game = Game::new(Arc::clone(terrain), r.config.variant)
                     .with_what_if(r.config.what_ifs.for_terrain(t))
                     .map_err(|e| BalanceError::Settings {
                         dir: r.dirs[0].display().to_string(),
                         reason: e.to_string(),
                     })?;
-                rules.insert((t.clone(), r.config.variant), game);
+                slot.insert(game);
             }
         }
     }
