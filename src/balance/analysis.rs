@@ -9,6 +9,7 @@ use super::{End, Study, StudyGame};
 use crate::rules::{Colour, Troop, Variant, WhatIfs};
 use serde::Serialize;
 
+/// Format tag of `balance.json`.
 pub const REPORT_FORMAT: &str = "toybattle-balance/1";
 
 /// The name of the row that pools all terrains (or all presets).
@@ -17,10 +18,15 @@ pub const ALL: &str = "all";
 /// Every figure of a report.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The format tag, [`REPORT_FORMAT`].
     pub format: String,
+    /// Presets in report order.
     pub presets: Vec<String>,
+    /// Terrain keys in report order.
     pub terrains: Vec<String>,
+    /// Variants played.
     pub variants: Vec<Variant>,
+    /// Games analysed.
     pub games: u64,
     /// Rules parameters changed from the printed game (none for the retail rules).
     pub what_ifs: WhatIfs,
@@ -42,10 +48,15 @@ pub struct Report {
 }
 
 #[derive(Clone, Debug, Serialize)]
+/// Seat advantage, length and ends of one preset, variant and terrain.
 pub struct SeatRow {
+    /// The preset playing itself.
     pub preset: String,
+    /// The variant played.
     pub variant: Variant,
+    /// Terrain key, or `all` for every terrain pooled.
     pub terrain: String,
+    /// Games in this row.
     pub games: u64,
     /// Score of the first player (a turn cap counts half); 0.5 is balanced.
     pub first_player: Option<Estimate>,
@@ -55,15 +66,20 @@ pub struct SeatRow {
     pub balance: Option<Estimate>,
     /// Share of games with a winner.
     pub decisiveness: Option<Estimate>,
+    /// Mean game length in turns.
     pub turns_mean: Option<Estimate>,
+    /// Spread (standard deviation) of the game length in turns.
     pub turns_sd: Option<Estimate>,
     /// Share of games per end type, in [`End::ALL`] order.
     pub ends: Vec<(End, Option<Estimate>)>,
 }
 
 #[derive(Clone, Debug, Serialize)]
+/// The value of one troop for one preset.
 pub struct TroopRow {
+    /// The preset (or the pooled presets).
     pub preset: String,
+    /// The troop type.
     pub troop: Troop,
     /// Change in win probability per copy of this troop in a player's deck, relative to a copy
     /// of the average troop (the values of the eight troops sum to zero).
@@ -71,9 +87,13 @@ pub struct TroopRow {
 }
 
 #[derive(Clone, Debug, Serialize)]
+/// How one troop is played by one preset in one variant.
 pub struct PlayRow {
+    /// The preset playing itself.
     pub preset: String,
+    /// The variant played.
     pub variant: Variant,
+    /// The troop type.
     pub troop: Troop,
     /// Tiles of this troop a player places per game.
     pub placed_per_game: Option<Estimate>,
@@ -84,15 +104,21 @@ pub struct PlayRow {
 }
 
 #[derive(Clone, Debug, Serialize)]
+/// The effect of a terrain's special bases: normal minus beginner on the same deals.
 pub struct SpecialRow {
+    /// The preset playing itself.
     pub preset: String,
+    /// Terrain key, or `all`.
     pub terrain: String,
     /// Deals played in both variants.
     pub deals: u64,
     /// Normal minus beginner, each paired by deal.
     pub first_player: Option<Estimate>,
+    /// Change in blue's score.
     pub blue: Option<Estimate>,
+    /// Change in mean length (turns).
     pub turns: Option<Estimate>,
+    /// Change in the share of each end type.
     pub ends: Vec<(End, Option<Estimate>)>,
 }
 

@@ -23,7 +23,9 @@ pub const STUDY_FILE: &str = "study.json";
 /// What reading found besides the games: notes for the user (e.g. an interrupted line that was
 /// not counted).
 pub struct Loaded {
+    /// The games read.
     pub study: Study,
+    /// Notes for the user, e.g. an interrupted line not counted.
     pub notes: Vec<String>,
 }
 

@@ -19,16 +19,23 @@ const COLOURS: [&str; 6] = [
 
 /// A table with a caption.
 pub struct Table {
+    /// The caption above the table.
     pub caption: String,
+    /// Column headers.
     pub headers: Vec<String>,
+    /// Cells, row by row.
     pub rows: Vec<Vec<String>>,
 }
 
 /// A section of the report: text paragraphs, tables and plots (plots in HTML only).
 pub struct Section {
+    /// Section title.
     pub title: String,
+    /// Paragraphs.
     pub text: Vec<String>,
+    /// Tables.
     pub tables: Vec<Table>,
+    /// SVG plots (HTML only).
     pub plots: Vec<String>,
 }
 

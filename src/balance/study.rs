@@ -19,15 +19,21 @@ use std::time::Duration;
 pub struct StudyPlan {
     /// Preset specs, in report order (e.g. by skill).
     pub presets: Vec<String>,
+    /// Variants to play.
     pub variants: Vec<Variant>,
+    /// Terrains to play.
     pub terrains: Vec<Arc<Terrain>>,
     /// Content hash of the terrain file, when terrains come from one.
     pub terrain_file_hash: Option<String>,
     /// Games per preset, variant and terrain (even: each deal is played with each colour first).
     pub games: u32,
+    /// Study seed: every deal derives from it.
     pub seed: u64,
+    /// Self-play turn cap.
     pub max_turns: u16,
+    /// The shard to play, `None` for all.
     pub shard: Option<Shard>,
+    /// Games played at once; `None` for one per core.
     pub concurrency: Option<usize>,
     /// No progress bars and no notes.
     pub quiet: bool,

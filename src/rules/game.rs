@@ -23,7 +23,9 @@ use std::sync::Arc;
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     #[default]
+    /// The game with special bases (R9).
     Normal,
+    /// The beginner game: special bases are plain bases (§13).
     Beginner,
 }
 
@@ -56,8 +58,11 @@ impl std::fmt::Display for Variant {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("illegal decision '{decision}' while {phase}: {reason}")]
 pub struct IllegalDecision {
+    /// The decision in notation.
     pub decision: String,
+    /// The phase the game was in.
     pub phase: String,
+    /// Why the rules refuse it.
     pub reason: String,
 }
 
@@ -204,14 +209,17 @@ impl Game {
         ))
     }
 
+    /// The terrain played on.
     pub fn terrain(&self) -> &Terrain {
         &self.terrain
     }
 
+    /// The terrain played on, shared.
     pub fn terrain_arc(&self) -> &Arc<Terrain> {
         &self.terrain
     }
 
+    /// The variant played.
     pub fn variant(&self) -> Variant {
         self.variant
     }
