@@ -407,3 +407,224 @@ fn scores_count_a_turn_cap_half() {
     assert_eq!(g.score(Colour::Red), 0.5);
     assert_eq!(g.score(Colour::Blue), 0.5);
 }
+
+fn what_if_study(out: &Path, extra: &[&str]) -> (bool, String) {
+    let mut args = vec![
+        "--bots",
+        "random",
+        "--games",
+        "4",
+        "--terrains",
+        "castle_field",
+        "--variants",
+        "normal",
+        "--seed",
+        "5",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    balance(&args)
+}
+
+fn toybattle(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args(args)
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    (out.status.success(), text)
+}
+
+/// A study under what-ifs: the report names them, every game follows them (all 24 tiles in
+/// play, the objective ends medal wins), its records replay with `toybattle replay` and only
+/// under their what-ifs.
+#[test]
+fn a_what_if_study_plays_reports_and_replays_its_what_ifs() {
+    let dir = temp_dir("what-if");
+    let (ok, err) = what_if_study(
+        &dir,
+        &[
+            "--objective",
+            "castle_field=3",
+            "--removed",
+            "0",
+            "--racks",
+            "4,4",
+        ],
+    );
+    assert!(ok, "{err}");
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        md.contains(
+            "what-ifs: objective 3 medals on castle_field, 0 tiles removed at setup, \
+             opening racks 4 (first) and 4 (second)"
+        ),
+        "{md}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("balance.json")).unwrap()).unwrap();
+    assert_eq!(json["what_ifs"]["removed"], 0);
+    assert_eq!(json["what_ifs"]["objectives"]["castle_field"], 3);
+    let run = dir.join("runs/random-normal");
+    let lines: Vec<serde_json::Value> = fs::read_to_string(run.join(GAMES_FILE))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    for line in &lines {
+        let path = run.join(line["record"].as_str().unwrap());
+        let mut record: serde_json::Value =
+            serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(record["what_if"]["objective"], 3);
+        // Per colour, written [blue, red].
+        assert_eq!(record["deal"]["removed"], serde_json::json!([[], []]));
+        assert_eq!(record["deal"]["reserve"][0].as_array().unwrap().len(), 24);
+        if record["result"]["end"] == "medals" {
+            let winner = (record["result"]["winner"] == "red") as usize;
+            assert!(record["result"]["medals"][winner].as_u64().unwrap() >= 3);
+        }
+        // Game 1 of a self-play deal swaps the first player, which `replay` refuses as not
+        // the seed's deal whatever the rules; game 0 is the seed's deal.
+        if line["game"] != 0 {
+            continue;
+        }
+        let (ok, text) = toybattle(&["replay", path.to_str().unwrap()]);
+        assert!(ok, "{text}");
+        // The same game without its what-ifs is not a game of the printed rules.
+        record.as_object_mut().unwrap().remove("what_if");
+        let stripped = dir.join("stripped.json");
+        fs::write(&stripped, record.to_string()).unwrap();
+        let (ok, text) = toybattle(&["replay", stripped.to_str().unwrap()]);
+        assert!(!ok && text.contains("fingerprint"), "{text}");
+    }
+    // Resuming the study with other what-ifs is refused, naming them; its games are kept.
+    let before = fs::read_to_string(run.join(GAMES_FILE)).unwrap();
+    let (ok, err) = what_if_study(&dir, &["--objective", "castle_field=4"]);
+    assert!(!ok && err.contains("what_ifs"), "{err}");
+    assert_eq!(fs::read_to_string(run.join(GAMES_FILE)).unwrap(), before);
+    // A study of the printed rules cannot be mixed with it either.
+    let retail = temp_dir("what-if-retail");
+    assert!(what_if_study(&retail, &[]).0);
+    let report = temp_dir("what-if-mixed");
+    let (ok, err) = balance(&[
+        "--from",
+        run.to_str().unwrap(),
+        retail.join("runs/random-normal").to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && err.contains("what_ifs") && err.contains("same deals"),
+        "{err}"
+    );
+    let md = fs::read_to_string(retail.join("report.md")).unwrap();
+    assert!(md.contains("retail rules"), "{md}");
+    for d in [dir, retail] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// What-ifs that make the game impossible are refused before anything is played, each with a
+/// message naming the option and what is wrong.
+#[test]
+fn impossible_what_ifs_are_refused_before_playing() {
+    let dir = temp_dir("what-if-bad");
+    for (extra, words) in [
+        (
+            &["--objective", "castle_field=99"][..],
+            "medal objective 99 on castle_field",
+        ),
+        (&["--objective", "castle_field=0"][..], "between 1 and"),
+        (&["--objective", "castle_field"][..], "expected TERRAIN=N"),
+        (
+            &["--objective", "tropical_pool=5"][..],
+            "not among the study's terrains",
+        ),
+        (&["--removed", "30"][..], "a reserve holds only 24"),
+        (&["--racks", "3"][..], "expected FIRST,SECOND"),
+        (
+            &["--racks", "0,4"][..],
+            "opening rack of 0 tiles for the first player",
+        ),
+        (&["--removed", "20", "--racks", "3,8"][..], "need 28 tiles"),
+    ] {
+        let (ok, err) = what_if_study(&dir, extra);
+        assert!(!ok && err.contains(words), "{extra:?}: {err}");
+        assert!(!dir.join("runs").exists(), "{extra:?}: nothing played");
+    }
+}
+
+/// The medal-objective search plays each candidate around the printed objective and reports
+/// the one closest to even, in report.md, balance.json and a CSV.
+#[test]
+fn the_objective_search_reports_every_candidate_and_the_best() {
+    let dir = temp_dir("objective-search");
+    let (ok, err) = balance(&[
+        "--bots",
+        "random",
+        "--games",
+        "4",
+        "--variants",
+        "normal",
+        "--objective-search",
+        "caribbean_sea",
+        "--objective-spread",
+        "1",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let printed = 5; // Caribbean Sea's objective (R2.4)
+    for n in printed - 1..=printed + 1 {
+        assert!(dir
+            .join(format!("objectives/{n}/runs/random-normal"))
+            .is_dir());
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("balance.json")).unwrap()).unwrap();
+    let search = &json["objective_search"];
+    assert_eq!(search["printed"], printed);
+    let objectives: Vec<u64> = search["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["objective"].as_u64().unwrap())
+        .collect();
+    assert_eq!(objectives, [4, 5, 6]);
+    let best = &search["best_first_player"][0];
+    let distance =
+        |r: &serde_json::Value| (r["first_player"]["value"].as_f64().unwrap() - 0.5).abs();
+    for r in search["rows"].as_array().unwrap() {
+        assert!(distance(best) <= distance(r));
+    }
+    assert_eq!(
+        json["games"], 4,
+        "the report's other figures are the printed objective's"
+    );
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        md.contains("## Medal objective search: caribbean_sea"),
+        "{md}"
+    );
+    assert!(
+        md.contains("by the first player's score, objective"),
+        "{md}"
+    );
+    let csv = fs::read_to_string(dir.join("objective_search.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 4);
+    let (ok, err) = balance(&[
+        "--bots",
+        "random",
+        "--objective-search",
+        "caribbean_sea",
+        "--objective",
+        "caribbean_sea=4",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("leave out --objective"), "{err}");
+    fs::remove_dir_all(dir).unwrap();
+}

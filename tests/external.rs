@@ -169,6 +169,7 @@ fn tournament_config(bot: String) -> RunConfig {
         ext_startup_ms: DEFAULT_EXT_STARTUP_MS,
         versions: Default::default(),
         shard: None,
+        what_ifs: Default::default(),
     }
 }
 

@@ -34,6 +34,7 @@ fn config(bots: &[&str], games: u32) -> RunConfig {
         ext_startup_ms: 10_000,
         versions: BTreeMap::new(),
         shard: None,
+        what_ifs: Default::default(),
     }
 }
 

@@ -3,11 +3,13 @@
 //! are fractions here (0.05 is 5 percentage points); the renderers show percent.
 
 use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, Estimate};
+use super::objective::ObjectiveSearch;
 use super::regression::{fit, Design};
 use super::{End, Study, StudyGame};
-use crate::rules::{Colour, Troop, Variant};
+use crate::rules::{Colour, Troop, Variant, WhatIfs};
 use serde::Serialize;
 
+/// Format tag of `balance.json`.
 pub const REPORT_FORMAT: &str = "toybattle-balance/1";
 
 /// The name of the row that pools all terrains (or all presets).
@@ -16,11 +18,18 @@ pub const ALL: &str = "all";
 /// Every figure of a report.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// The format tag, [`REPORT_FORMAT`].
     pub format: String,
+    /// Presets in report order.
     pub presets: Vec<String>,
+    /// Terrain keys in report order.
     pub terrains: Vec<String>,
+    /// Variants played.
     pub variants: Vec<Variant>,
+    /// Games analysed.
     pub games: u64,
+    /// Rules parameters changed from the printed game (none for the retail rules).
+    pub what_ifs: WhatIfs,
     /// Per preset, variant and terrain (and all terrains): seats, length, ends.
     pub seats: Vec<SeatRow>,
     /// Per preset (and all presets pooled, when several) and troop.
@@ -33,13 +42,21 @@ pub struct Report {
     pub special_bases: Vec<SpecialRow>,
     /// The plain-language summary, computed from the figures above.
     pub summary: Vec<String>,
+    /// The medal-objective search, when the study was one (`--objective-search`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective_search: Option<ObjectiveSearch>,
 }
 
 #[derive(Clone, Debug, Serialize)]
+/// Seat advantage, length and ends of one preset, variant and terrain.
 pub struct SeatRow {
+    /// The preset playing itself.
     pub preset: String,
+    /// The variant played.
     pub variant: Variant,
+    /// Terrain key, or `all` for every terrain pooled.
     pub terrain: String,
+    /// Games in this row.
     pub games: u64,
     /// Score of the first player (a turn cap counts half); 0.5 is balanced.
     pub first_player: Option<Estimate>,
@@ -49,15 +66,20 @@ pub struct SeatRow {
     pub balance: Option<Estimate>,
     /// Share of games with a winner.
     pub decisiveness: Option<Estimate>,
+    /// Mean game length in turns.
     pub turns_mean: Option<Estimate>,
+    /// Spread (standard deviation) of the game length in turns.
     pub turns_sd: Option<Estimate>,
     /// Share of games per end type, in [`End::ALL`] order.
     pub ends: Vec<(End, Option<Estimate>)>,
 }
 
 #[derive(Clone, Debug, Serialize)]
+/// The value of one troop for one preset.
 pub struct TroopRow {
+    /// The preset (or the pooled presets).
     pub preset: String,
+    /// The troop type.
     pub troop: Troop,
     /// Change in win probability per copy of this troop in a player's deck, relative to a copy
     /// of the average troop (the values of the eight troops sum to zero).
@@ -65,9 +87,13 @@ pub struct TroopRow {
 }
 
 #[derive(Clone, Debug, Serialize)]
+/// How one troop is played by one preset in one variant.
 pub struct PlayRow {
+    /// The preset playing itself.
     pub preset: String,
+    /// The variant played.
     pub variant: Variant,
+    /// The troop type.
     pub troop: Troop,
     /// Tiles of this troop a player places per game.
     pub placed_per_game: Option<Estimate>,
@@ -78,15 +104,21 @@ pub struct PlayRow {
 }
 
 #[derive(Clone, Debug, Serialize)]
+/// The effect of a terrain's special bases: normal minus beginner on the same deals.
 pub struct SpecialRow {
+    /// The preset playing itself.
     pub preset: String,
+    /// Terrain key, or `all`.
     pub terrain: String,
     /// Deals played in both variants.
     pub deals: u64,
     /// Normal minus beginner, each paired by deal.
     pub first_player: Option<Estimate>,
+    /// Change in blue's score.
     pub blue: Option<Estimate>,
+    /// Change in mean length (turns).
     pub turns: Option<Estimate>,
+    /// Change in the share of each end type.
     pub ends: Vec<(End, Option<Estimate>)>,
 }
 
@@ -179,12 +211,14 @@ pub fn analyse(study: &Study) -> Report {
         terrains: study.terrains.clone(),
         variants,
         games: study.games.len() as u64,
+        what_ifs: study.what_ifs.clone(),
         seats,
         troops,
         troop_notes,
         plays,
         special_bases,
         summary: Vec::new(),
+        objective_search: None,
     };
     report.summary = summarise(&report);
     report

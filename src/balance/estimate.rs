@@ -8,9 +8,13 @@ use serde::Serialize;
 /// A figure and its 95% interval, over `n` games.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Estimate {
+    /// The point estimate.
     pub value: f64,
+    /// Lower end of the 95% interval.
     pub lo: f64,
+    /// Upper end of the 95% interval.
     pub hi: f64,
+    /// Observations (games or players) behind it.
     pub n: u64,
 }
 
@@ -41,11 +45,15 @@ impl Estimate {
 /// `sqrt(G/(G−1) · Σ_g (Σ_{i∈g} (x_i − mean))²) / n` over `G` clusters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ClusteredMean {
+    /// The mean.
     pub mean: f64,
+    /// Its cluster-robust standard error.
     pub se: f64,
     /// Plain (independent games) standard error, for the design effect.
     pub se_iid: f64,
+    /// Observations.
     pub n: u64,
+    /// Clusters (deals) among them.
     pub clusters: u64,
 }
 

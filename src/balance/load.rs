@@ -5,11 +5,12 @@
 
 use super::{BalanceError, End, PerTroop, Study, StudyGame};
 use crate::record::GameRecord;
-use crate::rules::{Deal, Decision, Game, Troop, Variant};
+use crate::rules::{Decision, Game, Troop, Variant};
 use crate::terrain::Terrain;
 use crate::tournament::store::{read_games, read_run, GameLine, GAMES_FILE, RUN_FILE};
 use crate::tournament::RunConfig;
 use rayon::prelude::*;
+use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -22,7 +23,9 @@ pub const STUDY_FILE: &str = "study.json";
 /// What reading found besides the games: notes for the user (e.g. an interrupted line that was
 /// not counted).
 pub struct Loaded {
+    /// The games read.
     pub study: Study,
+    /// Notes for the user, e.g. an interrupted line not counted.
     pub notes: Vec<String>,
 }
 
@@ -102,9 +105,15 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
                     "terrain '{t}' is not among the terrains given (pass the run's --terrain-file)"
                 ),
                 })?;
-            rules
-                .entry((t.clone(), r.config.variant))
-                .or_insert_with(|| Game::new(Arc::clone(terrain), r.config.variant));
+            if let Entry::Vacant(slot) = rules.entry((t.clone(), r.config.variant)) {
+                let game = Game::new(Arc::clone(terrain), r.config.variant)
+                    .with_what_if(r.config.what_ifs.for_terrain(t))
+                    .map_err(|e| BalanceError::Settings {
+                        dir: r.dirs[0].display().to_string(),
+                        reason: e.to_string(),
+                    })?;
+                slot.insert(game);
+            }
         }
     }
     let mut notes = Vec::new();
@@ -168,6 +177,7 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
             presets,
             terrains: terrain_names,
             games,
+            what_ifs: first.config.what_ifs.clone(),
         },
         notes,
     })
@@ -206,7 +216,7 @@ fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
             if !differences.is_empty() {
                 return Err(settings(format!(
                     "its runs do not play the same deals as the others ({}); a study's runs must \
-                     share seed, terrains, games and turn cap",
+                     share seed, terrains, games, turn cap and what-ifs",
                     differences.join("; ")
                 )));
             }
@@ -268,7 +278,7 @@ fn study_game(
         reason,
     };
     let end = End::parse(&line.end).ok_or_else(|| bad(format!("unknown end '{}'", line.end)))?;
-    let deal = Deal::from_seed(line.deal_seed);
+    let deal = game.deal(line.deal_seed);
     let placed = match std::fs::read_to_string(&path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(bad(e.to_string())),
@@ -313,7 +323,8 @@ fn count(troops: impl Iterator<Item = Troop>) -> PerTroop {
 /// Tiles of each troop each colour placed, found by replaying the record's steps (the steps do
 /// not say who acts; the rules do).
 pub fn placements(game: &Game, record: &GameRecord) -> Result<[PerTroop; 2], String> {
-    record.deal.validate().map_err(|e| e.to_string())?;
+    game.validate_deal(&record.deal)
+        .map_err(|e| e.to_string())?;
     let mut state = game.initial_state(&record.deal);
     let mut placed = [PerTroop::default(); 2];
     for (i, step) in record.steps.iter().enumerate() {

@@ -11,6 +11,7 @@
 pub mod analysis;
 pub mod estimate;
 pub mod load;
+pub mod objective;
 pub mod regression;
 pub mod render;
 pub mod study;
@@ -21,34 +22,54 @@ pub use analysis::{analyse, Report};
 pub use load::load_study;
 pub use study::{run_study, StudyPlan};
 
-use crate::rules::{Colour, Troop, Variant};
+use crate::rules::{Colour, Troop, Variant, WhatIfs};
 use serde::Serialize;
 
 /// Why a study could not run or be read; each message names the folder, file or setting.
 #[derive(Debug, thiserror::Error)]
 pub enum BalanceError {
     #[error(transparent)]
+    /// A tournament run could not be played or read.
     Tournament(#[from] crate::tournament::TournamentError),
     #[error("{0}")]
+    /// Options that do not make a study.
     Usage(String),
     #[error("{dir}: {reason}")]
-    Settings { dir: String, reason: String },
+    /// Run folders whose settings do not form one study.
+    Settings {
+        /// The folder (or file) in question.
+        dir: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     #[error("{path}: {reason}")]
-    Record { path: String, reason: String },
+    /// A game record that cannot be read.
+    Record {
+        /// The record file.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
 /// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum End {
+    /// An HQ was captured (R10.1).
     Hq,
+    /// A player reached the medal objective (R10.2).
     Medals,
+    /// A player could not act (R10.3).
     Blocked,
+    /// The self-play turn cap stopped the game.
     TurnCap,
+    /// A player failed to answer.
     Forfeit,
 }
 
 impl End {
+    /// Every end, in report order.
     pub const ALL: [End; 5] = [
         End::Hq,
         End::Medals,
@@ -57,6 +78,7 @@ impl End {
         End::Forfeit,
     ];
 
+    /// The end's name in files, e.g. `turn_cap`.
     pub fn name(self) -> &'static str {
         match self {
             End::Hq => "hq",
@@ -67,6 +89,7 @@ impl End {
         }
     }
 
+    /// The end of a name, `None` for an unknown one.
     pub fn parse(name: &str) -> Option<End> {
         End::ALL.into_iter().find(|e| e.name() == name)
     }
@@ -82,13 +105,17 @@ pub struct StudyGame {
     pub preset: u16,
     /// Index into [`Study::terrains`].
     pub terrain: u16,
+    /// The variant played.
     pub variant: Variant,
     /// The deal seed: games on one deal share their tiles (one cluster in every interval).
     pub deal: u64,
+    /// The player who moved first.
     pub first: Colour,
     /// `None` when the turn cap stopped the game.
     pub winner: Option<Colour>,
+    /// How the game ended.
     pub end: End,
+    /// Turns begun.
     pub turns: u16,
     /// Copies of each troop removed unseen at setup, per colour.
     pub lost: [PerTroop; 2],
@@ -113,6 +140,10 @@ impl StudyGame {
 pub struct Study {
     /// Presets in report order (the order they were named).
     pub presets: Vec<String>,
+    /// Terrain keys in report order.
     pub terrains: Vec<String>,
+    /// Every game read.
     pub games: Vec<StudyGame>,
+    /// Rules parameters changed from the printed game, shared by every run of the study.
+    pub what_ifs: WhatIfs,
 }

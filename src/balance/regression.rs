@@ -12,13 +12,18 @@
 /// each in a cluster (games of one deal).
 #[derive(Clone, Debug, Default)]
 pub struct Design {
+    /// Column names.
     pub names: Vec<String>,
+    /// Covariates, row by row.
     pub x: Vec<f64>,
+    /// Outcomes, one per row.
     pub y: Vec<f64>,
+    /// Cluster (deal) of each row.
     pub cluster: Vec<u64>,
 }
 
 impl Design {
+    /// An empty design with these columns.
     pub fn new(names: Vec<String>) -> Design {
         Design {
             names,
@@ -26,10 +31,12 @@ impl Design {
         }
     }
 
+    /// Number of columns.
     pub fn columns(&self) -> usize {
         self.names.len()
     }
 
+    /// Number of rows.
     pub fn rows(&self) -> usize {
         self.y.len()
     }
@@ -51,14 +58,18 @@ impl Design {
 /// Coefficients and their cluster-robust covariance.
 #[derive(Clone, Debug)]
 pub struct Fit {
+    /// Fitted coefficients, one per column.
     pub coef: Vec<f64>,
     /// `p × p`, row-major.
     pub cov: Vec<f64>,
+    /// Rows fitted.
     pub n: u64,
+    /// Clusters (deals) among them.
     pub clusters: u64,
 }
 
 impl Fit {
+    /// Cluster-robust standard error of coefficient `j`.
     pub fn se(&self, j: usize) -> f64 {
         let p = self.coef.len();
         self.cov[j * p + j].max(0.0).sqrt()

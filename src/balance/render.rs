@@ -4,6 +4,7 @@
 
 use super::analysis::{pct, pp, Report, SeatRow, ALL};
 use super::estimate::Estimate;
+use super::objective::{ObjectiveRow, ObjectiveSearch};
 use super::svg::{dot_plot, escape, DotPlot, Series};
 use super::End;
 use crate::rules::{Troop, Variant};
@@ -18,16 +19,23 @@ const COLOURS: [&str; 6] = [
 
 /// A table with a caption.
 pub struct Table {
+    /// The caption above the table.
     pub caption: String,
+    /// Column headers.
     pub headers: Vec<String>,
+    /// Cells, row by row.
     pub rows: Vec<Vec<String>>,
 }
 
 /// A section of the report: text paragraphs, tables and plots (plots in HTML only).
 pub struct Section {
+    /// Section title.
     pub title: String,
+    /// Paragraphs.
     pub text: Vec<String>,
+    /// Tables.
     pub tables: Vec<Table>,
+    /// SVG plots (HTML only).
     pub plots: Vec<String>,
 }
 
@@ -65,7 +73,69 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
     if !r.special_bases.is_empty() {
         out.push(special_section(r));
     }
+    if let Some(search) = &r.objective_search {
+        out.insert(1, objective_section(search));
+    }
     out
+}
+
+/// The medal-objective search: every candidate's seat scores, and the best objectives.
+fn objective_section(s: &ObjectiveSearch) -> Section {
+    let cells = |r: &ObjectiveRow| {
+        vec![
+            r.preset.clone(),
+            r.variant.to_string(),
+            r.objective.to_string(),
+            r.games.to_string(),
+            opt(&r.first_player, pct),
+            opt(&r.blue, pct),
+            opt(&r.turns_mean, num),
+        ]
+    };
+    let headers = [
+        "preset",
+        "variant",
+        "objective",
+        "games",
+        "first player's score",
+        "blue's score",
+        "turns (mean)",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut text = vec![format!(
+        "{} played at each candidate medal objective (printed: {}); the objective whose \
+         score is closest to 50% is the most balanced by that measure.",
+        s.terrain, s.printed
+    )];
+    for (measure, best, f) in [
+        (
+            "first player's score",
+            &s.best_first_player,
+            (|r: &ObjectiveRow| r.first_player) as fn(&ObjectiveRow) -> Option<Estimate>,
+        ),
+        ("blue's score", &s.best_side, |r: &ObjectiveRow| r.blue),
+    ] {
+        for b in best {
+            text.push(format!(
+                "{}, {} variant: by the {measure}, objective {} ({})",
+                b.preset,
+                b.variant,
+                b.objective,
+                opt(&f(b), pct)
+            ));
+        }
+    }
+    Section {
+        title: format!("Medal objective search: {}", s.terrain),
+        text,
+        tables: vec![Table {
+            caption: "Scores per candidate objective".into(),
+            headers,
+            rows: s.rows.iter().map(cells).collect(),
+        }],
+        plots: Vec::new(),
+    }
 }
 
 fn seats_section(r: &Report) -> Section {
@@ -402,10 +472,18 @@ fn special_section(r: &Report) -> Section {
     }
 }
 
+/// The rules the games were played under: "retail rules" or the what-ifs.
+fn rules(r: &Report) -> String {
+    match r.what_ifs.is_retail() {
+        true => "retail rules".into(),
+        false => format!("what-ifs: {}", r.what_ifs.describe()),
+    }
+}
+
 /// `report.md`.
 pub fn markdown(r: &Report, sections: &[Section]) -> String {
     let mut md = format!(
-        "# Balance report\n\n{} games: presets {}; terrains {}; variants {}. Plots are in \
+        "# Balance report\n\n{} games: presets {}; terrains {}; variants {}; {}. Plots are in \
          report.html.\n\n",
         r.games,
         r.presets.join(", "),
@@ -414,7 +492,8 @@ pub fn markdown(r: &Report, sections: &[Section]) -> String {
             .iter()
             .map(|v| v.to_string())
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        rules(r)
     );
     for s in sections {
         let _ = writeln!(md, "## {}\n", s.title);
@@ -453,7 +532,7 @@ pub fn html(r: &Report, sections: &[Section]) -> String {
     );
     let _ = writeln!(
         h,
-        "<p>{} games: presets {}; terrains {}; variants {}.</p>",
+        "<p>{} games: presets {}; terrains {}; variants {}; {}.</p>",
         r.games,
         escape(&r.presets.join(", ")),
         escape(&r.terrains.join(", ")),
@@ -461,7 +540,8 @@ pub fn html(r: &Report, sections: &[Section]) -> String {
             .iter()
             .map(|v| v.to_string())
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        escape(&rules(r))
     );
     for s in sections {
         let _ = writeln!(h, "<h2>{}</h2>", escape(&s.title));
@@ -603,12 +683,41 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
             cells.join(",")
         );
     }
-    vec![
+    let mut search = String::from(
+        "terrain,preset,variant,objective,games,first_player,first_player_lo,first_player_hi,\
+         blue,blue_lo,blue_hi,turns_mean,turns_mean_lo,turns_mean_hi\n",
+    );
+    let e = |x: &Option<Estimate>| {
+        x.map_or(",,".to_string(), |e| {
+            format!("{},{},{}", e.value, e.lo, e.hi)
+        })
+    };
+    if let Some(s) = &r.objective_search {
+        for row in &s.rows {
+            let _ = writeln!(
+                search,
+                "{},{},{},{},{},{},{},{}",
+                s.terrain,
+                row.preset,
+                row.variant,
+                row.objective,
+                row.games,
+                e(&row.first_player),
+                e(&row.blue),
+                e(&row.turns_mean)
+            );
+        }
+    }
+    let mut tables = vec![
         ("seats.csv", seats),
         ("troops.csv", troops),
         ("plays.csv", plays),
         ("special_bases.csv", special),
-    ]
+    ];
+    if r.objective_search.is_some() {
+        tables.push(("objective_search.csv", search));
+    }
+    tables
 }
 
 /// Writes every file of the report into `dir`; returns the Markdown.

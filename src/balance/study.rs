@@ -4,7 +4,7 @@
 
 use super::load::{RUNS_DIR, STUDY_FILE};
 use super::BalanceError;
-use crate::rules::Variant;
+use crate::rules::{Variant, WhatIfs};
 use crate::terrain::Terrain;
 use crate::tournament::bots::{BotEntry, ExternalTimeouts};
 use crate::tournament::config::{DEFAULT_EXT_STARTUP_MS, RUN_FORMAT};
@@ -19,17 +19,26 @@ use std::time::Duration;
 pub struct StudyPlan {
     /// Preset specs, in report order (e.g. by skill).
     pub presets: Vec<String>,
+    /// Variants to play.
     pub variants: Vec<Variant>,
+    /// Terrains to play.
     pub terrains: Vec<Arc<Terrain>>,
     /// Content hash of the terrain file, when terrains come from one.
     pub terrain_file_hash: Option<String>,
     /// Games per preset, variant and terrain (even: each deal is played with each colour first).
     pub games: u32,
+    /// Study seed: every deal derives from it.
     pub seed: u64,
+    /// Self-play turn cap.
     pub max_turns: u16,
+    /// The shard to play, `None` for all.
     pub shard: Option<Shard>,
+    /// Games played at once; `None` for one per core.
     pub concurrency: Option<usize>,
+    /// No progress bars and no notes.
     pub quiet: bool,
+    /// Rules parameters changed from the printed game, the same in every run.
+    pub what_ifs: WhatIfs,
     /// The study folder.
     pub out: PathBuf,
 }
@@ -67,6 +76,7 @@ pub fn run_config(plan: &StudyPlan, preset: &str, variant: Variant) -> RunConfig
         ext_startup_ms: DEFAULT_EXT_STARTUP_MS,
         versions: BTreeMap::new(),
         shard: plan.shard,
+        what_ifs: plan.what_ifs.clone(),
     }
 }
 

@@ -8,7 +8,9 @@ use std::fmt::Write;
 
 /// One set of points drawn in one colour.
 pub struct Series {
+    /// Legend name.
     pub name: String,
+    /// CSS colour of the series.
     pub colour: &'static str,
     /// (row label, figure); rows are shared by label between series.
     pub points: Vec<(String, Estimate)>,
@@ -16,6 +18,7 @@ pub struct Series {
 
 /// A dot plot with error bars.
 pub struct DotPlot {
+    /// Plot title.
     pub title: String,
     /// Axis label, e.g. "first player's score (%)".
     pub axis: String,
@@ -23,6 +26,7 @@ pub struct DotPlot {
     pub reference: Option<f64>,
     /// Factor from data units to the units shown (100 for percent).
     pub scale: f64,
+    /// The series plotted.
     pub series: Vec<Series>,
 }
 

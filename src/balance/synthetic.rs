@@ -13,8 +13,11 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 /// the games of the deal, as real luck of the deal would be).
 #[derive(Clone, Debug)]
 pub struct Planted {
+    /// First player's advantage in win probability.
     pub first: f64,
+    /// Change in win probability per copy of each troop in a player's deck.
     pub troop: [f64; Troop::ALL.len()],
+    /// Spread of the luck shared by a deal's games.
     pub deal_noise: f64,
 }
 
@@ -78,5 +81,6 @@ pub fn synthetic_study(
         presets: vec!["simulated".into()],
         terrains: (0..terrains).map(|t| format!("terrain{t}")).collect(),
         games,
+        what_ifs: Default::default(),
     }
 }

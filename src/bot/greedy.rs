@@ -309,7 +309,7 @@ impl<'a> Judge<'a> {
                 gain_at[(region.bases & !mine_top).trailing_zeros() as usize] += m;
             }
         }
-        let to_win = terrain.medals_to_win as i32;
+        let to_win = self.game.medals_to_win() as i32;
         let best = bits(connected[me.index()])
             .map(|b| match gain_at[b] {
                 0 => 0,
@@ -373,7 +373,7 @@ impl<'a> Judge<'a> {
                 gain_at[missing.trailing_zeros() as usize] += region.medals as i32;
             }
         }
-        let to_win = terrain.medals_to_win as i32;
+        let to_win = self.game.medals_to_win() as i32;
         for (b, &gain) in gain_at.iter().enumerate().filter(|(_, &g)| g > 0) {
             let mut fit = self.fit(s, b);
             if reach & (1 << b) == 0 {

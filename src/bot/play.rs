@@ -130,6 +130,7 @@ pub fn play_game(
         result,
         terrain_fingerprint: Some(crate::record::fingerprint(game)),
         session: None,
+        what_if: *game.what_if(),
     };
     PlayedGame {
         record,

@@ -3,10 +3,13 @@
 
 use super::{select_terrains, CliResult};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Instant;
+use toybattle::balance::objective::{candidates, rows_of, search};
 use toybattle::balance::render::write_report;
-use toybattle::balance::{analyse, load_study, run_study, StudyPlan};
-use toybattle::rules::Variant;
+use toybattle::balance::{analyse, load_study, run_study, Report, StudyPlan};
+use toybattle::rules::{Variant, WhatIfs};
+use toybattle::terrain::Terrain;
 use toybattle::tournament::config::fnv1a;
 use toybattle::tournament::Shard;
 
@@ -50,6 +53,34 @@ pub struct Args {
     /// Play only shard K of N of every run; report later with --from over all shard folders.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
+    /// What-if: the medal objective of a terrain, e.g. `castle_field=6` (repeat the option
+    /// or separate by commas for several terrains); the others keep their printed objective.
+    #[arg(
+        long,
+        value_name = "TERRAIN=N",
+        value_delimiter = ',',
+        conflicts_with = "from"
+    )]
+    objective: Vec<String>,
+    /// What-if: tiles each player removes unseen at setup [printed rules: 4].
+    #[arg(long, value_name = "N", conflicts_with = "from")]
+    removed: Option<u8>,
+    /// What-if: opening rack sizes of the first and the second player [printed rules: 3,4].
+    #[arg(long, value_name = "FIRST,SECOND", conflicts_with = "from")]
+    racks: Option<String>,
+    /// Search the medal objective of this terrain (the study's one terrain) that brings the
+    /// first player's and blue's scores closest to 50%: the study is played at each candidate
+    /// objective, in OUT/objectives/N/.
+    #[arg(long, value_name = "TERRAIN", conflicts_with_all = ["from", "shard"])]
+    objective_search: Option<String>,
+    /// Candidates of --objective-search: the printed objective and this many either side.
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 2,
+        requires = "objective_search"
+    )]
+    objective_spread: u8,
     /// Study folder: runs/ (one tournament run per preset and variant) and the report.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -65,10 +96,102 @@ fn list(spec: &str) -> Vec<String> {
         .collect()
 }
 
+/// The medal-objective search: the study (of one terrain) played at every candidate objective,
+/// each in `OUT/objectives/N/` (a study folder, resumed like any), and the report of the
+/// printed objective's games with the search's table added.
+fn objective_search(args: &Args, plan: StudyPlan, start: Instant) -> CliResult {
+    let [terrain] = plan.terrains.as_slice() else {
+        return Err(format!(
+            "--objective-search plays one terrain: give --terrains {}",
+            args.objective_search.as_deref().unwrap_or("TERRAIN")
+        ));
+    };
+    let key = terrain.key.clone();
+    if plan.what_ifs.objectives.contains_key(&key) {
+        return Err(format!(
+            "--objective-search {key} tries objectives itself: leave out --objective {key}=N"
+        ));
+    }
+    let mut rows = Vec::new();
+    let mut printed = None;
+    for n in candidates(terrain, args.objective_spread) {
+        let mut what_ifs = plan.what_ifs.clone();
+        if n != terrain.medals_to_win {
+            what_ifs.objectives.insert(key.clone(), n);
+        }
+        let out = args.out.join("objectives").join(n.to_string());
+        if !args.quiet {
+            eprintln!("objective {n} medals on {key}: {}", out.display());
+        }
+        let candidate = StudyPlan {
+            what_ifs,
+            out,
+            terrains: plan.terrains.clone(),
+            presets: plan.presets.clone(),
+            variants: plan.variants.clone(),
+            terrain_file_hash: plan.terrain_file_hash.clone(),
+            ..plan
+        };
+        let dirs = run_study(&candidate).map_err(|e| e.to_string())?;
+        let loaded = load_study(&dirs, &plan.terrains).map_err(|e| e.to_string())?;
+        let report = analyse(&loaded.study);
+        rows.extend(rows_of(&report, &key, n));
+        if n == terrain.medals_to_win {
+            printed = Some((report, loaded.notes));
+        }
+    }
+    let (mut report, notes) = printed.ok_or("the printed objective is always a candidate")?;
+    report.objective_search = Some(search(&key, terrain.medals_to_win, rows));
+    finish(args, &report, &notes, start)
+}
+
+/// The what-ifs of the options, checked against every terrain of the study before any game
+/// is played.
+fn what_ifs(args: &Args, terrains: &[Arc<Terrain>]) -> Result<WhatIfs, String> {
+    let mut w = WhatIfs::default();
+    for spec in &args.objective {
+        let bad = || format!("--objective '{spec}': expected TERRAIN=N, e.g. castle_field=6");
+        let (name, n) = spec.split_once('=').ok_or_else(bad)?;
+        let n: u8 = n.trim().parse().map_err(|_| bad())?;
+        let terrain = select_terrains(name.trim(), args.terrain_file.as_deref())?;
+        let [t] = terrain.as_slice() else {
+            return Err(format!("--objective '{spec}': name one terrain"));
+        };
+        if !terrains.iter().any(|s| s.key == t.key) {
+            return Err(format!(
+                "--objective '{spec}': {} is not among the study's terrains",
+                t.key
+            ));
+        }
+        if w.objectives.insert(t.key.clone(), n).is_some() {
+            return Err(format!("--objective: {} is given twice", t.key));
+        }
+    }
+    if let Some(r) = args.removed {
+        w.removed = r;
+    }
+    if let Some(spec) = &args.racks {
+        let bad = || format!("--racks '{spec}': expected FIRST,SECOND, e.g. 3,4");
+        let (a, b) = spec.split_once(',').ok_or_else(bad)?;
+        w.racks = [
+            a.trim().parse().map_err(|_| bad())?,
+            b.trim().parse().map_err(|_| bad())?,
+        ];
+    }
+    for t in terrains {
+        w.for_terrain(&t.key).check(t).map_err(|e| e.to_string())?;
+    }
+    Ok(w)
+}
+
 pub fn run(args: Args) -> CliResult {
     let start = Instant::now();
     let terrains = match &args.bots {
-        Some(_) => select_terrains(&args.terrains, args.terrain_file.as_deref())?,
+        // An objective search plays its one terrain.
+        Some(_) => select_terrains(
+            args.objective_search.as_deref().unwrap_or(&args.terrains),
+            args.terrain_file.as_deref(),
+        )?,
         None => super::available_terrains(args.terrain_file.as_deref())?,
     };
     let runs = match &args.bots {
@@ -86,7 +209,7 @@ pub fn run(args: Args) -> CliResult {
                 )),
                 None => None,
             };
-            let dirs = run_study(&StudyPlan {
+            let plan = StudyPlan {
                 presets: list(bots),
                 variants,
                 terrains: terrains.clone(),
@@ -97,9 +220,13 @@ pub fn run(args: Args) -> CliResult {
                 shard: args.shard,
                 concurrency: args.concurrency,
                 quiet: args.quiet,
+                what_ifs: what_ifs(&args, &terrains)?,
                 out: args.out.clone(),
-            })
-            .map_err(|e| e.to_string())?;
+            };
+            if args.objective_search.is_some() {
+                return objective_search(&args, plan, start);
+            }
+            let dirs = run_study(&plan).map_err(|e| e.to_string())?;
             if let Some(s) = args.shard {
                 eprintln!(
                     "shard {s} played into {}; when every shard is done, write the report with \
@@ -116,7 +243,12 @@ pub fn run(args: Args) -> CliResult {
         eprintln!("note: {n}");
     }
     let report = analyse(&loaded.study);
-    write_report(&args.out, &report, &loaded.notes).map_err(|e| e.to_string())?;
+    finish(&args, &report, &loaded.notes, start)
+}
+
+/// Writes the report and says where it is.
+fn finish(args: &Args, report: &Report, notes: &[String], start: Instant) -> CliResult {
+    write_report(&args.out, report, notes).map_err(|e| e.to_string())?;
     if !args.quiet {
         for line in &report.summary {
             eprintln!("{line}");

@@ -89,6 +89,7 @@ pub fn load_record(
     let record: toybattle::record::GameRecord = serde_json::from_str(&read_text(path)?)
         .map_err(|e| format!("{name} is not a game record: {e}"))?;
     let game = load_game(&record.terrain, terrain_file, record.variant)
+        .and_then(|g| g.with_what_if(record.what_if).map_err(|e| e.to_string()))
         .map_err(|e| format!("{name}: {e}"))?;
     toybattle::record::check_fingerprint(&record, &game)
         .map_err(|e| format!("{name} does not replay: {e}"))?;

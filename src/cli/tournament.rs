@@ -145,6 +145,7 @@ pub fn run(args: Args) -> CliResult {
         ext_startup_ms: args.ext_startup_ms,
         versions: BTreeMap::new(),
         shard: args.shard,
+        what_ifs: Default::default(),
     };
     let report = run_tournament(RunOptions {
         config,

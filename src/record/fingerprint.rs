@@ -15,7 +15,16 @@ use std::fmt::Write;
 
 /// The fingerprint of `game`'s terrain data and variant, e.g. `"3f9a0c12d4e5b687"`.
 pub fn fingerprint(game: &Game) -> String {
-    let text = format!("{}variant {}\n", canonical(game.terrain()), game.variant());
+    let mut text = format!("{}variant {}\n", canonical(game.terrain()), game.variant());
+    // What-ifs change rules, so they count; the retail rules add nothing (old fingerprints hold).
+    let w = game.what_if();
+    if !w.is_retail() {
+        let _ = writeln!(
+            text,
+            "what-if objective {:?} removed {} racks {:?}",
+            w.objective, w.removed, w.racks
+        );
+    }
     format!("{:016x}", fnv1a(text.as_bytes()))
 }
 

@@ -12,7 +12,7 @@ mod replay;
 pub use fingerprint::{check_fingerprint, fingerprint, FingerprintMismatch};
 pub use replay::{replay, ReplayError, ReplaySummary};
 
-use crate::rules::{Colour, Deal, Variant, WinType};
+use crate::rules::{Colour, Deal, Variant, WhatIf, WinType};
 use crate::vocabulary::ByColour;
 use serde::{Deserialize, Serialize};
 
@@ -61,6 +61,10 @@ pub struct GameRecord {
     /// The terrain data and variant played on ([`fingerprint()`]); absent in older records.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub terrain_fingerprint: Option<String>,
+    /// The rules parameters a designer changed (medal objective, tiles removed, opening
+    /// racks); absent for the printed rules.
+    #[serde(default, skip_serializing_if = "WhatIf::is_retail")]
+    pub what_if: WhatIf,
 }
 
 impl RecordResult {

@@ -1,7 +1,7 @@
 //! Re-validating a record step by step.
 
 use super::{GameRecord, RecordResult, RECORD_FORMAT};
-use crate::rules::{Chance, Colour, Deal, Decision, Game, Phase, State};
+use crate::rules::{Chance, Colour, Decision, Game, Phase, State, WhatIf};
 
 /// Why a record does not replay.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -18,6 +18,14 @@ pub enum ReplayError {
         /// The record's terrain key.
         record: String,
         /// The given terrain's key.
+        given: String,
+    },
+    /// The record was played under other rules parameters (what-ifs) than the game given.
+    #[error("the record was played under the rules '{record}', the game given has '{given}'")]
+    WhatIf {
+        /// The record's rules, in words.
+        record: String,
+        /// The given game's rules, in words.
         given: String,
     },
     /// The record's deal breaks the setup rules (§3).
@@ -79,16 +87,17 @@ pub fn replay(game: &Game, record: &GameRecord) -> Result<ReplaySummary, ReplayE
             given: game.terrain().key.clone(),
         });
     }
-    record
-        .deal
-        .validate()
+    if record.what_if != *game.what_if() {
+        return Err(ReplayError::WhatIf {
+            record: describe_rules(&record.what_if),
+            given: describe_rules(game.what_if()),
+        });
+    }
+    game.validate_deal(&record.deal)
         .map_err(|e| ReplayError::Deal(e.to_string()))?;
-    check_seed(record)?;
+    check_seed(game, record)?;
     let mut state = game.initial_state(&record.deal);
-    let mut drawn = [
-        record.deal.opening_draw(crate::rules::Colour::Blue),
-        record.deal.opening_draw(crate::rules::Colour::Red),
-    ];
+    let mut drawn = [Colour::Blue, Colour::Red].map(|c| game.opening_rack(record.deal.first, c));
     for (index, step) in record.steps.iter().enumerate() {
         let err = |reason: String| ReplayError::Step {
             index,
@@ -126,11 +135,20 @@ pub fn replay(game: &Game, record: &GameRecord) -> Result<ReplaySummary, ReplayE
     })
 }
 
-/// Records are dealt from their seed (docs/records.md): the deal must be `Deal::from_seed(seed)`,
-/// so that a record cannot claim a seed its luck did not come from.
-fn check_seed(record: &GameRecord) -> Result<(), ReplayError> {
+/// The rules parameters in words: "retail rules" or the what-ifs.
+fn describe_rules(w: &WhatIf) -> String {
+    match w.is_retail() {
+        true => "retail rules".into(),
+        false => w.describe(),
+    }
+}
+
+/// Records are dealt from their seed (docs/records.md): the deal must be `game.deal(seed)`
+/// ([`Deal::from_seed`] under the retail rules), so that a record cannot claim a seed its luck
+/// did not come from.
+fn check_seed(game: &Game, record: &GameRecord) -> Result<(), ReplayError> {
     let seed = record.seed;
-    let dealt = Deal::from_seed(seed);
+    let dealt = game.deal(seed);
     let deal = &record.deal;
     let problem = if deal.seed != seed {
         format!("the deal names seed {}", deal.seed)

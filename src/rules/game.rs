@@ -5,6 +5,7 @@
 //! placement legality (§5), placement resolution (§6), troop effects (§7), region control (§8),
 //! special bases (§9), end of the game (§10).
 
+use super::deal::{WhatIf, WhatIfError};
 use super::decision::{Decision, DecisionList};
 use super::state::{Chance, Outcome, Phase, State, WinType};
 use super::tile::{Colour, Tile, Troop, TroopCounts, RACK_LIMIT};
@@ -22,7 +23,9 @@ use std::sync::Arc;
 #[serde(rename_all = "lowercase")]
 pub enum Variant {
     #[default]
+    /// The game with special bases (R9).
     Normal,
+    /// The beginner game: special bases are plain bases (§13).
     Beginner,
 }
 
@@ -55,8 +58,11 @@ impl std::fmt::Display for Variant {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("illegal decision '{decision}' while {phase}: {reason}")]
 pub struct IllegalDecision {
+    /// The decision in notation.
     pub decision: String,
+    /// The phase the game was in.
     pub phase: String,
+    /// Why the rules refuse it.
     pub reason: String,
 }
 
@@ -87,6 +93,8 @@ pub struct Game {
     region_bases: [NodeMask; MAX_REGIONS],
     region_medals: [u8; MAX_REGIONS],
     medals_to_win: u8,
+    /// The rules parameters of this game: retail unless a designer changed them.
+    what_if: WhatIf,
     /// The neighbours of every set of nodes, a byte of the set at a time.
     neighbour_table: Arc<NeighbourTable>,
 }
@@ -125,6 +133,7 @@ impl std::fmt::Debug for NeighbourTable {
 }
 
 impl Game {
+    /// The rules of `terrain` in `variant` under the retail rules parameters.
     pub fn new(terrain: Arc<Terrain>, variant: Variant) -> Game {
         let normal = variant == Variant::Normal;
         let n = terrain.node_count();
@@ -165,10 +174,31 @@ impl Game {
             region_bases: std::array::from_fn(|r| terrain.regions.get(r).map_or(0, |g| g.bases)),
             region_medals: std::array::from_fn(|r| terrain.regions.get(r).map_or(0, |g| g.medals)),
             medals_to_win: terrain.medals_to_win,
+            what_if: WhatIf::RETAIL,
             neighbour_table: Arc::new(NeighbourTable::new(&terrain)),
             variant,
             terrain,
         }
+    }
+
+    /// The same game under the rules parameters `what_if` (medal objective, tiles removed at
+    /// setup, opening racks), checked against the terrain: a what-if that makes the game
+    /// impossible is refused.
+    pub fn with_what_if(mut self, what_if: WhatIf) -> Result<Game, WhatIfError> {
+        what_if.check(&self.terrain)?;
+        self.medals_to_win = what_if.objective.unwrap_or(self.terrain.medals_to_win);
+        self.what_if = what_if;
+        Ok(self)
+    }
+
+    /// The rules parameters of this game ([`WhatIf::RETAIL`] unless changed).
+    pub fn what_if(&self) -> &WhatIf {
+        &self.what_if
+    }
+
+    /// Medals a player needs to win (R2.4, R8.5): the terrain's, or the what-if's objective.
+    pub fn medals_to_win(&self) -> u8 {
+        self.medals_to_win
     }
 
     /// A shipped terrain by name, e.g. `Game::builtin("castle_field", Variant::Normal)`.
@@ -179,14 +209,17 @@ impl Game {
         ))
     }
 
+    /// The terrain played on.
     pub fn terrain(&self) -> &Terrain {
         &self.terrain
     }
 
+    /// The terrain played on, shared.
     pub fn terrain_arc(&self) -> &Arc<Terrain> {
         &self.terrain
     }
 
+    /// The variant played.
     pub fn variant(&self) -> Variant {
         self.variant
     }

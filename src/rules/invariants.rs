@@ -146,12 +146,12 @@ fn ensure(holds: bool, broken: impl FnOnce() -> InvariantViolation) -> Checked {
 /// Checks every invariant of `s` as a state of `game`; the first one broken is returned.
 pub fn check(game: &Game, s: &State) -> Checked {
     let t = game.terrain();
-    check_tiles(s)?;
+    check_tiles_removing(s, game.what_if().removed)?;
     check_stacks(t, s)?;
     check_top_tiles(t, s)?;
     check_headquarters(t, s)?;
     check_regions(t, s)?;
-    check_medals(t, s)?;
+    check_medals(t, game.medals_to_win(), s)?;
     check_connection(game, s)?;
     check_phase(game, s)?;
     check_legal_decisions(game, s)
@@ -161,6 +161,11 @@ pub fn check(game: &Game, s: &State) -> Checked {
 /// hold for a determinization from either player's view, where the rest may not (a rack sampled
 /// for the player to move need not let the game go on as it did).
 pub fn check_tiles(s: &State) -> Checked {
+    check_tiles_removing(s, REMOVED_PER_COLOUR)
+}
+
+/// [`check_tiles`] when each player removed `removed` tiles at setup (a what-if).
+pub fn check_tiles_removing(s: &State, removed: u8) -> Checked {
     // The board's tiles by colour and troop, in one pass over every stack.
     let mut board = [[0usize; 8]; 2];
     for n in 0..MAX_NODES {
@@ -235,7 +240,7 @@ pub fn check_tiles(s: &State) -> Checked {
             )
             .colour(c)
         })?;
-        ensure(s.removed(c).total() == REMOVED_PER_COLOUR, || {
+        ensure(s.removed(c).total() == removed, || {
             InvariantViolation::new(
                 Invariant::RemovedTiles,
                 format!("{} tiles removed", s.removed(c).total()),
@@ -402,7 +407,7 @@ fn check_regions(t: &Terrain, s: &State) -> Checked {
     Ok(())
 }
 
-fn check_medals(t: &Terrain, s: &State) -> Checked {
+fn check_medals(t: &Terrain, objective: u8, s: &State) -> Checked {
     let taken: u32 = bits(s.regions_taken())
         .filter_map(|r| t.regions.get(r))
         .map(|r| r.medals as u32)
@@ -416,13 +421,10 @@ fn check_medals(t: &Terrain, s: &State) -> Checked {
     })?;
     for c in Colour::BOTH {
         let m = s.medals(c);
-        ensure(s.is_over() || m < t.medals_to_win, || {
+        ensure(s.is_over() || m < objective, || {
             InvariantViolation::new(
                 Invariant::Medals,
-                format!(
-                    "{m} medals reach the objective of {} but the game goes on",
-                    t.medals_to_win
-                ),
+                format!("{m} medals reach the objective of {objective} but the game goes on"),
             )
             .colour(c)
         })?;
@@ -495,12 +497,12 @@ fn check_phase(game: &Game, s: &State) -> Checked {
             .colour(o.winner)
         })?;
         ensure(
-            o.win != WinType::Medals || s.medals(o.winner) >= t.medals_to_win,
+            o.win != WinType::Medals || s.medals(o.winner) >= game.medals_to_win(),
             || {
                 broken(format!(
                     "won by medals with {} of {}",
                     s.medals(o.winner),
-                    t.medals_to_win
+                    game.medals_to_win()
                 ))
                 .colour(o.winner)
             },

@@ -616,6 +616,7 @@ impl Session {
                 medals: ByColour::from_fn(|c| s.medals(c)),
             },
             terrain_fingerprint: Some(crate::record::fingerprint(&self.game)),
+            what_if: *self.game.what_if(),
             session: Some(SessionNotes {
                 human: self.human,
                 level: self.level.name().to_string(),

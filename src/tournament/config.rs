@@ -2,7 +2,7 @@
 
 use super::stats::SprtParams;
 use super::TournamentError;
-use crate::rules::Variant;
+use crate::rules::{Variant, WhatIfs};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -99,6 +99,10 @@ pub struct RunConfig {
     pub versions: BTreeMap<String, String>,
     /// The slice this run plays, `None` for the whole run.
     pub shard: Option<Shard>,
+    /// Rules parameters changed from the printed game (balance what-ifs). Left out of
+    /// `run.json` for the printed rules, so other runs keep their run id.
+    #[serde(default, skip_serializing_if = "WhatIfs::is_retail")]
+    pub what_ifs: WhatIfs,
 }
 
 /// The default of `--ext-startup-ms`.
@@ -221,6 +225,7 @@ mod tests {
             ext_startup_ms: DEFAULT_EXT_STARTUP_MS,
             versions: BTreeMap::new(),
             shard: None,
+            what_ifs: Default::default(),
         }
     }
 

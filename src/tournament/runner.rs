@@ -135,8 +135,12 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         games: options
             .terrains
             .iter()
-            .map(|t| Game::new(Arc::clone(t), config.variant))
-            .collect(),
+            .map(|t| {
+                Game::new(Arc::clone(t), config.variant)
+                    .with_what_if(config.what_ifs.for_terrain(&t.key))
+                    .map_err(|e| TournamentError::Usage(e.to_string()))
+            })
+            .collect::<Result<_, _>>()?,
         bots,
         writer: GamesWriter::open(&games_path)?,
         done: Mutex::new(existing.games),
@@ -358,7 +362,7 @@ fn play_all(
 
 /// Plays the missing games of one deal, recording each as soon as it ends.
 fn play_pair(shared: &Shared, job: &PairJob) -> Result<(), TournamentError> {
-    let deal = Deal::from_seed(job.deal_seed);
+    let deal = shared.games[job.terrain].deal(job.deal_seed);
     for g in 0..2u8 {
         let already = {
             let done = shared.done.lock().map_err(|_| poisoned())?;

@@ -125,6 +125,7 @@ mod tests {
             ext_startup_ms: 1000,
             versions: Default::default(),
             shard: None,
+            what_ifs: Default::default(),
         }
     }
 

@@ -173,7 +173,7 @@ impl Context {
         }
         let (mut wins_medals, mut threats) = (0, 0);
         if tactical {
-            let needed = terrain.medals_to_win.saturating_sub(s.medals(p));
+            let needed = game.medals_to_win().saturating_sub(s.medals(p));
             wins_medals = bits(takes_region)
                 .filter(|&b| gain_at[b] >= needed)
                 .fold(0, |m, b| m | 1 << b);
