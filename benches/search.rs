@@ -99,7 +99,8 @@ const STRONGEST_ITERATIONS: u64 = 1000;
 
 /// The shipped `strongest` preset's search settings on one thread and one tree.
 fn strongest_config() -> (Algorithm, SearchConfig) {
-    let preset = preset::resolve("strongest").expect("the strongest preset is shipped");
+    let text = include_str!("../bots/strongest.toml");
+    let preset = preset::parse("strongest", text, "bots/strongest.toml").expect("a valid preset");
     match preset.config {
         BotConfig::Search { algorithm, config } => (
             algorithm,
