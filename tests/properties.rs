@@ -19,6 +19,7 @@ use toybattle::info::Observation;
 use toybattle::rules::{
     invariants, Colour, Deal, Decision, DecisionList, Game, Phase, State, Troop, Variant,
 };
+use toybattle::terrain::NodeIndex;
 
 /// Self-play safety cap (R10.5: the game itself has none).
 const TURN_CAP: u16 = 400;
@@ -45,7 +46,7 @@ fn any_decision(rng: &mut impl Rng, nodes: usize) -> Decision {
             rng.random_range(0..nodes as u8 + 2)
         }
     };
-    let (a, b) = (node(), node());
+    let (a, b) = (NodeIndex::raw(node()), NodeIndex::raw(node()));
     let troop = Troop::from_index(rng.random_range(0..8));
     match rng.random_range(0..9) {
         0 => Decision::Draw,
@@ -193,7 +194,7 @@ fn decision_naming_a_node_beyond_the_terrain_is_refused_not_a_panic() {
     for node in [17, 31, 200] {
         let d = Decision::Place {
             troop: Troop::Hook,
-            node,
+            node: NodeIndex::raw(node),
         };
         let mut after = s;
         let err = game.apply(&mut after, d).unwrap_err();

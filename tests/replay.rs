@@ -7,7 +7,7 @@ use toybattle::bot::random::RandomBot;
 use toybattle::bot::{Bot, Choice, Player, Request};
 use toybattle::record::{replay, GameRecord, ReplayError};
 use toybattle::rules::{Chance, Colour, Deal, Decision, Game, Phase, State, Troop, Variant};
-use toybattle::terrain::{bits, builtin_terrains};
+use toybattle::terrain::{builtin_terrains, nodes};
 
 fn random_player(name: &str) -> Player {
     Player::Fair(Box::new(RandomBot::new(name)))
@@ -154,10 +154,12 @@ fn illegal_decision_is_reported_at_its_step() {
         .into_iter()
         .find(|&t| s.rack(s.active()).get(t) > 0)
         .unwrap();
-    let own_hq = bits(game.terrain().hqs[s.active().index()]).next().unwrap();
+    let own_hq = nodes(game.terrain().hqs[s.active().index()])
+        .next()
+        .unwrap();
     let bad = Decision::Place {
         troop,
-        node: own_hq as u8,
+        node: own_hq,
     }
     .notation(game.terrain());
     record.steps[k] = bad.clone();

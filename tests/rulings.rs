@@ -10,7 +10,7 @@ use toybattle::rules::{
     Colour, Deal, Decision, DecisionList, Game, Outcome, Phase, Referee, State, Troop, TroopCounts,
     Variant, WinType,
 };
-use toybattle::terrain::{self, SpecialEffect, MEDALS_IN_BOX};
+use toybattle::terrain::{self, NodeId, NodeIndex, SpecialEffect, Terrain, MEDALS_IN_BOX};
 
 use Colour::{Blue, Red};
 
@@ -62,8 +62,8 @@ fn refuse(game: &Game, s: &State, step: &str) {
 }
 
 fn stack(game: &Game, s: &State, id: u8) -> Vec<String> {
-    let n = game.terrain().index_of(id).unwrap();
-    s.board().stack(n).map(|t| t.to_string()).collect()
+    let n = game.terrain().index_of(NodeId(id)).unwrap();
+    s.board().stack(n.usize()).map(|t| t.to_string()).collect()
 }
 
 fn counts(list: &[Troop]) -> TroopCounts {
@@ -83,8 +83,12 @@ fn won(winner: Colour, win: WinType) -> Option<Outcome> {
     Some(Outcome { winner, win })
 }
 
+fn ids_of(t: &Terrain, mask: u32) -> Vec<u8> {
+    t.ids(mask).iter().map(|n| n.get()).collect()
+}
+
 fn ids(game: &Game, mask: u32) -> Vec<u8> {
-    game.terrain().ids(mask)
+    game.terrain().ids(mask).iter().map(|n| n.get()).collect()
 }
 
 fn builtin(key: &str) -> Game {
@@ -168,7 +172,7 @@ fn r2_1_the_eight_retail_terrains() {
 #[test]
 fn r2_2_hq_ownership_per_terrain() {
     for t in terrain::builtin_terrains() {
-        let (blue, red) = (t.ids(t.hqs[0]), t.ids(t.hqs[1]));
+        let (blue, red) = (ids_of(t, t.hqs[0]), ids_of(t, t.hqs[1]));
         let (want_blue, want_red): (&[u8], &[u8]) = match t.key.as_str() {
             "caribbean_sea" => (&[1, 2], &[41]),
             "tropical_pool" => (&[1, 2], &[41, 42]),
@@ -243,7 +247,7 @@ fn r2_5_special_bases_per_terrain() {
                 Some((e, nodes)) if e == effect => nodes,
                 _ => &[],
             };
-            assert_eq!(t.ids(t.nodes_with(effect)), want, "{key} {effect:?}");
+            assert_eq!(ids_of(t, t.nodes_with(effect)), want, "{key} {effect:?}");
         }
     }
 }
@@ -569,10 +573,10 @@ fn r6_1_the_placed_tile_goes_on_top_and_occupies() {
     let (game, mut s) = pos(r#"{"terrain": "castle_field", "to_move": "blue",
         "stacks": {"12": ["red:Skully"]}, "racks": {"blue": ["Star"]}}"#);
     play(&game, &mut s, &["place Star 12"]);
-    let n = game.terrain().index_of(12).unwrap();
+    let n = game.terrain().index_of(NodeId(12)).unwrap();
     assert_eq!(stack(&game, &s, 12), ["red:Skully", "blue:Star"]);
-    assert_ne!(s.board().occupied(Blue) & (1 << n), 0);
-    assert_eq!(s.board().occupied(Red) & (1 << n), 0);
+    assert_ne!(s.board().occupied(Blue) & n.bit(), 0);
+    assert_eq!(s.board().occupied(Red) & n.bit(), 0);
     assert_eq!(s.rack(Blue), TroopCounts::EMPTY);
 }
 
@@ -962,8 +966,8 @@ fn r9_2_tropical_pool_restricted_nodes() {
         (13, 0xFF),
     ];
     for (id, bits) in expected {
-        let i = t.index_of(id).unwrap();
-        assert_eq!(t.allowed_troops[i], bits, "node {id}");
+        let i = t.index_of(NodeId(id)).unwrap();
+        assert_eq!(t.allowed_troops[i.usize()], bits, "node {id}");
     }
 }
 
@@ -1170,7 +1174,13 @@ fn r10_4_a_placement_cannot_both_capture_and_complete() {
     for t in terrain::builtin_terrains() {
         for c in Colour::BOTH {
             for hq in terrain::bits(t.hqs[c.index()]) {
-                assert_eq!(t.node_regions[hq], 0, "{} HQ {}", t.name, t.id_of(hq));
+                assert_eq!(
+                    t.node_regions[hq],
+                    0,
+                    "{} HQ {}",
+                    t.name,
+                    t.id_of(NodeIndex::new(hq))
+                );
             }
         }
     }
@@ -1345,7 +1355,7 @@ fn r12_3_chance_and_suppressions_offer_no_choice() {
             assert_eq!(options.len(), game.chance_outcomes(s).len());
         }
         if let Phase::TroopEffect { node, .. } = s.phase() {
-            let effect = game.terrain().effect_at(node as usize);
+            let effect = game.terrain().effect_at(NodeIndex::new(node as usize));
             assert_ne!(effect, Some(SpecialEffect::NoTroopEffect));
         }
     });

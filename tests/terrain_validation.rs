@@ -205,12 +205,18 @@ fn shipped_file_holds_the_eight_terrains_of_the_summary_table() {
         assert_eq!(t.total_medals(), row.medals, "{k}: medals");
         assert_eq!(t.medals_to_win, row.to_win, "{k}: objective (R2.4)");
         assert_eq!(
-            t.ids(t.hqs[Colour::Blue.index()]),
+            t.ids(t.hqs[Colour::Blue.index()])
+                .iter()
+                .map(|n| n.get())
+                .collect::<Vec<u8>>(),
             row.blue_hqs,
             "{k}: blue HQs"
         );
         assert_eq!(
-            t.ids(t.hqs[Colour::Red.index()]),
+            t.ids(t.hqs[Colour::Red.index()])
+                .iter()
+                .map(|n| n.get())
+                .collect::<Vec<u8>>(),
             row.red_hqs,
             "{k}: red HQs"
         );
@@ -218,7 +224,7 @@ fn shipped_file_holds_the_eight_terrains_of_the_summary_table() {
             .nodes
             .iter()
             .filter(|n| n.kind == NodeKind::Special)
-            .map(|n| (n.id, n.effect.expect("a special base has an effect")))
+            .map(|n| (n.id.get(), n.effect.expect("a special base has an effect")))
             .collect();
         assert_eq!(specials, row.special_bases, "{k}: special bases (§9)");
     }
@@ -230,9 +236,9 @@ fn node_ids_follow_the_side_convention() {
     for t in builtin_terrains() {
         for n in &t.nodes {
             let ok = match n.kind {
-                NodeKind::Hq(Colour::Blue) => (1..=9).contains(&n.id),
-                NodeKind::Hq(Colour::Red) => n.id >= 41,
-                NodeKind::Base | NodeKind::Special => (10..=40).contains(&n.id),
+                NodeKind::Hq(Colour::Blue) => (1..=9).contains(&n.id.get()),
+                NodeKind::Hq(Colour::Red) => n.id.get() >= 41,
+                NodeKind::Base | NodeKind::Special => (10..=40).contains(&n.id.get()),
             };
             assert!(ok, "{}: node {} is {:?}", t.key, n.id, n.kind);
         }
@@ -255,7 +261,7 @@ fn tropical_pool_value_restrictions_match_r9_2() {
     let mut found: Vec<(u8, Vec<Troop>)> = t
         .nodes
         .iter()
-        .filter_map(|n| n.allowed.clone().map(|a| (n.id, a)))
+        .filter_map(|n| n.allowed.clone().map(|a| (n.id.get(), a)))
         .collect();
     for (_, a) in &mut found {
         a.sort();

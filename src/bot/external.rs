@@ -13,7 +13,7 @@
 use super::{Bot, Choice, Request};
 use crate::info::Observation;
 use crate::rules::{Colour, Decision, DecisionList, Game, Phase, Troop, TroopCounts};
-use crate::terrain::{bits, NodeKind, Terrain};
+use crate::terrain::{bits, NodeIndex, NodeKind, Terrain};
 use serde_json::{json, Map, Value};
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -423,7 +423,7 @@ pub fn terrain_graph(t: &Terrain) -> Value {
         .map(|i| {
             let n = &t.nodes[i];
             let mut v = Map::new();
-            v.insert("id".into(), n.id.into());
+            v.insert("id".into(), n.id.get().into());
             let kind = match n.kind {
                 NodeKind::Hq(_) => "hq",
                 NodeKind::Base => "base",
@@ -437,7 +437,14 @@ pub fn terrain_graph(t: &Terrain) -> Value {
                 let labels: Vec<&str> = allowed.iter().map(|t| t.value_label()).collect();
                 v.insert("allowed_values".into(), labels.into());
             }
-            v.insert("adjacent".into(), t.ids(t.neighbours[i]).into());
+            v.insert(
+                "adjacent".into(),
+                t.ids(t.neighbours[i])
+                    .iter()
+                    .map(|n| n.get())
+                    .collect::<Vec<u8>>()
+                    .into(),
+            );
             v.insert("x".into(), coordinate(n.x));
             v.insert("y".into(), coordinate(n.y));
             Value::Object(v)
@@ -455,7 +462,7 @@ pub fn terrain_graph(t: &Terrain) -> Value {
         "id": t.key,
         "name": t.name,
         "medals_to_win": t.medals_to_win,
-        "hqs": per_colour(|c| t.ids(t.hqs[c.index()])),
+        "hqs": per_colour(|c| t.ids(t.hqs[c.index()]).iter().map(|n| n.get()).collect::<Vec<u8>>()),
         "nodes": nodes,
         "regions": regions,
     })
@@ -480,14 +487,14 @@ fn per_colour<T: Into<Value>>(f: impl Fn(Colour) -> T) -> Value {
 }
 
 fn phase_value(game: &Game, phase: Phase) -> Value {
-    let id = |n: u8| game.terrain().id_of(n as usize);
+    let id = |n: NodeIndex| game.terrain().id_of(n).get();
     match phase {
         Phase::Action => json!({"kind": "action"}),
         Phase::TroopEffect { troop, node } => {
-            json!({"kind": "troop_effect", "troop": troop.name(), "node": id(node)})
+            json!({"kind": "troop_effect", "troop": troop.name(), "node": id(NodeIndex::new(node as usize))})
         }
         Phase::SpecialEffect { effect, node } => {
-            json!({"kind": "special_effect", "effect": effect.key(), "node": id(node)})
+            json!({"kind": "special_effect", "effect": effect.key(), "node": id(NodeIndex::new(node as usize))})
         }
         Phase::Chance(_) => json!({"kind": "chance"}),
         Phase::Over => json!({"kind": "over"}),
@@ -502,7 +509,10 @@ pub fn decide_message(game: &Game, obs: &Observation, legal: &DecisionList) -> V
     for n in 0..terrain.node_count() {
         let stack: Vec<String> = obs.board().stack(n).map(|t| t.to_string()).collect();
         if !stack.is_empty() {
-            board.insert(terrain.id_of(n).to_string(), Value::from(stack));
+            board.insert(
+                terrain.id_of(NodeIndex::new(n)).to_string(),
+                Value::from(stack),
+            );
         }
     }
     let regions: Vec<u8> = bits(obs.regions_taken())

@@ -154,7 +154,7 @@ pub fn special_nodes(terrain: &Terrain) -> Vec<SpecialNode> {
             let effect = n.effect?;
             let allowed = n.allowed.as_deref().map(allowed_labels);
             Some(SpecialNode {
-                node: n.id,
+                node: n.id.get(),
                 kind: if matches!(n.kind, NodeKind::Hq(_)) {
                     "hq"
                 } else {

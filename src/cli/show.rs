@@ -3,7 +3,7 @@
 
 use super::{emit, id_list, select_terrains, special_groups, CliResult};
 use std::path::PathBuf;
-use toybattle::terrain::{bits, NodeKind, Terrain};
+use toybattle::terrain::{bits, NodeIndex, NodeKind, Terrain};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -176,8 +176,12 @@ fn cell(x: f32, y: f32) -> (usize, usize) {
 fn adjacency(t: &Terrain) -> String {
     let entries: Vec<String> = (0..t.node_count())
         .map(|i| {
-            let ids: Vec<String> = t.ids(t.neighbours[i]).iter().map(u8::to_string).collect();
-            format!("{:>2}: {}", t.id_of(i), ids.join(" "))
+            let ids: Vec<String> = t
+                .ids(t.neighbours[i])
+                .iter()
+                .map(|n| n.to_string())
+                .collect();
+            format!("{:>2}: {}", t.id_of(NodeIndex::new(i)), ids.join(" "))
         })
         .collect();
     let mut out = String::from("Adjacency:\n");
@@ -201,7 +205,7 @@ fn regions(t: &Terrain) -> String {
         out += &format!(
             "  R{:<3} {} → {} {medals}\n",
             r.id,
-            id_list(&t.ids(r.bases)),
+            id_list(&t.ids(r.bases).iter().map(|n| n.get()).collect::<Vec<u8>>()),
             r.medals
         );
     }

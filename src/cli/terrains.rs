@@ -60,8 +60,8 @@ impl Facts {
             regions: t.regions.len(),
             total_medals: t.total_medals(),
             medals_to_win: t.medals_to_win,
-            blue_hqs: t.ids(t.hqs[0]),
-            red_hqs: t.ids(t.hqs[1]),
+            blue_hqs: t.ids(t.hqs[0]).iter().map(|n| n.get()).collect(),
+            red_hqs: t.ids(t.hqs[1]).iter().map(|n| n.get()).collect(),
             specials: special_nodes(t),
         }
     }

@@ -25,7 +25,7 @@ fn canonical(t: &Terrain) -> String {
     let mut text = format!("terrain-fingerprint/1\nmedals_to_win {}\n", t.medals_to_win);
     let ids = |mask: u32| {
         bits(mask)
-            .map(|i| t.id_of(i).to_string())
+            .map(|i| t.id_of(crate::terrain::NodeIndex::new(i)).to_string())
             .collect::<Vec<_>>()
             .join(",")
     };

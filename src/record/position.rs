@@ -10,7 +10,7 @@ use crate::rules::{
     Chance, Colour, Game, Outcome, Phase, Setup, SetupError, State, Tile, Troop, TroopCounts,
     Variant, WinType,
 };
-use crate::terrain::{self, bits, Terrain, TerrainError};
+use crate::terrain::{self, bits, NodeId, NodeIndex, Terrain, TerrainError};
 use crate::vocabulary::ByColour;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -291,7 +291,7 @@ impl Position {
     /// The position of a valid setup on `game`'s terrain, every field written out.
     fn from_setup(game: &Game, setup: &Setup) -> Position {
         let t = game.terrain();
-        let id = |n: u8| t.id_of(n as usize);
+        let id = |n: u8| t.id_of(NodeIndex::new(n as usize)).get();
         let lists = |v: &ByColour<TroopCounts>| v.map(|c| c.to_vec());
         let stacks = setup
             .stacks
@@ -467,8 +467,8 @@ fn queued_entries(s: &Setup, id: &dyn Fn(u8) -> u8) -> Vec<QueuedSpecial> {
 
 /// The dense index of node `id`, or an error naming the field.
 fn node_index(t: &Terrain, field: &'static str, id: u8) -> Result<u8, PositionError> {
-    t.index_of(id)
-        .map(|n| n as u8)
+    t.index_of(NodeId(id))
+        .map(NodeIndex::get)
         .ok_or_else(|| PositionError::UnknownNode {
             field,
             node: id,

@@ -20,19 +20,19 @@
 //! | `Chance` | `chance Star` | outcome of a chance event: the troop drawn, discarded or frozen |
 
 use super::tile::{ParseTroopError, Troop};
-use crate::terrain::Terrain;
+use crate::terrain::{NodeId, NodeIndex, Terrain};
 use arrayvec::ArrayVec;
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Decision {
     Draw,
-    Place { troop: Troop, node: u8 },
+    Place { troop: Troop, node: NodeIndex },
     Decline,
     Use,
-    Discard { node: u8 },
-    Return { node: u8 },
-    Move { from: u8, to: u8 },
+    Discard { node: NodeIndex },
+    Return { node: NodeIndex },
+    Move { from: NodeIndex, to: NodeIndex },
     Recover { troop: Troop },
     Chance(Troop),
 }
@@ -51,7 +51,7 @@ pub enum ParseDecisionError {
     NotANode { word: String, text: String },
     #[error("node {node} in '{text}' is not on {terrain}")]
     UnknownNode {
-        node: u8,
+        node: NodeId,
         text: String,
         terrain: String,
     },
@@ -73,14 +73,13 @@ impl Decision {
     /// Parses text notation against `terrain`.
     pub fn parse(text: &str, terrain: &Terrain) -> Result<Decision, ParseDecisionError> {
         let words: Vec<&str> = text.split_whitespace().collect();
-        let node = |w: &str| -> Result<u8, ParseDecisionError> {
-            let id: u8 = w.parse().map_err(|_| ParseDecisionError::NotANode {
+        let node = |w: &str| -> Result<NodeIndex, ParseDecisionError> {
+            let id: NodeId = w.parse().map_err(|_| ParseDecisionError::NotANode {
                 word: w.to_string(),
                 text: text.to_string(),
             })?;
             terrain
                 .index_of(id)
-                .map(|i| i as u8)
                 .ok_or_else(|| ParseDecisionError::UnknownNode {
                     node: id,
                     text: text.to_string(),
@@ -129,9 +128,9 @@ impl fmt::Display for Notation<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // A decision built in code may name a node index the terrain lacks (`Game::apply` must
         // describe it, not panic): show the index instead of an id.
-        let id = |n: u8| match self.terrain.nodes.get(n as usize) {
+        let id = |n: NodeIndex| match self.terrain.nodes.get(n.usize()) {
             Some(node) => node.id.to_string(),
-            None => format!("#{n}"),
+            None => format!("#{}", n.get()),
         };
         match self.d {
             Decision::Draw => write!(f, "draw"),

@@ -9,7 +9,8 @@ use super::decision::{Decision, DecisionList};
 use super::state::{Chance, Outcome, Phase, State, WinType};
 use super::tile::{Colour, Tile, Troop, TroopCounts, RACK_LIMIT};
 use crate::terrain::{
-    bits, NodeMask, RegionMask, SpecialEffect, Terrain, TerrainError, MAX_NODES, MAX_REGIONS,
+    bits, NodeIndex, NodeMask, RegionMask, SpecialEffect, Terrain, TerrainError, MAX_NODES,
+    MAX_REGIONS,
 };
 use crate::vocabulary::ByColour;
 use arrayvec::ArrayVec;
@@ -363,7 +364,7 @@ impl Game {
                     &mut after,
                     Decision::Place {
                         troop,
-                        node: n as u8,
+                        node: NodeIndex::new(n),
                     },
                 );
                 // A blocked opponent (R10.3) depends on the rest of the rack: not counted.
@@ -382,17 +383,17 @@ impl Game {
             for n in bits(slots) {
                 out.push(Decision::Place {
                     troop,
-                    node: n as u8,
+                    node: NodeIndex::new(n),
                 });
             }
         }
     }
 
-    fn is_legal_placement(&self, s: &State, troop: Troop, node: u8) -> bool {
+    fn is_legal_placement(&self, s: &State, troop: Troop, node: NodeIndex) -> bool {
         let p = s.active;
-        (node as usize) < self.terrain.node_count()
+        node.usize() < self.terrain.node_count()
             && s.placeable(p).get(troop) > 0
-            && self.placement_slots(s, p)[troop.index()] & (1 << node) != 0
+            && self.placement_slots(s, p)[troop.index()] & node.bit() != 0
     }
 
     // ----- Legal decisions ---------------------------------------------------------------------
@@ -419,7 +420,9 @@ impl Game {
                     Troop::Capn => self.push_placements(s, p, out),
                     Troop::Jumbo => {
                         for n in bits(self.jumbo_targets(s, node)) {
-                            out.push(Decision::Discard { node: n as u8 });
+                            out.push(Decision::Discard {
+                                node: NodeIndex::new(n),
+                            });
                         }
                     }
                     Troop::Xb42 => out.push(Decision::Use),
@@ -431,7 +434,9 @@ impl Game {
                 match effect {
                     SpecialEffect::ReturnOwnTroop => {
                         for n in bits(self.return_targets(s, node)) {
-                            out.push(Decision::Return { node: n as u8 });
+                            out.push(Decision::Return {
+                                node: NodeIndex::new(n),
+                            });
                         }
                     }
                     SpecialEffect::DrawOne => out.push(Decision::Draw),
@@ -439,8 +444,8 @@ impl Game {
                         for from in bits(self.move_sources(s, node)) {
                             for to in bits(self.terrain.neighbours[from] & self.bases) {
                                 out.push(Decision::Move {
-                                    from: from as u8,
-                                    to: to as u8,
+                                    from: NodeIndex::new(from),
+                                    to: NodeIndex::new(to),
                                 });
                             }
                         }
@@ -467,7 +472,7 @@ impl Game {
     /// Whether `d` is legal now (without building the whole list).
     pub fn is_legal(&self, s: &State, d: Decision) -> bool {
         let p = s.active;
-        let node_ok = |n: u8| (n as usize) < self.terrain.node_count();
+        let node_ok = |n: NodeIndex| n.usize() < self.terrain.node_count();
         match (s.phase, d) {
             (Phase::Over, _) => false,
             (Phase::Action, Decision::Draw) => self.can_draw(s, p),
@@ -481,21 +486,21 @@ impl Game {
                     self.is_legal_placement(s, troop, node)
                 }
                 (Troop::Jumbo, Decision::Discard { node: n }) => {
-                    node_ok(n) && self.jumbo_targets(s, node) & (1 << n) != 0
+                    node_ok(n) && self.jumbo_targets(s, node) & n.bit() != 0
                 }
                 (Troop::Xb42, Decision::Use) => true,
                 _ => false,
             },
             (Phase::SpecialEffect { effect, node }, d) => match (effect, d) {
                 (SpecialEffect::ReturnOwnTroop, Decision::Return { node: n }) => {
-                    node_ok(n) && self.return_targets(s, node) & (1 << n) != 0
+                    node_ok(n) && self.return_targets(s, node) & n.bit() != 0
                 }
                 (SpecialEffect::DrawOne, Decision::Draw) => true,
                 (SpecialEffect::MoveAdjacentEnemy, Decision::Move { from, to }) => {
                     node_ok(from)
                         && node_ok(to)
-                        && self.move_sources(s, node) & (1 << from) != 0
-                        && self.terrain.neighbours[from as usize] & self.bases & (1 << to) != 0
+                        && self.move_sources(s, node) & from.bit() != 0
+                        && self.terrain.neighbours[from.usize()] & self.bases & to.bit() != 0
                 }
                 (SpecialEffect::RecoverFromDiscard, Decision::Recover { troop }) => {
                     s.discard(p).get(troop) > 0
@@ -574,7 +579,7 @@ impl Game {
                     remaining: s.draw_count(p, 2),
                 });
             }
-            (_, Decision::Place { troop, node }) => self.place(s, troop, node as usize),
+            (_, Decision::Place { troop, node }) => self.place(s, troop, node.usize()),
             (
                 Phase::TroopEffect {
                     troop: Troop::Skully,
@@ -592,9 +597,9 @@ impl Game {
                 s.phase = Phase::Chance(Chance::RackDiscard)
             } // R7.6
             (_, Decision::Use) => s.phase = Phase::Chance(Chance::Freeze),                 // R9.8
-            (_, Decision::Discard { node }) => self.jumbo_discard(s, node as usize),
-            (_, Decision::Return { node }) => self.castle_return(s, node as usize),
-            (_, Decision::Move { from, to }) => self.volcanic_move(s, from as usize, to as usize),
+            (_, Decision::Discard { node }) => self.jumbo_discard(s, node.usize()),
+            (_, Decision::Return { node }) => self.castle_return(s, node.usize()),
+            (_, Decision::Move { from, to }) => self.volcanic_move(s, from.usize(), to.usize()),
             (_, Decision::Recover { troop }) => self.cemetery_recover(s, troop),
             (_, Decision::Chance(t)) => self.resolve_chance(s, t),
         }
@@ -874,7 +879,7 @@ impl Game {
     /// The pending step in words, e.g. "blue chooses the action".
     pub fn describe_phase(&self, s: &State) -> String {
         let p = s.active;
-        let id = |n: u8| self.terrain.id_of(n as usize);
+        let id = |n: u8| self.terrain.id_of(NodeIndex::new(n as usize));
         match s.phase {
             Phase::Action => format!("{p} chooses the action (turn {})", s.turn),
             Phase::TroopEffect { troop, node } => format!(

@@ -12,7 +12,7 @@ use super::decision::{Decision, DecisionList};
 use super::game::{Game, Variant};
 use super::state::{Chance, Phase, State, WinType};
 use super::tile::{Colour, Tile, Troop, COPIES_PER_TROOP, RACK_LIMIT, REMOVED_PER_COLOUR};
-use crate::terrain::{bits, NodeMask, SpecialEffect, Terrain, MAX_NODES};
+use crate::terrain::{bits, NodeIndex, NodeMask, SpecialEffect, Terrain, MAX_NODES};
 use std::fmt;
 
 /// Which invariant a state breaks.
@@ -256,7 +256,7 @@ fn check_stacks(t: &Terrain, s: &State) -> Checked {
         let broken = |detail: String| {
             let v = InvariantViolation::new(Invariant::Stacks, detail);
             match t.nodes.get(n) {
-                Some(node) => v.node(node.id),
+                Some(node) => v.node(node.id.get()),
                 None => v,
             }
         };
@@ -306,7 +306,7 @@ fn check_top_tiles(t: &Terrain, s: &State) -> Checked {
                     v = v.troop(troop);
                 }
                 match t.nodes.get(n) {
-                    Some(node) => v.node(node.id),
+                    Some(node) => v.node(node.id.get()),
                     None => v,
                 }
             };
@@ -339,7 +339,7 @@ fn check_headquarters(t: &Terrain, s: &State) -> Checked {
             let broken = |detail: String| {
                 InvariantViolation::new(Invariant::Headquarters, detail)
                     .colour(c)
-                    .node(t.id_of(hq))
+                    .node(t.id_of(NodeIndex::new(hq)).get())
             };
             ensure(b.height(hq) <= 1, || {
                 broken(format!("a stack of {} tiles on {c}'s HQ", b.height(hq)))
@@ -522,13 +522,17 @@ fn check_pending_step(game: &Game, s: &State) -> Checked {
             ensure(n < t.node_count(), || {
                 broken(format!("troop effect on node index {n}"))
             })?;
-            let broken = |detail: String| broken(detail).troop(troop).node(t.id_of(n));
+            let broken = |detail: String| {
+                broken(detail)
+                    .troop(troop)
+                    .node(t.id_of(NodeIndex::new(n)).get())
+            };
             // R6.5: the effect belongs to the tile just placed, still on top, and is offered
             // only with something to offer; R9.7: never on a no-effect base.
             ensure(s.board().top(n) == Some(Tile::new(p, troop)), || {
                 broken("the effect's tile is not on top of its node".into())
             })?;
-            let suppressed = t.effect_at(n) == Some(SpecialEffect::NoTroopEffect);
+            let suppressed = t.effect_at(NodeIndex::new(n)) == Some(SpecialEffect::NoTroopEffect);
             ensure(beginner || !suppressed, || {
                 broken("troop effect on a no-effect base (R9.7)".into())
             })?;
@@ -541,11 +545,11 @@ fn check_pending_step(game: &Game, s: &State) -> Checked {
             ensure(n < t.node_count(), || {
                 broken(format!("special effect on node index {n}"))
             })?;
-            let broken = |detail: String| broken(detail).node(t.id_of(n));
+            let broken = |detail: String| broken(detail).node(t.id_of(NodeIndex::new(n)).get());
             ensure(!beginner, || {
                 broken("special effect in the beginner game (R13.1)".into())
             })?;
-            ensure(t.effect_at(n) == Some(effect), || {
+            ensure(t.effect_at(NodeIndex::new(n)) == Some(effect), || {
                 broken(format!("{} is not this base's effect", effect.key()))
             })?;
             ensure(game.special_effect_available(s, effect, node), || {
@@ -591,22 +595,23 @@ fn check_queue(game: &Game, s: &State) -> Checked {
         ensure(n < t.node_count(), || {
             broken(format!("special base index {n} queued"))
         })?;
-        let queued =
-            game.variant() == Variant::Normal && t.effect_at(n).is_some_and(|e| e.is_queued());
+        let queued = game.variant() == Variant::Normal
+            && t.effect_at(NodeIndex::new(n))
+                .is_some_and(|e| e.is_queued());
         ensure(queued, || {
             broken(format!(
                 "node {} queued without a queued effect",
-                t.id_of(n)
+                t.id_of(NodeIndex::new(n)).get()
             ))
-            .node(t.id_of(n))
+            .node(t.id_of(NodeIndex::new(n)).get())
         })?;
         let tile = s.board().stack(n).nth(level as usize);
         ensure(tile.is_some_and(|x| x.colour() == s.active()), || {
             broken(format!(
                 "the queued tile at level {level} of {} is not the active player's",
-                t.id_of(n)
+                t.id_of(NodeIndex::new(n)).get()
             ))
-            .node(t.id_of(n))
+            .node(t.id_of(NodeIndex::new(n)).get())
         })?;
     }
     Ok(())

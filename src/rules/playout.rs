@@ -15,7 +15,7 @@ use super::decision::{Decision, DecisionList};
 use super::game::Game;
 use super::state::{Phase, State};
 use super::tile::{Troop, TroopCounts};
-use crate::terrain::{NodeMask, SpecialEffect};
+use crate::terrain::{NodeIndex, NodeMask, SpecialEffect};
 use rand::Rng;
 
 /// A uniformly random legal decision, or at a chance event an outcome drawn with its
@@ -103,7 +103,7 @@ fn playout_loop<R: Rng>(game: &Game, s: &mut State, rng: &mut R, max_turns: u16)
                 let chain = &mut chains[s.active().index()];
                 if let Some(step) = PlacementStep::of(game, s, chain) {
                     match step.nth(below(rng, step.len() as u32) as usize) {
-                        Decision::Place { troop, node } => game.place(s, troop, node as usize),
+                        Decision::Place { troop, node } => game.place(s, troop, node.usize()),
                         // Only the action step offers DRAW first. Its chance events are
                         // resolved here, from the random numbers their phases would take.
                         Decision::Draw => game.draw_action(s, |reserve| {
@@ -217,7 +217,7 @@ enum EffectStep {
     One(Decision),
     Nodes {
         targets: NodeMask,
-        decision: fn(u8) -> Decision,
+        decision: fn(NodeIndex) -> Decision,
     },
 }
 
@@ -274,7 +274,7 @@ impl EffectStep {
 /// prefix sums of the bytes' popcounts (as [`nth_tile`] finds a troop), the node within it from
 /// a table.
 #[inline(always)]
-fn nth_node(m: NodeMask, k: u32) -> u8 {
+fn nth_node(m: NodeMask, k: u32) -> NodeIndex {
     debug_assert!(k < m.count_ones());
     const ONES: u32 = 0x0101_0101;
     // The popcount of each byte in that byte (the classic bit-parallel count, no POPCNT).
@@ -288,7 +288,9 @@ fn nth_node(m: NodeMask, k: u32) -> u8 {
     let byte = (passed >> 7).wrapping_mul(ONES) >> 24; // bytes wholly before the node: 0..=3
     let before = ((ends as u64) << 8 >> (8 * byte)) as u8; // set bits in those bytes
     let bits = (m >> (8 * byte)) as u8;
-    8 * byte as u8 + NTH_IN_BYTE[bits as usize][(k as u8 - before) as usize & 7]
+    NodeIndex::new(
+        (8 * byte as u8 + NTH_IN_BYTE[bits as usize][(k as u8 - before) as usize & 7]) as usize,
+    )
 }
 
 /// `NTH_IN_BYTE[b][j]`: the position of the j-th lowest set bit of `b` (0 past the last one).
@@ -452,7 +454,7 @@ mod tests {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let masks = (0..2000).map(|_| rng.next_u32() & rng.next_u32());
         for m in masks.chain([u32::MAX, 1, 1 << 31, 0x8000_0001, 0x00ff_ff00]) {
-            let nodes: Vec<u8> = crate::terrain::bits(m).map(|n| n as u8).collect();
+            let nodes: Vec<NodeIndex> = crate::terrain::nodes(m).collect();
             for (k, &node) in nodes.iter().enumerate() {
                 assert_eq!(nth_node(m, k as u32), node, "mask {m:#x}, k {k}");
             }

@@ -8,7 +8,7 @@
 use super::game::Game;
 use super::state::{Chance, Outcome, Phase, State, WinType};
 use super::tile::{Colour, Tile, Troop, TroopCounts, COPIES_PER_TROOP, RACK_LIMIT};
-use crate::terrain::{bits, RegionMask, SpecialEffect};
+use crate::terrain::{bits, NodeIndex, RegionMask, SpecialEffect};
 use crate::vocabulary::ByColour;
 use std::collections::BTreeMap;
 
@@ -174,7 +174,7 @@ impl Game {
 
     /// The node id of a dense index, for errors.
     fn id(&self, n: usize) -> u8 {
-        self.terrain().id_of(n)
+        self.terrain().id_of(NodeIndex::new(n)).get()
     }
 
     fn check_turn(&self, setup: &Setup) -> Result<(), SetupError> {
@@ -655,8 +655,10 @@ mod tests {
             .to_setup()
     }
 
+    use crate::terrain::NodeId;
+
     fn index(game: &Game, id: u8) -> u8 {
-        game.terrain().index_of(id).unwrap() as u8
+        game.terrain().index_of(NodeId(id)).unwrap().get()
     }
 
     /// Takes one `troop` of `c` from wherever the setup keeps it off the board.
@@ -829,7 +831,7 @@ mod tests {
                     let n = bits(g.terrain().nodes_with(SpecialEffect::NoTroopEffect))
                         .next()
                         .unwrap();
-                    let id = g.terrain().id_of(n);
+                    let id = g.terrain().id_of(NodeIndex::new(n)).get();
                     put(g, s, id, Blue, Troop::Skully);
                     s.phase = Phase::TroopEffect {
                         troop: Troop::Skully,

@@ -10,7 +10,7 @@ use crate::bot::greedy::evaluation_terms;
 use crate::bot::search::FITTED_EVAL;
 use crate::info::Observation;
 use crate::rules::{Colour, Decision, DecisionList, Game, Phase, Troop, Variant};
-use crate::terrain::bits;
+use crate::terrain::{bits, NodeIndex};
 use serde::Serialize;
 
 /// A value for each colour.
@@ -180,7 +180,7 @@ impl HumanView {
             .iter()
             .enumerate()
             .map(|(i, n)| NodeView {
-                id: n.id,
+                id: n.id.get(),
                 stack: board
                     .stack(i)
                     .map(|t| TileView {
@@ -300,7 +300,7 @@ pub struct DecisionGroup {
 /// Groups a legal list: consecutive decisions of the same kind (and troop or source) together.
 pub(super) fn group(game: &Game, legal: &DecisionList) -> Vec<DecisionGroup> {
     let terrain = game.terrain();
-    let id = |n: u8| terrain.id_of(n as usize);
+    let id = |n: NodeIndex| terrain.id_of(n).get();
     let mut groups: Vec<DecisionGroup> = Vec::new();
     for &d in legal {
         let (kind, troop, from, node, recovered) = match d {

@@ -4,7 +4,7 @@
 //! nothing here panics on user input.
 
 use super::{
-    bits, Node, NodeKind, NodeMask, Region, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS,
+    bits, Node, NodeId, NodeKind, NodeMask, Region, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS,
     MEDALS_IN_BOX,
 };
 use crate::vocabulary::{Colour, Troop};
@@ -433,7 +433,7 @@ fn compile_nodes(
             check_effect_placement(kind, effect).map_err(effect_err)?;
             let allowed = parse_allowed(n, effect).map_err(effect_err)?;
             Ok(Node {
-                id: n.id,
+                id: NodeId(n.id),
                 kind,
                 effect,
                 allowed,

@@ -23,6 +23,91 @@ pub type NodeMask = u32;
 /// A set of regions, bit i = region index i.
 pub type RegionMask = u32;
 
+/// A node as the rules and files name it (1–9 blue HQs, 10–40 bases, 41+ red HQs): what terrain
+/// files, notation, position files and messages use. Printed as its number.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(transparent)]
+pub struct NodeId(pub u8);
+
+impl NodeId {
+    /// The id's number.
+    #[inline]
+    pub const fn get(self) -> u8 {
+        self.0
+    }
+}
+
+impl std::fmt::Display for NodeId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::str::FromStr for NodeId {
+    type Err = std::num::ParseIntError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        s.parse().map(NodeId)
+    }
+}
+
+/// A node as the engine sees it: its dense index `0..n` on one terrain (ids ascending), which is
+/// its bit position in a [`NodeMask`]. Meaningless without its terrain; never shown to people.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[repr(transparent)]
+pub struct NodeIndex(u8);
+
+impl NodeIndex {
+    /// The node at dense index `i` (`i < MAX_NODES`).
+    #[inline]
+    pub const fn new(i: usize) -> NodeIndex {
+        debug_assert!(i < MAX_NODES);
+        NodeIndex(i as u8)
+    }
+
+    /// Index `n` as given, unchecked: a decision read from outside may name a node beyond the
+    /// terrain, which `Game::is_legal` refuses.
+    #[inline]
+    pub const fn raw(n: u8) -> NodeIndex {
+        NodeIndex(n)
+    }
+
+    /// The index as a number.
+    #[inline]
+    pub const fn get(self) -> u8 {
+        self.0
+    }
+
+    /// The index for indexing tables.
+    #[inline]
+    pub const fn usize(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The one-node mask of this node.
+    #[inline]
+    pub const fn bit(self) -> NodeMask {
+        1 << self.0
+    }
+}
+
+/// Iterates the nodes of a mask, lowest index first.
+#[inline]
+pub fn nodes(m: NodeMask) -> impl Iterator<Item = NodeIndex> {
+    bits(m).map(NodeIndex::new)
+}
+
 /// Iterates the set bits of a mask, lowest first.
 #[inline]
 pub fn bits(mut m: u32) -> impl Iterator<Item = usize> {
@@ -119,7 +204,7 @@ pub enum NodeKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Node {
     /// The id of the rules specification (1–9 blue HQs, 10–40 bases, 41+ red HQs).
-    pub id: u8,
+    pub id: NodeId,
     pub kind: NodeKind,
     pub effect: Option<SpecialEffect>,
     /// Troops that may be placed here (R5.4), or `None` when unrestricted.
@@ -172,14 +257,17 @@ impl Terrain {
     }
 
     /// Dense index of a node id, if the terrain has it.
-    pub fn index_of(&self, id: u8) -> Option<usize> {
-        self.nodes.iter().position(|n| n.id == id)
+    pub fn index_of(&self, id: NodeId) -> Option<NodeIndex> {
+        self.nodes
+            .iter()
+            .position(|n| n.id == id)
+            .map(NodeIndex::new)
     }
 
     /// The id of the node at a dense index.
     #[inline]
-    pub fn id_of(&self, index: usize) -> u8 {
-        self.nodes[index].id
+    pub fn id_of(&self, index: NodeIndex) -> NodeId {
+        self.nodes[index.usize()].id
     }
 
     /// Nodes carrying `effect`.
@@ -190,8 +278,8 @@ impl Terrain {
 
     /// The effect at a dense index, if any.
     #[inline]
-    pub fn effect_at(&self, index: usize) -> Option<SpecialEffect> {
-        self.nodes[index].effect
+    pub fn effect_at(&self, index: NodeIndex) -> Option<SpecialEffect> {
+        self.nodes[index.usize()].effect
     }
 
     /// Union of the neighbours of every node in `m`.
@@ -206,7 +294,42 @@ impl Terrain {
     }
 
     /// Ids of a mask's nodes, ascending.
-    pub fn ids(&self, m: NodeMask) -> Vec<u8> {
-        bits(m).map(|i| self.id_of(i)).collect()
+    pub fn ids(&self, m: NodeMask) -> Vec<NodeId> {
+        nodes(m).map(|i| self.id_of(i)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_and_indices_round_trip_on_every_terrain() {
+        let terrains = builtin_terrains().to_vec();
+        assert_eq!(terrains.len(), 8);
+        for t in &terrains {
+            for i in 0..t.node_count() {
+                let index = NodeIndex::new(i);
+                let id = t.id_of(index);
+                assert_eq!(t.index_of(id), Some(index), "{} node {id}", t.key);
+                assert_eq!(t.nodes[i].id, id);
+            }
+            // Ids ascend with the index, so masks list nodes in id order.
+            let ids = t.ids(u32::MAX >> (32 - t.node_count()));
+            assert!(ids.windows(2).all(|w| w[0] < w[1]), "{}", t.key);
+            assert_eq!(t.index_of(NodeId(0)), None, "{}: id 0 is no node", t.key);
+            assert_eq!(t.index_of(NodeId(255)), None, "{}", t.key);
+        }
+    }
+
+    #[test]
+    fn a_node_index_is_its_bit_in_a_mask() {
+        let m: NodeMask = 0b1010_0110;
+        let listed: Vec<NodeIndex> = nodes(m).collect();
+        assert_eq!(listed, [1, 2, 5, 7].map(NodeIndex::new));
+        assert_eq!(listed.iter().fold(0, |acc, n| acc | n.bit()), m);
+        assert_eq!(NodeId(13).to_string(), "13");
+        assert_eq!(format!("{:>3}", NodeId(7)), "  7");
+        assert_eq!("41".parse::<NodeId>(), Ok(NodeId(41)));
     }
 }

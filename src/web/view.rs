@@ -4,7 +4,7 @@
 
 use crate::info::Observation;
 use crate::rules::{Colour, Decision, Game, Phase, TroopCounts};
-use crate::terrain::{bits, NodeKind, SpecialEffect, Terrain};
+use crate::terrain::{bits, NodeIndex, NodeKind, SpecialEffect, Terrain};
 use serde::Serialize;
 
 /// A terrain as the page draws it: node coordinates (percent of the picture, blue at the
@@ -51,7 +51,7 @@ impl TerrainView {
             .nodes
             .iter()
             .map(|n| NodeView {
-                id: n.id,
+                id: n.id.get(),
                 kind: match n.kind {
                     NodeKind::Hq(_) => "hq",
                     NodeKind::Base => "base",
@@ -73,7 +73,12 @@ impl TerrainView {
                     .filter(move |&j| j > i)
                     .map(move |j| (i, j))
             })
-            .map(|(i, j)| [t.id_of(i), t.id_of(j)])
+            .map(|(i, j)| {
+                [
+                    t.id_of(NodeIndex::new(i)).get(),
+                    t.id_of(NodeIndex::new(j)).get(),
+                ]
+            })
             .collect();
         let regions = t
             .regions
@@ -81,7 +86,7 @@ impl TerrainView {
             .map(|r| RegionView {
                 id: r.id,
                 medals: r.medals,
-                bases: t.ids(r.bases),
+                bases: t.ids(r.bases).iter().map(|n| n.get()).collect(),
                 x: r.x,
                 y: r.y,
             })
@@ -169,7 +174,7 @@ impl PositionView {
         let stacks = (0..t.node_count())
             .filter(|&n| board.height(n) > 0)
             .map(|n| StackView {
-                node: t.id_of(n),
+                node: t.id_of(NodeIndex::new(n)).get(),
                 tiles: board
                     .stack(n)
                     .map(|tile| TileView {
@@ -190,8 +195,14 @@ impl PositionView {
         };
         let (phase_kind, effect_node) = match obs.phase() {
             Phase::Action => ("action", None),
-            Phase::TroopEffect { node, .. } => ("troop_effect", Some(t.id_of(node as usize))),
-            Phase::SpecialEffect { node, .. } => ("special_effect", Some(t.id_of(node as usize))),
+            Phase::TroopEffect { node, .. } => (
+                "troop_effect",
+                Some(t.id_of(NodeIndex::new(node as usize)).get()),
+            ),
+            Phase::SpecialEffect { node, .. } => (
+                "special_effect",
+                Some(t.id_of(NodeIndex::new(node as usize)).get()),
+            ),
             Phase::Chance(_) => ("chance", None),
             Phase::Over => ("over", None),
         };
@@ -232,7 +243,7 @@ pub struct DecisionView {
 
 impl DecisionView {
     pub fn of(d: Decision, t: &Terrain) -> DecisionView {
-        let id = |n: u8| Some(t.id_of(n as usize));
+        let id = |n: NodeIndex| Some(t.id_of(n).get());
         let (kind, troop, node, to) = match d {
             Decision::Draw => ("draw", None, None, None),
             Decision::Place { troop, node } => ("place", Some(troop), id(node), None),

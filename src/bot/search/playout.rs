@@ -191,9 +191,9 @@ impl Context {
     #[inline]
     pub(super) fn weight(&self, d: Decision) -> u32 {
         match d {
-            Decision::Place { node, .. } => self.placement_weight(1 << node),
+            Decision::Place { node, .. } => self.placement_weight(node.bit()),
             Decision::Discard { node } | Decision::Move { from: node, .. }
-                if self.threats & 1 << node != 0 =>
+                if self.threats & node.bit() != 0 =>
             {
                 W_DEFEND
             }

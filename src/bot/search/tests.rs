@@ -452,7 +452,7 @@ fn tactical_weights_take_a_medal_win_and_defend_the_hq() {
             && !has_win(g, s, WinType::Hq)
             && legal_of(g, s)
                 .iter()
-                .any(|d| matches!(d, Decision::Place { node, .. } if near & 1 << node != 0))
+                .any(|d| matches!(d, Decision::Place { node, .. } if near & node.bit() != 0))
     };
     let (game, s) = find_position("castle_field", threatened);
     let ctx = playout::Context::new(&game, &s, true);

@@ -271,10 +271,10 @@ fn key(d: Decision) -> usize {
         Decision::Use => 2,
         Decision::Recover { troop } => 8 + troop.index(),
         Decision::Chance(t) => 16 + t.index(),
-        Decision::Discard { node } => 32 + node as usize,
-        Decision::Return { node } => 64 + node as usize,
-        Decision::Place { troop, node } => 256 + troop.index() * 32 + node as usize,
-        Decision::Move { from, to } => 1024 + from as usize * 32 + to as usize,
+        Decision::Discard { node } => 32 + node.usize(),
+        Decision::Return { node } => 64 + node.usize(),
+        Decision::Place { troop, node } => 256 + troop.index() * 32 + node.usize(),
+        Decision::Move { from, to } => 1024 + from.usize() * 32 + to.usize(),
     }
 }
 
