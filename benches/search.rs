@@ -122,7 +122,11 @@ fn bench_strongest(c: &mut Criterion) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(6))
         .throughput(Throughput::Elements(STRONGEST_ITERATIONS));
-    for (terrain, decisions) in [("castle_field", 12), ("volcanic_jungle", 12), ("cursed_cemetery", 16)] {
+    for (terrain, decisions) in [
+        ("castle_field", 12),
+        ("volcanic_jungle", 12),
+        ("cursed_cemetery", 16),
+    ] {
         let game = Game::builtin(terrain, Variant::Normal).expect("shipped terrain");
         let s = position(&game, decisions);
         assert!(!s.is_over(), "the bench position must be a live game");
