@@ -102,6 +102,7 @@ pub struct GreedyBot {
 }
 
 impl GreedyBot {
+    /// A greedy player called `name`.
     pub fn new(name: impl Into<String>) -> GreedyBot {
         GreedyBot { name: name.into() }
     }
