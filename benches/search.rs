@@ -2,11 +2,16 @@
 //! and the root-parallel speed-up of ISMCTS on 1 and 2 threads.
 //!
 //! `cargo bench --bench search`; criterion's "thrpt" line is iterations per second.
+//!
+//! The `strongest` group runs the search settings of the shipped `strongest` preset (ISMCTS with
+//! greedy playouts cut after two turns) on one thread and one tree, at a fixed iteration count,
+//! on mid-game positions of three terrains: `cargo bench --bench search -- strongest`.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Duration;
+use toybattle::bot::preset::{self, BotConfig};
 use toybattle::bot::search::{make_player, Algorithm, PlayoutPolicy, SearchConfig};
 use toybattle::bot::Budget;
 use toybattle::info::RackEvidence;
@@ -89,5 +94,56 @@ fn bench_search(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_search);
+/// Iterations per decision in the `strongest` group: a tenth of a second or so per run.
+const STRONGEST_ITERATIONS: u64 = 1000;
+
+/// The shipped `strongest` preset's search settings on one thread and one tree.
+fn strongest_config() -> (Algorithm, SearchConfig) {
+    let text = include_str!("../bots/strongest.toml");
+    let preset = preset::parse("strongest", text, "bots/strongest.toml").expect("a valid preset");
+    match preset.config {
+        BotConfig::Search { algorithm, config } => (
+            algorithm,
+            SearchConfig {
+                threads: 1,
+                trees: 1,
+                ..config
+            },
+        ),
+        _ => panic!("the strongest preset is a search"),
+    }
+}
+
+fn bench_strongest(c: &mut Criterion) {
+    let (algorithm, config) = strongest_config();
+    let mut group = c.benchmark_group("strongest");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(6))
+        .throughput(Throughput::Elements(STRONGEST_ITERATIONS));
+    for (terrain, decisions) in [
+        ("castle_field", 12),
+        ("volcanic_jungle", 12),
+        ("cursed_cemetery", 16),
+    ] {
+        let game = Game::builtin(terrain, Variant::Normal).expect("shipped terrain");
+        let s = position(&game, decisions);
+        assert!(!s.is_over(), "the bench position must be a live game");
+        let mut player = make_player("strongest", algorithm, &config);
+        let budget = Budget::iterations(STRONGEST_ITERATIONS);
+        let searched = player.decide(&game, &s, RackEvidence::NONE, budget, 7);
+        assert_eq!(
+            searched.analysis.map(|a| a.iterations),
+            Some(STRONGEST_ITERATIONS),
+            "the bench position must need a search"
+        );
+        group.bench_function(BenchmarkId::new(terrain, decisions), |b| {
+            b.iter(|| player.decide(&game, &s, RackEvidence::NONE, budget, 7))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_search, bench_strongest);
 criterion_main!(benches);

@@ -102,6 +102,7 @@ pub struct GreedyBot {
 }
 
 impl GreedyBot {
+    /// A greedy player called `name`.
     pub fn new(name: impl Into<String>) -> GreedyBot {
         GreedyBot { name: name.into() }
     }
@@ -129,7 +130,17 @@ pub(crate) struct Judge<'a> {
     opponent_pool: TroopCounts,
     /// Bases where Hook may ignore the connection rule (R5.6, A4).
     hook_free: NodeMask,
+    /// Troop types (bit per troop) allowed on each node (R5.4), read by [`Judge::fit`].
+    allowed: [u8; MAX_NODES],
+    /// Troop types (bit per troop) able to cover each troop (R5.2, R5.3).
+    covered_by: [u8; 8],
+    /// [`Judge::holds_fit`] computed once per pair of (tiles of the opponent's pool that fit,
+    /// opponent's rack size): row `fitting`, column `rack`.
+    holds: Vec<[f64; RACKS]>,
 }
+
+/// Rack sizes the evaluation tells apart (`RACK_WORTH`).
+const RACKS: usize = RACK_WORTH.len();
 
 impl<'a> Judge<'a> {
     pub(crate) fn new(game: &'a Game, observation: &Observation) -> Judge<'a> {
@@ -139,13 +150,31 @@ impl<'a> Judge<'a> {
             Variant::Normal => terrain.nodes_with(SpecialEffect::NoTroopEffect),
             Variant::Beginner => 0,
         };
+        let opponent_pool = observation
+            .unseen(me.opponent())
+            .plus(&observation.opponent_public_rack());
+        let allowed = std::array::from_fn(|n| match game.variant() {
+            Variant::Normal => terrain.allowed_troops[n] | 1 << Troop::Kwak.index(),
+            Variant::Beginner => u8::MAX,
+        });
+        let covered_by = std::array::from_fn(|top| {
+            Troop::ALL
+                .iter()
+                .filter(|t| t.covers(Troop::ALL[top]))
+                .fold(0u8, |m, t| m | 1 << t.index())
+        });
+        let pool = opponent_pool.total() as u32;
+        let holds = (0..=pool)
+            .map(|fitting| std::array::from_fn(|rack| chance_to_hold(pool, fitting, rack as u32)))
+            .collect();
         Judge {
             game,
             me,
-            opponent_pool: observation
-                .unseen(me.opponent())
-                .plus(&observation.opponent_public_rack()),
+            opponent_pool,
             hook_free: terrain.bases & !no_effect,
+            allowed,
+            covered_by,
+            holds,
         }
     }
 
@@ -337,7 +366,7 @@ impl<'a> Judge<'a> {
         let hqs = terrain.hqs[target.index()];
         let mut steps = 0;
         while reach & hqs == 0 && steps < MAX_STEPS {
-            let grown = reach | terrain.neighbours_of(reach & terrain.bases);
+            let grown = reach | self.game.neighbours_of(reach & terrain.bases);
             if grown == reach {
                 return MAX_STEPS;
             }
@@ -411,36 +440,102 @@ impl<'a> Judge<'a> {
     /// Troop types (bit per troop) the opponent could place on node `n` if connected: allowed
     /// there (R5.4) and, over one of our tiles, able to cover it (R5.2, R5.3).
     fn fit(&self, s: &State, n: usize) -> u8 {
-        let terrain = self.game.terrain();
-        let allowed = match self.game.variant() {
-            Variant::Normal => terrain.allowed_troops[n] | 1 << Troop::Kwak.index(),
-            Variant::Beginner => u8::MAX,
-        };
         let coverable = match s.board().top(n) {
-            Some(top) if top.colour() == self.me => Troop::ALL
-                .iter()
-                .filter(|t| t.covers(top.troop()))
-                .fold(0u8, |m, t| m | 1 << t.index()),
+            Some(top) if top.colour() == self.me => self.covered_by[top.troop().index()],
             _ => u8::MAX,
         };
-        allowed & coverable
+        self.allowed[n] & coverable
     }
 
     /// Chance that the opponent's rack holds a tile of one of the `types`, as if their rack were
     /// drawn at random from the tiles they may hold.
     fn holds_fit(&self, s: &State, types: u8) -> f64 {
-        let pool = self.opponent_pool.total() as u32;
         let fitting: u32 = bits(types as u32)
             .map(|t| self.opponent_pool.0[t] as u32)
             .sum();
-        let rack = (s.rack_len(self.me.opponent()) as u32).min(pool);
-        let mut none = 1.0;
-        for i in 0..rack {
-            if fitting + i >= pool {
-                return 1.0; // every tile left to deal fits
-            }
-            none *= (pool - fitting - i) as f64 / (pool - i) as f64;
+        let rack = (s.rack_len(self.me.opponent()) as usize).min(RACKS - 1);
+        self.holds[fitting as usize][rack]
+    }
+}
+
+/// Chance that a rack of `rack` tiles drawn at random from a pool of `pool` tiles holds one of
+/// the pool's `fitting` tiles.
+fn chance_to_hold(pool: u32, fitting: u32, rack: u32) -> f64 {
+    let mut none = 1.0;
+    for i in 0..rack.min(pool) {
+        if fitting + i >= pool {
+            return 1.0; // every tile left to deal fits
         }
-        1.0 - none
+        none *= (pool - fitting - i) as f64 / (pool - i) as f64;
+    }
+    1.0 - none
+}
+
+#[cfg(test)]
+mod oracle;
+
+#[cfg(test)]
+mod tests {
+    use super::oracle::OldJudge;
+    use super::*;
+    use crate::rules::random_decision;
+    use crate::terrain::builtin_terrains;
+    use rand::RngCore;
+    use std::sync::Arc;
+
+    /// Positions of random games on every shipped terrain in both variants: the faster judge
+    /// makes the decision the oracle makes and consumes the same random numbers, for both
+    /// players' judges and at both depths; its terms agree everywhere.
+    #[test]
+    fn picks_what_the_oracle_picks() {
+        let mut positions = 0;
+        for terrain in builtin_terrains() {
+            for variant in [Variant::Normal, Variant::Beginner] {
+                let game = Game::new(Arc::new(terrain.clone()), variant);
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(positions);
+                for deal_seed in 0..6 {
+                    let deal = crate::rules::Deal::from_seed(deal_seed);
+                    let mut s = game.initial_state(&deal);
+                    while !s.is_over() {
+                        if !s.is_chance() {
+                            positions += 1;
+                            agree(&game, &s, positions);
+                        }
+                        let d = if s.is_chance() {
+                            sample_chance(&game, &s, &mut rng)
+                        } else {
+                            random_decision(&game, &s, &mut rng).expect("a live game")
+                        };
+                        game.apply_legal(&mut s, d);
+                    }
+                }
+            }
+        }
+        assert!(positions > 3000, "only {positions} positions compared");
+    }
+
+    fn agree(game: &Game, s: &State, seed: u64) {
+        for observer in [Colour::Blue, Colour::Red] {
+            let observation = Observation::new(s, observer);
+            let (new, old) = (
+                Judge::new(game, &observation),
+                OldJudge::new(game, &observation),
+            );
+            assert_eq!(
+                new.terms(s),
+                old.terms(s),
+                "terms for {observer:?} at {s:?}"
+            );
+            if s.active() != observer {
+                continue;
+            }
+            for depth in [0, 1] {
+                let mut a = Xoshiro256PlusPlus::seed_from_u64(seed);
+                let mut b = a.clone();
+                let (dn, dold) = (new.pick(s, depth, &mut a), old.pick(s, depth, &mut b));
+                assert_eq!(dn, dold, "decision at depth {depth} in {s:?}");
+                assert_eq!(a.next_u64(), b.next_u64(), "random draws at {s:?}");
+            }
+        }
     }
 }

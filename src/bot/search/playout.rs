@@ -108,6 +108,7 @@ impl Reward {
 /// `1 / (1 + exp(-score / scale))` (one medal is worth 100 points of score).
 #[derive(Clone, Copy)]
 pub(crate) struct Evaluation<'a> {
+    /// The searching player's greedy rules, whose evaluation scores a cut playout.
     pub judge: &'a Judge<'a>,
     /// Turns a playout plays before it is cut and evaluated.
     pub turns: u16,
