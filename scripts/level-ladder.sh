@@ -1,34 +1,38 @@
 #!/bin/sh
 # The ladder of the levels of `toybattle play`: a paired round robin of bots/beginner.toml,
-# casual, strong and strongest on all eight terrains (every deal played twice, seats swapped),
-# one game at a time so that `strongest` has both cores for its time budget. Writes the run to
-# results/levels/run/ and the ladder (each pairing over all terrains) to
-# results/levels/ladder.md, which `toybattle play --help` prints once rebuilt.
+# casual, strong and strongest on all eight terrains (every deal played twice, seats swapped).
+# The levels have iteration budgets, so every game is reproducible from its seed and the result
+# does not depend on the machine's load: the run goes at the lowest priority (nice 19) and may
+# take days in the background. Writes the run to results/levels/ladder/ and the ladder (each
+# pairing over all terrains) to results/levels/ladder.md, the one table that
+# `toybattle play --help` and the page show (compiled in: rebuild after a run).
 #
-#   scripts/level-ladder.sh [--games N] [--seed S] [--out DIR]
+#   scripts/level-ladder.sh [--games N] [--seed S] [--out DIR] [--concurrency C]
 #
-# N games per pairing and terrain (even; default 20: 960 games, several hours with `strongest`
-# thinking 2 s per decision). A killed run resumes when started again with the same options.
+# N games per pairing and terrain (even; default 20: 960 games, many hours with `strongest`).
+# A killed run resumes where it stopped when started again with the same options.
 set -eu
 
 games=20
 seed=2026
-out=results/levels/run
+out=results/levels/ladder
+concurrency=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --games) games="$2"; shift 2 ;;
         --seed) seed="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
-        *) echo "level-ladder.sh: unknown option '$1' (expected --games N, --seed S, --out DIR)" >&2
+        --concurrency) concurrency="$2"; shift 2 ;;
+        *) echo "level-ladder.sh: unknown option '$1' (expected --games N, --seed S, --out DIR, --concurrency C)" >&2
            exit 2 ;;
     esac
 done
 
 cd "$(dirname "$0")/.."
 cargo build --release --quiet
-target/release/toybattle tournament \
+nice -n 19 target/release/toybattle tournament \
     --bots bots/beginner.toml,bots/casual.toml,bots/strong.toml,bots/strongest.toml \
-    --terrains all --games "$games" --seed "$seed" --concurrency 1 --out "$out" --quiet
+    --terrains all --games "$games" --seed "$seed" --concurrency "$concurrency" --out "$out" --quiet
 
 # The pairings over all terrains, from the summary's table (columns: pairing, terrain, games,
 # wins, losses, draws, score, Elo, ...), as the ladder.

@@ -8,6 +8,7 @@ fn play(args: &[&str], input: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_toybattle"))
         .arg("play")
         .args(args)
+        .current_dir(temp(""))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -35,8 +36,8 @@ fn temp(name: &str) -> std::path::PathBuf {
 #[test]
 fn a_scripted_game_against_beginner_plays_to_its_end_and_saves() {
     let record = temp("end.json");
-    let mut script = "1\n".repeat(600);
-    script += &format!("save {}\nquit\n", record.display());
+    let mut script = "review\n".to_string() + &"1\n".repeat(600);
+    script += &format!("review\nsave {}\nquit\n", record.display());
     let out = play(
         &[
             "--terrain",
@@ -55,6 +56,14 @@ fn a_scripted_game_against_beginner_plays_to_its_end_and_saves() {
         "no result in:\n{stdout}"
     );
     assert!(stdout.contains("there is no decision of yours to take now"));
+    // The computer's candidates only after the end: beginner does not search.
+    let before_end = stdout
+        .find("You win (")
+        .or(stdout.find("beginner wins ("))
+        .unwrap();
+    assert!(stdout[..before_end].contains("shown once the game is over"));
+    assert!(stdout[before_end..].contains("The computer's decisions and what it weighed"));
+    assert!(stdout[before_end..].contains("(no search)"));
     assert!(
         !stdout.contains('\x1b'),
         "no colours when stdout is not a terminal"
@@ -86,7 +95,7 @@ fn bad_input_gets_a_message_and_the_game_goes_on_until_end_of_input() {
         "cannot undo: nothing to undo",
         "Commands:",
         "you: ",
-        "end of input",
+        "end of input: leaving the game, saved to toybattle-game-4.json",
     ] {
         assert!(
             stdout.contains(expected),
@@ -136,4 +145,72 @@ fn help_lists_the_levels_and_never_the_cheating_bot() {
         assert!(stdout.contains(level), "{level} missing in:\n{stdout}");
     }
     assert!(!stdout.contains("cheat"));
+}
+
+/// Reads the child's standard output on a thread, line by line, into a channel.
+fn lines_of(out: std::process::ChildStdout) -> std::sync::mpsc::Receiver<String> {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(out)).map_while(Result::ok) {
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receive
+}
+
+/// Waits for a line of the child's output that contains `what`, and returns all lines so far.
+fn wait_for(lines: &std::sync::mpsc::Receiver<String>, seen: &mut String, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while !seen.contains(what) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) => *seen += &(line + "\n"),
+            Err(_) => panic!("'{what}' never came; the output so far:\n{seen}"),
+        }
+    }
+}
+
+fn interrupt(child: &std::process::Child) {
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: kill only sends a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+}
+
+/// A real SIGINT while the computer thinks stops its search and the game goes on at the prompt;
+/// a second one at the prompt leaves the game, saved to a file that loads again.
+#[test]
+fn ctrl_c_stops_the_computers_thinking_then_leaves_the_game_saved() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args([
+            "play",
+            "--level",
+            "strongest",
+            "--seat",
+            "red",
+            "--first",
+            "blue",
+        ])
+        .args(["--seed", "31"])
+        .current_dir(temp(""))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let _keep_open = child.stdin.take();
+    let lines = lines_of(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    wait_for(&lines, &mut seen, "is thinking");
+    interrupt(&child);
+    wait_for(&lines, &mut seen, "Stopped the computer's thinking");
+    std::thread::sleep(std::time::Duration::from_millis(200)); // the prompt is up
+    interrupt(&child);
+    let status = child.wait().unwrap();
+    wait_for(&lines, &mut seen, "saved to toybattle-game-31.json");
+    assert_eq!(status.code(), Some(130), "{seen}");
+    let saved = std::fs::read_to_string(temp("toybattle-game-31.json")).unwrap();
+    let session = toybattle::session::Session::load_json(&saved).expect("the saved game loads");
+    assert!(!session.is_over());
 }

@@ -1,5 +1,8 @@
 //! The game-session layer: a human (scripted here) against a level's bot.
 
+mod session_support;
+
+use session_support::hidden_twin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use toybattle::bot::preset::resolve;
@@ -305,15 +308,7 @@ fn views_never_show_hidden_tiles() {
     for (k, terrain) in builtin_terrains().iter().enumerate() {
         let seed = 100 + k as u64;
         let base = Deal::from_seed(seed);
-        let mut other = base.clone();
-        for c in Colour::BOTH {
-            let last = other.reserve[c].len() - 1;
-            let j = (0..4)
-                .find(|&j| other.removed[c][j] != other.reserve[c][last])
-                .expect("some removed tile differs from the last reserve tile");
-            let removed = other.removed[c][j];
-            other.removed[c][j] = std::mem::replace(&mut other.reserve[c][last], removed);
-        }
+        let other = hidden_twin(&base);
         let cfg = || config(&terrain.key, Level::Beginner, Colour::Blue, seed);
         let mut a = session_on(base, cfg());
         let mut b = session_on(other, cfg());
@@ -441,4 +436,89 @@ fn advance_hands_each_step_over_as_it_is_taken() {
     assert!(!steps.is_empty());
     assert_eq!(seen, steps);
     assert_eq!(s.to_move(), ToMove::Human);
+}
+
+/// Thinking time per decision of each search level, against `beginner`: one game on each of
+/// three terrains, the level blue, red, blue: the figures of `results/levels/think-times.md`. Wall time
+/// depends on the machine's load, so process CPU time per decision is measured alongside it
+/// (on an idle machine a level's wall time is its CPU time divided by its threads). Run with
+/// `cargo test --release --test session -- --ignored level_think_times --nocapture`.
+#[test]
+#[ignore = "a measurement of minutes, run by hand in release"]
+fn level_think_times() {
+    use toybattle::info::EvidenceTracker;
+    use toybattle::rules::{DecisionList, Referee};
+    let terrains = ["castle_field", "caribbean_sea", "battlefield"];
+    println!("| level | decisions | wall median | wall p90 | CPU median | CPU p90 |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for level in [Level::Casual, Level::Strong, Level::Strongest] {
+        let preset = level.preset();
+        let opponent = Level::Beginner.preset();
+        let (mut wall, mut cpu) = (Vec::new(), Vec::new());
+        for (t, terrain) in terrains.iter().enumerate() {
+            let game = Game::builtin(terrain, Variant::Normal).unwrap();
+            {
+                let level_colour = Colour::BOTH[t % 2];
+                let deal = Deal::from_seed(1000 + t as u64);
+                let mut state = game.initial_state(&deal);
+                let mut evidence = EvidenceTracker::new(&game, &state);
+                let mut referee = Referee::new(deal.clone());
+                let mut seats = [preset.player(), opponent.player()];
+                let mut k = 0;
+                while !state.is_over() && state.turn() <= 300 {
+                    let d = if state.is_chance() {
+                        referee.resolve(&game, &state)
+                    } else {
+                        let c = state.active();
+                        let seat = usize::from(c != level_colour);
+                        let mut legal = DecisionList::new();
+                        game.legal_decisions(&state, &mut legal);
+                        let (w0, c0) = (Instant::now(), process_cpu());
+                        let choice = seats[seat].decide(
+                            &game,
+                            &state,
+                            evidence.about(c.opponent()),
+                            preset.budget,
+                            k,
+                        );
+                        k += 1;
+                        if seat == 0 && legal.len() > 1 {
+                            wall.push(w0.elapsed());
+                            cpu.push(process_cpu() - c0);
+                        }
+                        choice.decision
+                    };
+                    let before = state;
+                    game.apply(&mut state, d).unwrap();
+                    evidence.step(&game, &before, &state);
+                }
+            }
+        }
+        let q = |v: &mut Vec<Duration>, p: f64| {
+            v.sort();
+            v[((v.len() - 1) as f64 * p).round() as usize].as_secs_f64()
+        };
+        println!(
+            "| {level} | {} | {:.3} s | {:.3} s | {:.3} s | {:.3} s |",
+            wall.len(),
+            q(&mut wall, 0.5),
+            q(&mut wall, 0.9),
+            q(&mut cpu, 0.5),
+            q(&mut cpu, 0.9)
+        );
+    }
+}
+
+/// CPU time used by this process so far (user and system, all threads), from /proc.
+fn process_cpu() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap();
+    let fields: Vec<&str> = stat
+        .rsplit(')')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    // After the command name: state is field 3, utime 14 and stime 15 (1-based, in clock ticks).
+    let ticks: u64 = fields[11].parse::<u64>().unwrap() + fields[12].parse::<u64>().unwrap();
+    Duration::from_millis(ticks * 10) // 100 ticks per second on Linux
 }

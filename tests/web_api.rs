@@ -2,9 +2,11 @@
 //! with the check that no response carries hidden information; bad requests get 4xx JSON
 //! errors in words and leave the game unchanged.
 
+mod session_support;
 mod web_support;
 
 use serde_json::Value;
+use session_support::hidden_twin;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
 use toybattle::info::Observation;
@@ -17,9 +19,12 @@ use web_support::{get, post, server};
 
 /// Plays one game through the API, choosing the human's decisions with a small deterministic
 /// generator; returns every game response (JSON) and the final record.
-fn play(addr: SocketAddr, terrain: &str, seat: &str, seed: u64) -> (Vec<Value>, GameRecord) {
+fn play(
+    addr: SocketAddr,
+    (terrain, seat, seed, level): (&str, &str, u64, &str),
+) -> (Vec<Value>, GameRecord) {
     let body = format!(
-        r#"{{"terrain": "{terrain}", "level": "beginner", "seat": "{seat}", "seed": {seed}}}"#
+        r#"{{"terrain": "{terrain}", "level": "{level}", "seat": "{seat}", "seed": {seed}}}"#
     );
     let created = post(addr, "/api/games", &body);
     assert_eq!(created.status, 200, "{}", created.body);
@@ -110,7 +115,8 @@ fn keys(v: &Value, out: &mut Vec<String>) {
 /// The check: each response's view holds exactly the human's observation of the referee's state
 /// at that step (the observation has the bot's rack, both reserves' order and contents and the
 /// removed tiles erased), every chance outcome the human did not see is masked in the log, and no
-/// response has a field that could carry the deal.
+/// response has a field that could carry the deal. The bot's candidates (which name its rack
+/// tiles) come only once the game is over, then for each of its decisions.
 fn assert_no_hidden_information(responses: &[Value], record: &GameRecord) {
     let game = Game::builtin(&record.terrain, record.variant).unwrap();
     let human: Colour = serde_json::from_value(responses[0]["view"]["human"].clone()).unwrap();
@@ -126,6 +132,27 @@ fn assert_no_hidden_information(responses: &[Value], record: &GameRecord) {
         }
         let v = &r["view"];
         let log = v["log"].as_array().unwrap();
+        let thoughts = v["bot_thoughts"].as_array().unwrap();
+        if v["result"].is_null() {
+            assert!(thoughts.is_empty(), "the bot's candidates before the end");
+        } else {
+            let bot_steps: Vec<u64> = log
+                .iter()
+                .filter(|e| e["actor"] == bot.name())
+                .map(|e| e["step"].as_u64().unwrap())
+                .collect();
+            let thought_steps: Vec<u64> = thoughts
+                .iter()
+                .map(|t| t["step"].as_u64().unwrap())
+                .collect();
+            assert_eq!(thought_steps, bot_steps, "a thought for each bot decision");
+            for t in thoughts {
+                assert_eq!(
+                    t["decision"],
+                    log[t["step"].as_u64().unwrap() as usize]["text"]
+                );
+            }
+        }
         let state = state_after(&game, record, log.len());
         let obs = Observation::new(&state, human);
         assert_eq!(troops(&v["rack"]), names(obs.rack()));
@@ -195,20 +222,29 @@ fn assert_no_hidden_information(responses: &[Value], record: &GameRecord) {
 fn complete_games_over_http_show_only_the_humans_observation() {
     let (addr, _) = server("games", 8);
     let games = [
-        ("castle_field", "blue", 1),
-        ("volcanic_jungle", "red", 2),
-        ("cursed_cemetery", "blue", 3),
-        ("battlefield", "red", 4),
-        ("city_of_clouds", "random", 5),
+        ("castle_field", "blue", 1, "beginner"),
+        ("volcanic_jungle", "red", 2, "beginner"),
+        ("cursed_cemetery", "blue", 3, "beginner"),
+        ("battlefield", "red", 4, "beginner"),
+        ("city_of_clouds", "random", 5, "beginner"),
+        ("tropical_pool", "blue", 6, "casual"),
     ];
-    for (terrain, seat, seed) in games {
-        let (responses, record) = play(addr, terrain, seat, seed);
+    for (terrain, seat, seed, level) in games {
+        let (responses, record) = play(addr, (terrain, seat, seed, level));
         assert!(responses.len() > 10, "{terrain}: a whole game");
         assert_eq!(record.terrain, terrain);
         // The record the page downloads replays.
         let game = Game::builtin(terrain, record.variant).unwrap();
         toybattle::record::replay(&game, &record).expect("the record replays");
         assert_no_hidden_information(&responses, &record);
+        // A searching level shows its candidates, with visits, after the end.
+        let thoughts = responses.last().unwrap()["view"]["bot_thoughts"].clone();
+        let searched = thoughts.as_array().unwrap().iter().any(|t| {
+            t["candidates"]
+                .as_array()
+                .is_some_and(|c| !c.is_empty() && c[0]["visits"].as_u64() > Some(0))
+        });
+        assert_eq!(searched, level == "casual", "{terrain}: {thoughts}");
     }
 }
 
@@ -354,7 +390,7 @@ fn the_oldest_games_are_closed_beyond_the_cap() {
 #[test]
 fn the_replay_viewer_steps_through_a_record() {
     let (addr, _) = server("replay", 8);
-    let (_, record) = play(addr, "tropical_pool", "blue", 21);
+    let (_, record) = play(addr, ("tropical_pool", "blue", 21, "beginner"));
     let text = serde_json::to_string(&record).unwrap();
     let r = post(addr, "/api/replay", &text);
     assert_eq!(r.status, 200, "{}", r.body);
@@ -389,15 +425,7 @@ fn two_games_differing_only_in_hidden_tiles_look_the_same_to_the_browser() {
     let stop = AtomicBool::new(false);
     for (k, terrain) in builtin_terrains().iter().enumerate() {
         let base = Deal::from_seed(500 + k as u64);
-        let mut other = base.clone();
-        for c in Colour::BOTH {
-            let last = other.reserve[c].len() - 1;
-            let j = (0..4)
-                .find(|&j| other.removed[c][j] != other.reserve[c][last])
-                .expect("some removed tile differs from the last reserve tile");
-            let removed = other.removed[c][j];
-            other.removed[c][j] = std::mem::replace(&mut other.reserve[c][last], removed);
-        }
+        let other = hidden_twin(&base);
         let game = || Game::builtin(&terrain.key, Variant::Normal).unwrap();
         let mut a = Session::on_deal(game(), Level::Beginner, Colour::Blue, base).unwrap();
         let mut b = Session::on_deal(game(), Level::Beginner, Colour::Blue, other).unwrap();

@@ -25,12 +25,14 @@ pub struct Budget {
 }
 
 impl Budget {
+    /// A budget of `n` search iterations per decision.
     pub fn iterations(n: u64) -> Budget {
         Budget {
             iterations: Some(n),
             time: None,
         }
     }
+    /// A budget of wall-clock time `d` per decision.
     pub fn time(d: Duration) -> Budget {
         Budget {
             iterations: None,
@@ -42,7 +44,9 @@ impl Budget {
 /// One candidate decision of a search, for analysis output.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Candidate {
+    /// The decision this candidate stands for.
     pub decision: Decision,
+    /// How many search iterations went through it.
     pub visits: u64,
     /// Estimated win probability for the deciding player, 0 to 1.
     pub value: f64,
@@ -51,18 +55,23 @@ pub struct Candidate {
 /// What a search found, best candidate first.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Analysis {
+    /// Search iterations run for this decision.
     pub iterations: u64,
+    /// The candidates, most visited first.
     pub candidates: Vec<Candidate>,
 }
 
 /// A bot's answer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
+    /// The decision to play.
     pub decision: Decision,
+    /// What the search found, for bots that search; `None` for the others.
     pub analysis: Option<Analysis>,
 }
 
 impl Choice {
+    /// A decision without analysis.
     pub fn plain(decision: Decision) -> Choice {
         Choice {
             decision,
@@ -74,9 +83,13 @@ impl Choice {
 /// Everything a fair bot is given for one decision. Same seed, iteration budget and observation
 /// must give the same decision.
 pub struct Request<'a> {
+    /// The rules and terrain of the game.
     pub game: &'a Game,
+    /// What the deciding player knows (R11): never the true state.
     pub observation: &'a Observation,
+    /// How long the bot may think.
     pub budget: Budget,
+    /// Seed of the bot's random choices; the same seed gives the same decision.
     pub seed: u64,
     /// Set from another thread to stop a search early (it then answers with what it has found);
     /// `None` for a search that always runs its whole budget.
@@ -93,26 +106,35 @@ pub trait Bot: Send {
 
 /// Everything a cheating bot is given: the referee's true state.
 pub struct CheatRequest<'a> {
+    /// The rules and terrain of the game.
     pub game: &'a Game,
+    /// The referee's true state, hidden tiles included.
     pub state: &'a State,
+    /// How long the bot may think.
     pub budget: Budget,
+    /// Seed of the bot's random choices; the same seed gives the same decision.
     pub seed: u64,
 }
 
 /// A reference bot that sees the true state (the opponent's rack, both reserves and the removed
 /// tiles). Refused anywhere a human plays; used to measure the cost of hidden information.
 pub trait CheatingBot: Send {
+    /// A short name for tables, e.g. "cheat-ismcts-1s".
     fn name(&self) -> &str;
+    /// A legal decision for the active player of `request.state`.
     fn decide(&mut self, request: &CheatRequest) -> Choice;
 }
 
 /// A seat at the table: a fair bot, or a cheating reference bot.
 pub enum Player {
+    /// A fair bot, deciding from the player's observation.
     Fair(Box<dyn Bot>),
+    /// A cheating reference bot, deciding from the true state.
     Cheating(Box<dyn CheatingBot>),
 }
 
 impl Player {
+    /// The bot's short name.
     pub fn name(&self) -> &str {
         match self {
             Player::Fair(b) => b.name(),
@@ -120,6 +142,7 @@ impl Player {
         }
     }
 
+    /// Whether this seat sees the true state (a cheating reference).
     pub fn is_cheating(&self) -> bool {
         matches!(self, Player::Cheating(_))
     }

@@ -35,6 +35,7 @@ impl Default for PlayConfig {
 /// A finished game with per-player thinking time.
 #[derive(Clone, Debug)]
 pub struct PlayedGame {
+    /// The game's record: deal, every step and the result.
     pub record: GameRecord,
     /// Decisions taken by each colour.
     pub decisions: ByColour<u32>,

@@ -5,11 +5,12 @@ use super::show::{node_label, picture_with_labels};
 use super::{emit, load_game, read_text, CliResult};
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 use toybattle::rules::{Colour, Troop, Variant};
 use toybattle::session::{
-    DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig, ToMove,
+    DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig, SessionError, ToMove,
 };
 
 #[derive(clap::Args)]
@@ -61,41 +62,126 @@ Commands:
                     holds the deal, so do not open it before the game is over)
   resign            give up the game
   board             show the board again
+  review            after the game: the computer's candidates at each of its decisions
   help              this list
-  quit              leave (an unsaved game is lost)
+  quit              leave (an unsaved game is lost; Ctrl-C or the end of input at the
+                    prompt saves it first)
+Ctrl-C while the computer thinks stops its search; the game goes on.
 ";
+
+/// What Ctrl-C does, shared with its handler: while the computer thinks (or a hint is
+/// searched) it stops that search; at the prompt it leaves the game, saving it first.
+struct Interrupt {
+    /// Cancels the search under way (the session's `stop`).
+    stop: AtomicBool,
+    /// Whether a search is under way.
+    searching: AtomicBool,
+    /// The game to save on leaving: the file and the record's text, while the game is unfinished.
+    unsaved: Mutex<Option<(String, String)>>,
+}
+
+static INTERRUPT: Interrupt = Interrupt {
+    stop: AtomicBool::new(false),
+    searching: AtomicBool::new(false),
+    unsaved: Mutex::new(None),
+};
+
+/// The signal handler's work: stop the search, or leave the game (saved) from the prompt.
+fn on_ctrl_c() {
+    if INTERRUPT.searching.load(Ordering::SeqCst) {
+        INTERRUPT.stop.store(true, Ordering::SeqCst);
+    } else {
+        let _ = emit(&format!("\nCtrl-C: {}", leave()));
+        std::process::exit(130);
+    }
+}
+
+/// Leaves an unfinished game: writes it to its file and says how to resume it.
+fn leave() -> String {
+    let unsaved = INTERRUPT.unsaved.lock().map(|u| u.clone()).unwrap_or(None);
+    match unsaved {
+        None => "leaving the game\n".into(),
+        Some((path, text)) => match std::fs::write(&path, text) {
+            Ok(()) => format!(
+                "leaving the game, saved to {path}: resume it with `toybattle play --load {path}`\n"
+            ),
+            Err(e) => format!("leaving the game; it could not be saved to {path}: {e}\n"),
+        },
+    }
+}
+
+/// Keeps the game to save on leaving up to date (nothing once the game is over).
+fn remember(session: &Session) {
+    let snapshot = (!session.is_over()).then(|| {
+        let file = format!("toybattle-game-{}.json", session.record().seed);
+        let text = serde_json::to_string_pretty(&session.record()).unwrap_or_default() + "\n";
+        (file, text)
+    });
+    if let Ok(mut unsaved) = INTERRUPT.unsaved.lock() {
+        *unsaved = snapshot;
+    }
+}
+
+/// Runs a search of the session with Ctrl-C stopping it.
+fn searching<T>(search: impl FnOnce(&AtomicBool) -> T) -> T {
+    INTERRUPT.stop.store(false, Ordering::SeqCst);
+    INTERRUPT.searching.store(true, Ordering::SeqCst);
+    let out = search(&INTERRUPT.stop);
+    INTERRUPT.searching.store(false, Ordering::SeqCst);
+    out
+}
 
 pub fn run(args: Args) -> CliResult {
     let mut session = start(&args)?;
     let ui = Ui {
         colour: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
-    let stop = AtomicBool::new(false);
+    // Without a handler Ctrl-C still ends the program, as any other: only the saving is lost.
+    if let Err(e) = ctrlc::set_handler(on_ctrl_c) {
+        emit(&format!("(Ctrl-C cannot be caught here: {e})\n"))?;
+    }
     let mut lines = std::io::stdin().lock().lines();
     let mut shown_end = false;
     emit(&ui.board(&session.view()))?;
     loop {
         if matches!(session.to_move(), ToMove::Bot | ToMove::Chance) {
             let view = session.view();
-            if view.to_move == ToMove::Bot {
-                emit(&format!("{} ({}) is thinking…\n", view.bot, view.level))?;
-            }
-            let steps = session.advance(&stop).map_err(|e| e.to_string())?;
+            let mut steps = Vec::new();
+            let done = searching(|stop| {
+                if view.to_move == ToMove::Bot {
+                    emit(&format!(
+                        "{} ({}) is thinking… (Ctrl-C stops it)\n",
+                        view.bot, view.level
+                    ))?;
+                }
+                Ok::<_, String>(session.advance_with(stop, &mut |s| steps.push(s.clone())))
+            })?;
             emit(&ui.steps(&steps, &view))?;
-            emit(&ui.board(&session.view()))?;
+            match done {
+                Ok(_) => emit(&ui.board(&session.view()))?,
+                // The prompt follows; the human's next line lets the computer think again.
+                Err(SessionError::Cancelled) => {
+                    emit(
+                        "Stopped the computer's thinking; it is still its turn. Press Enter to \
+                         let it think again, or type a command (undo, save FILE, quit).\n",
+                    )?;
+                }
+                Err(e) => return Err(e.to_string()),
+            }
         }
         if session.is_over() && !shown_end {
             emit(&ui.result(&session.view()))?;
         }
         // An undo after the end reopens the game; its new end is shown again.
         shown_end = session.is_over();
+        remember(&session);
         emit("> ")?;
         let Some(line) = lines.next() else {
-            emit("\nend of input: leaving the game\n")?;
+            emit(&format!("\nend of input: {}", leave()))?;
             return Ok(());
         };
         let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
-        match command(&mut session, &ui, line.trim(), &stop)? {
+        match command(&mut session, &ui, line.trim())? {
             Flow::Go => {}
             Flow::Quit => return Ok(()),
         }
@@ -151,7 +237,7 @@ enum Flow {
 }
 
 /// Carries out one line of input; a mistake gets a message and the game goes on.
-fn command(session: &mut Session, ui: &Ui, line: &str, stop: &AtomicBool) -> Result<Flow, String> {
+fn command(session: &mut Session, ui: &Ui, line: &str) -> Result<Flow, String> {
     let word = line.split_whitespace().next().unwrap_or("");
     let rest = line[word.len()..].trim();
     let message = match word {
@@ -159,7 +245,7 @@ fn command(session: &mut Session, ui: &Ui, line: &str, stop: &AtomicBool) -> Res
         "quit" | "exit" => return Ok(Flow::Quit),
         "help" | "?" => COMMANDS.to_string(),
         "board" => ui.board(&session.view()),
-        "hint" => match session.hint(Session::hint_budget(), stop) {
+        "hint" => match searching(|stop| session.hint(Session::hint_budget(), stop)) {
             Ok(hint) => hint_table(&hint),
             Err(e) => format!("no hint: {e}\n"),
         },
@@ -172,6 +258,7 @@ fn command(session: &mut Session, ui: &Ui, line: &str, stop: &AtomicBool) -> Res
             Err(e) => format!("cannot resign: {e}\n"),
         },
         "save" => save(session, rest),
+        "review" => review(&session.view()),
         _ => match decision_text(session, line) {
             Ok(text) => match session.apply(&text) {
                 // The board follows once the computer has answered, or now if it is still
@@ -238,6 +325,33 @@ fn save(session: &Session, path: &str) -> String {
         ),
         Err(e) => format!("cannot save to {path}: {e}\n"),
     }
+}
+
+/// The computer's candidates at each of its decisions, once the game is over.
+fn review(view: &HumanView) -> String {
+    if view.result.is_none() {
+        return "the computer's candidates are shown once the game is over (they name its \
+                hidden tiles)\n"
+            .into();
+    }
+    let mut out = String::from("The computer's decisions and what it weighed:\n");
+    for t in &view.bot_thoughts {
+        out += &format!("  step {:>3}: {}", t.step, t.decision);
+        if t.candidates.is_empty() {
+            out += "  (no search)\n";
+            continue;
+        }
+        out += &format!("  ({} iterations)\n", t.iterations);
+        for c in &t.candidates {
+            out += &format!(
+                "      {:<20} its chances {:>3.0}%  ({} visits)\n",
+                c.decision,
+                c.win * 100.0,
+                c.visits
+            );
+        }
+    }
+    out
 }
 
 fn hint_table(hint: &toybattle::record::notes::HintNote) -> String {
@@ -390,8 +504,15 @@ impl Ui {
 
     fn result(&self, v: &HumanView) -> String {
         match &v.result {
-            Some(r) if r.winner == v.human => format!("You win ({}).\n", end_words(&r.end)),
-            Some(r) => format!("{} wins ({}).\n", v.level, end_words(&r.end)),
+            Some(r) if r.winner == v.human => format!(
+                "You win ({}). Type `review` for the computer's candidates.\n",
+                end_words(&r.end)
+            ),
+            Some(r) => format!(
+                "{} wins ({}). Type `review` for the computer's candidates.\n",
+                v.level,
+                end_words(&r.end)
+            ),
             None => String::new(),
         }
     }

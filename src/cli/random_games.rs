@@ -1,13 +1,15 @@
 //! `toybattle random-games`: random self-play per terrain, reporting how games end, how long
 //! they last, and how often the first player and blue win.
 //!
-//! Every game is two `RandomBot`s under the referee via `bot::play::play_game`, whether or not
-//! records are written, so the figures do not depend on `--records`. Game `i` of every terrain
-//! plays the deal of seed `deal_seed(seed, i)`: results are deterministic for a seed whatever
-//! the number of threads.
+//! Game `i` of every terrain plays the deal of seed `deal_seed(seed, i)`: results are
+//! deterministic for a seed whatever the number of threads.
 //!
-//! With `--check`, every invariant of `rules::invariants` is verified after each decision; the
-//! first violation ends the run with an error naming the terrain, the deal seed and the step.
+//! With `--records` or `--check`, every game is two `RandomBot`s under the referee via
+//! `bot::play::play_game`, which writes the record and, with `--check`, verifies every invariant
+//! of `rules::invariants` after each decision (the first violation ends the run with an error
+//! naming the terrain, the deal seed and the step). Otherwise the games are played by
+//! [`play_fast`], without observations, evidence or notation: it draws the same random numbers
+//! as the referee and the bots, so a seed gives the same games either way (see its tests).
 
 use super::{emit, print_json, select_terrains, CliResult};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -15,14 +17,16 @@ use rayon::prelude::*;
 use serde::Serialize;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use toybattle::bot::play::decision_seed;
 use toybattle::bot::play::{play_game, PlayConfig};
-use toybattle::bot::random::RandomBot;
+use toybattle::bot::random::{random_choice, RandomBot};
 use toybattle::bot::Player;
 use toybattle::record::GameRecord;
 use toybattle::rules::invariants::InvariantViolation;
-use toybattle::rules::{Colour, Deal, Game, Variant};
+use toybattle::rules::{Colour, Deal, Decision, Game, Referee, State, Variant, WinType};
 use toybattle::tournament::stats::{mean_and_ci95, wilson_interval, Z95};
 use toybattle::vocabulary::hash::{mix64, GOLDEN_GAMMA};
+use toybattle::vocabulary::ByColour;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -61,6 +65,7 @@ pub struct Args {
 }
 
 /// What one game contributes to the figures.
+#[derive(Debug, PartialEq)]
 struct GameResult {
     end: End,
     turns: u16,
@@ -68,7 +73,7 @@ struct GameResult {
     first: Colour,
 }
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy, PartialEq, Debug)]
 enum End {
     Hq,
     Medals,
@@ -187,6 +192,9 @@ fn play_one(
     records: Option<&Path>,
 ) -> Result<GameResult, String> {
     let deal = Deal::from_seed(seed);
+    if records.is_none() && !config.check {
+        return Ok(play_fast(game, &deal, config.max_turns, |_, _| {}));
+    }
     let mut blue = Player::Fair(Box::new(RandomBot::new("random")));
     let mut red = Player::Fair(Box::new(RandomBot::new("random")));
     let played = play_game(game, &deal, &mut [&mut blue, &mut red], config);
@@ -210,6 +218,51 @@ fn play_one(
         winner: record.result.winner,
         first: deal.first,
     })
+}
+
+/// The game `play_game` plays between two random bots, played on the true state: chance events
+/// from a `Referee` of the deal, each player's decisions from `random_choice` with the seed
+/// `decision_seed` gives the bot. The bot decides on its observation's view, whose legal
+/// decisions are those of the true state, so both pick the same decision. `step` sees each state
+/// and the decision taken in it.
+fn play_fast(
+    game: &Game,
+    deal: &Deal,
+    max_turns: u16,
+    mut step: impl FnMut(&State, Decision),
+) -> GameResult {
+    let mut state = game.initial_state(deal);
+    let mut referee = Referee::new(deal.clone());
+    let mut decisions = ByColour::new(0u32, 0);
+    while !state.is_over() && state.turn() <= max_turns {
+        let d = if state.is_chance() {
+            referee.resolve(game, &state)
+        } else {
+            let c = state.active();
+            let seed = decision_seed(deal.seed, c, decisions[c]);
+            decisions[c] += 1;
+            random_choice(game, &state, seed)
+        };
+        step(&state, d);
+        game.apply_legal(&mut state, d);
+    }
+    let (end, winner) = match state.outcome() {
+        Some(o) => (
+            match o.win {
+                WinType::Hq => End::Hq,
+                WinType::Medals => End::Medals,
+                WinType::Blocked => End::Blocked,
+            },
+            Some(o.winner),
+        ),
+        None => (End::TurnCap, None),
+    };
+    GameResult {
+        end,
+        turns: state.turn(),
+        winner,
+        first: deal.first,
+    }
 }
 
 /// Where a checked game broke an invariant. The deal seed fixes the whole game (the random bots'
@@ -325,6 +378,53 @@ fn rate_text(rate: f64, (lo, hi): (f64, f64)) -> String {
 mod tests {
     use super::*;
     use toybattle::rules::invariants::Invariant;
+
+    /// The fast loop plays, decision for decision, the game of two random bots under the
+    /// referee, on every terrain and both variants, also when the turn cap stops it.
+    #[test]
+    fn the_fast_path_plays_the_games_of_the_referee_and_the_bots() {
+        for variant in [Variant::Normal, Variant::Beginner] {
+            for terrain in toybattle::terrain::builtin_terrains() {
+                let game = Game::new(std::sync::Arc::new(terrain.clone()), variant);
+                for (i, max_turns) in (0..60).zip([500, 500, 500, 12].into_iter().cycle()) {
+                    let seed = deal_seed(7, i);
+                    let config = PlayConfig {
+                        max_turns,
+                        ..PlayConfig::default()
+                    };
+                    let dir = None;
+                    let reference = play_one(
+                        &game,
+                        seed,
+                        i,
+                        &PlayConfig {
+                            check: true,
+                            ..config
+                        },
+                        dir,
+                    )
+                    .expect("random games keep the invariants");
+                    let deal = Deal::from_seed(seed);
+                    let mut steps = Vec::new();
+                    let fast = play_fast(&game, &deal, max_turns, |_, d| {
+                        steps.push(d.notation(game.terrain()))
+                    });
+                    let what = format!("{} {variant} deal {seed}", terrain.key);
+                    assert_eq!(fast, reference, "{what}");
+                    let mut blue = Player::Fair(Box::new(RandomBot::new("random")));
+                    let mut red = Player::Fair(Box::new(RandomBot::new("random")));
+                    let record =
+                        play_game(&game, &deal, &mut [&mut blue, &mut red], &config).record;
+                    assert_eq!(steps, record.steps, "{what}");
+                    assert_eq!(
+                        fast.end == End::TurnCap,
+                        record.result.end == "turn_cap",
+                        "{what}"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn a_violation_is_reported_with_terrain_game_seed_and_step() {

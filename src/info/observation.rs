@@ -69,21 +69,27 @@ impl Observation {
         &self.view
     }
 
+    /// The player whose view this is.
     pub fn observer(&self) -> Colour {
         self.observer
     }
+    /// What the game is waiting for.
     pub fn phase(&self) -> Phase {
         self.view.phase()
     }
+    /// The player whose turn it is.
     pub fn active(&self) -> Colour {
         self.view.active()
     }
+    /// Turns begun so far, counting from 1.
     pub fn turn(&self) -> u16 {
         self.view.turn()
     }
+    /// The player who took the first turn (R3.5).
     pub fn first_player(&self) -> Colour {
         self.view.first_player()
     }
+    /// The terrain's stacks of tiles; all public (R11.1).
     pub fn board(&self) -> &Board {
         self.view.board()
     }
@@ -99,21 +105,27 @@ impl Observation {
     pub fn opponent_public_rack(&self) -> TroopCounts {
         self.view.public_rack(self.observer.opponent())
     }
+    /// How many tiles are on the rack of `c`, frozen ones included (public, R11.1).
     pub fn rack_len(&self, c: Colour) -> u8 {
         self.view.rack_len(c)
     }
+    /// How many tiles are in the reserve of `c` (public).
     pub fn reserve_len(&self, c: Colour) -> u8 {
         self.view.reserve_len(c)
     }
+    /// How many rack tiles of `c` are frozen by Battlefield (R9.8).
     pub fn frozen_len(&self, c: Colour) -> u8 {
         self.view.frozen_len(c)
     }
+    /// The discard of `c`: face-up tiles out of play (public).
     pub fn discard(&self, c: Colour) -> TroopCounts {
         self.view.discard(c)
     }
+    /// Medals taken by `c` (R8.2).
     pub fn medals(&self, c: Colour) -> u8 {
         self.view.medals(c)
     }
+    /// Regions whose medals have been taken, one bit per region of the terrain (R8.4).
     pub fn regions_taken(&self) -> u32 {
         self.view.regions_taken()
     }
@@ -121,6 +133,7 @@ impl Observation {
     pub fn unseen(&self, c: Colour) -> TroopCounts {
         self.unseen[c]
     }
+    /// Whether the game has ended.
     pub fn is_over(&self) -> bool {
         self.view.is_over()
     }
@@ -193,7 +206,9 @@ impl Observation {
     RackBelief::MAX_WEIGHT
 )]
 pub struct RackWeightError {
+    /// The troop whose weight was refused.
     pub troop: Troop,
+    /// The weight given.
     pub weight: u32,
 }
 

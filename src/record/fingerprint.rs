@@ -71,9 +71,13 @@ fn canonical(t: &Terrain) -> String {
      --terrain-file it was played on"
 )]
 pub struct FingerprintMismatch {
+    /// The terrain key of the game given.
     pub terrain: String,
+    /// The variant of the game given.
     pub variant: String,
+    /// The fingerprint written in the record.
     pub recorded: String,
+    /// The fingerprint of the terrain data and variant given.
     pub given: String,
 }
 

@@ -38,17 +38,22 @@ pub struct RecordResult {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameRecord {
+    /// The record format's name and version (`RECORD_FORMAT`); other formats are refused.
     pub format: String,
     /// Terrain key, e.g. "castle_field".
     pub terrain: String,
+    /// Normal or beginner game (R13).
     pub variant: Variant,
+    /// The seed that dealt the game: removed tiles, reserve order and first player (R3).
     pub seed: u64,
+    /// The deal itself, checked against the seed on replay.
     pub deal: Deal,
     /// Who played each colour (blue, red): a preset name or a description.
     pub players: [String; 2],
     /// Every step in order, in the notation of [`crate::rules::Decision`]: player decisions
     /// (`place Jumbo 13`) and chance outcomes (`chance Star`).
     pub steps: Vec<String>,
+    /// How the game ended, as recorded.
     pub result: RecordResult,
     /// Present in a game against the computer: the human's seat, the level, undos and hints.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -48,6 +48,7 @@ pub struct HintNote {
 pub struct HintCandidate {
     /// The decision in notation.
     pub decision: String,
+    /// How many search iterations went through the candidate.
     pub visits: u64,
     /// Estimated win probability of the human, 0 to 1.
     pub value: f64,

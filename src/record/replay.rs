@@ -6,31 +6,62 @@ use crate::rules::{Chance, Colour, Deal, Decision, Game, Phase, State};
 /// Why a record does not replay.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ReplayError {
+    /// The record is written in another format than this engine's.
     #[error("record format is '{found}', expected '{RECORD_FORMAT}'")]
-    Format { found: String },
+    Format {
+        /// The format the record names.
+        found: String,
+    },
+    /// The record was played on another terrain than the one given.
     #[error("record terrain '{record}' does not match the terrain given ('{given}')")]
-    Terrain { record: String, given: String },
+    Terrain {
+        /// The record's terrain key.
+        record: String,
+        /// The given terrain's key.
+        given: String,
+    },
+    /// The record's deal breaks the setup rules (§3).
     #[error("record deal is not a possible setup: {0}")]
     Deal(String),
+    /// The record's deal differs from the one its seed deals.
     #[error("record deal is not the one seed {seed} deals: {problem}")]
-    Seed { seed: u64, problem: String },
+    Seed {
+        /// The record's seed.
+        seed: u64,
+        /// Where the deals differ.
+        problem: String,
+    },
+    /// A step is unreadable, illegal, or not the chance outcome the deal gives.
     #[error("step {index} ('{step}'): {reason}")]
     Step {
+        /// The step's position in the record, from 0.
         index: usize,
+        /// The step as written.
         step: String,
+        /// Why it was refused.
         reason: String,
     },
+    /// The steps run out before the game is over; the message says what it waits for.
     #[error("steps end before the game does: {0}")]
     Unfinished(String),
+    /// The replayed game ends differently from the recorded result.
     #[error("the record says {recorded}, the replay ends with {replayed}")]
-    Result { recorded: String, replayed: String },
+    Result {
+        /// The result as recorded.
+        recorded: String,
+        /// The result of the replay.
+        replayed: String,
+    },
 }
 
 /// What a successful replay found.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReplaySummary {
+    /// Steps replayed, chance outcomes included.
     pub steps: usize,
+    /// How the replayed game ended.
     pub result: RecordResult,
+    /// The state after the last step.
     pub final_state: State,
 }
 

@@ -43,6 +43,8 @@ fn colour_and_troop(t: Tile) -> (usize, usize) {
     ((b >> 3) & 1, b & 7)
 }
 
+/// The tiles on the terrain: every node's stack (R5.8), with the top tiles also kept as
+/// per-colour, per-troop node masks for fast rules queries.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Board {
     /// The top tile of every node; zero on empty nodes, so that equal boards compare and hash
@@ -178,6 +180,7 @@ impl Board {
         (self.height[n] > 0).then(|| Tile::from_bits(self.top[n]))
     }
 
+    /// How many tiles are stacked on node `n` (R5.8); 0 when it is empty.
     #[inline]
     pub fn height(&self, n: usize) -> usize {
         self.height[n] as usize

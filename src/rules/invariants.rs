@@ -49,6 +49,7 @@ pub enum Invariant {
 }
 
 impl Invariant {
+    /// The invariant in words, with the rulings it stands for.
     pub fn describe(self) -> &'static str {
         match self {
             Invariant::TileConservation => "tile conservation",
@@ -72,11 +73,15 @@ impl Invariant {
 /// was found.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InvariantViolation {
+    /// Which invariant is broken.
     pub invariant: Invariant,
+    /// The colour concerned, if one is.
     pub colour: Option<Colour>,
+    /// The troop type concerned, if one is.
     pub troop: Option<Troop>,
     /// The node's id on the terrain (a node index beyond the terrain is named in `detail`).
     pub node: Option<u8>,
+    /// What was found, in words.
     pub detail: String,
 }
 

@@ -21,7 +21,9 @@ pub enum WinType {
 /// The end of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Outcome {
+    /// The player who won.
     pub winner: Colour,
+    /// How they won (§10).
     pub win: WinType,
 }
 
@@ -29,7 +31,10 @@ pub struct Outcome {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Chance {
     /// The active player draws `remaining` more tiles from their reserve, one chance event each.
-    Draw { remaining: u8 },
+    Draw {
+        /// Tiles still to draw in this draw, this one included.
+        remaining: u8,
+    },
     /// XB-42 (R7.6): a uniformly random tile of the opponent's rack goes to the discard.
     RackDiscard,
     /// Battlefield (R9.8): a uniformly random unfrozen tile of the opponent's rack is frozen.
@@ -42,9 +47,19 @@ pub enum Phase {
     /// The active player chooses DRAW or PLACE (R4.1).
     Action,
     /// The troop just placed on `node` offers its optional effect (R6.5, §7).
-    TroopEffect { troop: Troop, node: u8 },
+    TroopEffect {
+        /// The troop placed.
+        troop: Troop,
+        /// Where it was placed.
+        node: u8,
+    },
     /// The queued special base `node` offers its optional effect (R6.6, §9).
-    SpecialEffect { effect: SpecialEffect, node: u8 },
+    SpecialEffect {
+        /// The special base's effect (§9).
+        effect: SpecialEffect,
+        /// The special base.
+        node: u8,
+    },
     /// A random event must be resolved.
     Chance(Chance),
     /// The game has ended.
@@ -151,63 +166,85 @@ pub struct State {
 }
 
 impl State {
+    /// What the game is waiting for.
     pub fn phase(&self) -> Phase {
         self.phase
     }
+    /// The player whose turn it is.
     pub fn active(&self) -> Colour {
         self.active
     }
+    /// The player who took the first turn (R3.5).
     pub fn first_player(&self) -> Colour {
         self.first
     }
+    /// Turns begun so far, counting from 1.
     pub fn turn(&self) -> u16 {
         self.turn
     }
+    /// How the game ended; `None` while it goes on.
     pub fn outcome(&self) -> Option<Outcome> {
         self.outcome
     }
+    /// Whether the game has ended.
     pub fn is_over(&self) -> bool {
         self.phase == Phase::Over
     }
+    /// Whether a random event waits for the referee (R11.4).
     pub fn is_chance(&self) -> bool {
         matches!(self.phase, Phase::Chance(_))
     }
+    /// The tiles on the terrain.
     pub fn board(&self) -> &Board {
         &self.board
     }
+    /// The rack of `c`, frozen tiles included (R4.4).
     pub fn rack(&self, c: Colour) -> TroopCounts {
         self.rack[c]
     }
+    /// Rack tiles of `c` frozen by Battlefield (R9.8).
     pub fn frozen(&self, c: Colour) -> TroopCounts {
         self.frozen[c]
     }
+    /// Rack tiles of `c` whose identity is public: they came to the rack from the board or the
+    /// discard (R11.1).
     pub fn public_rack(&self, c: Colour) -> TroopCounts {
         self.public_rack[c]
     }
+    /// The reserve of `c`: face-down tiles still to draw (R3.3).
     pub fn reserve(&self, c: Colour) -> TroopCounts {
         self.reserve[c]
     }
+    /// The tiles of `c` put out of the game at setup, unseen by anyone (R3.4).
     pub fn removed(&self, c: Colour) -> TroopCounts {
         self.removed[c]
     }
+    /// The discard of `c`: face-up tiles out of play.
     pub fn discard(&self, c: Colour) -> TroopCounts {
         self.discard[c]
     }
+    /// How many tiles are on the rack of `c`.
     pub fn rack_len(&self, c: Colour) -> u8 {
         self.rack_len[c]
     }
+    /// How many tiles are in the reserve of `c`.
     pub fn reserve_len(&self, c: Colour) -> u8 {
         self.reserve_len[c]
     }
+    /// How many rack tiles of `c` are frozen.
     pub fn frozen_len(&self, c: Colour) -> u8 {
         self.frozen_len[c]
     }
+    /// Medals taken by `c` (R8.2).
     pub fn medals(&self, c: Colour) -> u8 {
         self.medals[c]
     }
+    /// Regions whose medals have been taken, one bit per region (R8.4).
     pub fn regions_taken(&self) -> u32 {
         self.regions_taken
     }
+    /// This turn's special-base placements whose effect is still to come, in resolution order
+    /// (R6.4, R6.6), as (node, stack level of the placed tile).
     pub fn pending_specials(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
         self.queue.pending()
     }

@@ -19,10 +19,12 @@ pub const RACK_LIMIT: u8 = 8;
 pub struct Tile(u8);
 
 impl Tile {
+    /// The tile of `troop` in `colour`.
     #[inline]
     pub fn new(colour: Colour, troop: Troop) -> Tile {
         Tile(((colour as u8) << 3) | troop as u8)
     }
+    /// The tile's colour: whose tile it is.
     #[inline]
     pub fn colour(self) -> Colour {
         if self.0 & 8 == 0 {
@@ -31,6 +33,7 @@ impl Tile {
             Colour::Red
         }
     }
+    /// The tile's troop type.
     #[inline]
     pub fn troop(self) -> Troop {
         Troop::from_index((self.0 & 7) as usize)
@@ -54,10 +57,13 @@ impl fmt::Display for Tile {
 /// Text that is not a tile.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ParseTileError {
+    /// Not of the form `colour:troop`.
     #[error("bad tile '{0}': expected colour:troop, e.g. 'blue:Jumbo'")]
     Shape(String),
+    /// The colour is not `blue` or `red`.
     #[error(transparent)]
     Colour(#[from] ParseColourError),
+    /// The troop is not one of the eight types.
     #[error(transparent)]
     Troop(#[from] ParseTroopError),
 }

@@ -26,8 +26,8 @@ mod view;
 
 pub use level::Level;
 pub use view::{
-    DecisionGroup, DecisionOption, GroupKind, HumanView, LogEntry, NodeView, OpponentRack,
-    ResultView, Sides, TileView, ToMove, UndoStatus, WinPoint,
+    BotCandidate, BotThought, DecisionGroup, DecisionOption, GroupKind, HumanView, LogEntry,
+    NodeView, OpponentRack, ResultView, Sides, TileView, ToMove, UndoStatus, WinPoint,
 };
 
 use crate::bot::play::decision_seed;
@@ -124,6 +124,9 @@ struct Played {
     during: String,
     /// Whether the human saw it (always, except chance outcomes hidden from them).
     seen: bool,
+    /// For a bot decision of this session: what its search weighed (kept from the human until
+    /// the game is over; not in the record, so a loaded game has none for its earlier steps).
+    thought: Option<BotThought>,
 }
 
 /// A human-versus-bot game; see the module documentation.
@@ -143,6 +146,8 @@ pub struct Session {
     undos: Vec<UndoNote>,
     hints: Vec<HintNote>,
     resigned: bool,
+    /// What the bot weighed for the decision being applied (moved into its step).
+    pending_thought: Option<BotThought>,
 }
 
 impl Session {
@@ -220,6 +225,7 @@ impl Session {
             undos: Vec::new(),
             hints: Vec::new(),
             resigned: false,
+            pending_thought: None,
         };
         session.note_estimate();
         Ok(session)
@@ -267,6 +273,10 @@ impl Session {
             result: self.result_view(),
             log: self.log(0),
             win_history: self.win_history.clone(),
+            bot_thoughts: match self.is_over() {
+                true => self.line.iter().filter_map(|p| p.thought.clone()).collect(),
+                false => Vec::new(),
+            },
             undo: match self.can_undo() {
                 Ok(()) => UndoStatus {
                     available: true,
@@ -376,6 +386,7 @@ impl Session {
             turn: before.turn(),
             during: self.game.describe_phase(&before),
             seen,
+            thought: None,
         });
         if actor.is_none() && seen {
             self.barrier = self.line.len();
@@ -426,7 +437,11 @@ impl Session {
             self.game
                 .apply(&mut after, d)
                 .map_err(SessionError::BotFailed)?;
+            let thought = self.pending_thought.take();
             self.push(d, after);
+            if let Some(last) = self.line.last_mut() {
+                last.thought = thought;
+            }
             on_step(&self.log(self.line.len() - 1)[0]);
         }
     }
@@ -450,6 +465,7 @@ impl Session {
         if stop.load(Ordering::Relaxed) {
             return Err(SessionError::Cancelled);
         }
+        self.pending_thought = Some(thought(&self.game, self.line.len(), &choice));
         Ok(choice.decision)
     }
 
@@ -691,5 +707,26 @@ impl Session {
         self.game.apply(&mut after, d)?;
         self.push(d, after);
         Ok(())
+    }
+}
+
+/// What the bot's `choice` at step `step` shows of its search: its five best candidates.
+fn thought(game: &Game, step: usize, choice: &crate::bot::Choice) -> BotThought {
+    let terrain = game.terrain();
+    let analysis = choice.analysis.clone().unwrap_or_default();
+    BotThought {
+        step,
+        decision: choice.decision.notation(terrain),
+        iterations: analysis.iterations,
+        candidates: analysis
+            .candidates
+            .iter()
+            .take(5)
+            .map(|c| BotCandidate {
+                decision: c.decision.notation(terrain),
+                visits: c.visits,
+                win: c.value,
+            })
+            .collect(),
     }
 }

@@ -156,6 +156,33 @@ pub struct HumanView {
     pub undo: UndoStatus,
     /// The human's legal decisions, grouped per tile; empty unless [`ToMove::Human`].
     pub decisions: Vec<DecisionGroup>,
+    /// What the bot weighed at each of its decisions: empty until the game is over (the
+    /// candidates name the bot's hidden rack tiles), then one entry per bot decision.
+    pub bot_thoughts: Vec<BotThought>,
+}
+
+/// What the bot weighed at one of its decisions, shown once the game is over.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BotThought {
+    /// Index of the bot's decision among the game's steps (from 0).
+    pub step: usize,
+    /// The decision it took, in notation.
+    pub decision: String,
+    /// Iterations its search ran (0 for a level that does not search or a forced decision).
+    pub iterations: u64,
+    /// Its best candidates, best first (at most five; none without a search).
+    pub candidates: Vec<BotCandidate>,
+}
+
+/// One candidate decision of the bot's search.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BotCandidate {
+    /// The decision in notation.
+    pub decision: String,
+    /// How often the search tried it.
+    pub visits: u64,
+    /// The bot's estimated win probability after it, 0 to 1.
+    pub win: f64,
 }
 
 /// The public facts a view holds besides the observation.
@@ -166,6 +193,7 @@ pub(super) struct PublicFacts {
     pub log: Vec<LogEntry>,
     pub win_history: Vec<WinPoint>,
     pub undo: UndoStatus,
+    pub bot_thoughts: Vec<BotThought>,
 }
 
 impl HumanView {
@@ -222,6 +250,7 @@ impl HumanView {
             log: facts.log,
             win_history: facts.win_history,
             undo: facts.undo,
+            bot_thoughts: facts.bot_thoughts,
             decisions: match facts.to_move {
                 ToMove::Human => {
                     let mut legal = DecisionList::new();

@@ -16,7 +16,6 @@ use crate::bot::play::{play_game, PlayConfig};
 use crate::record::GameRecord;
 use crate::rules::{Colour, Deal, Game};
 use crate::terrain::Terrain;
-use indicatif::{ProgressBar, ProgressStyle};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -63,7 +62,7 @@ struct Shared<'a> {
     done: Mutex<Vec<GameLine>>,
     stop: AtomicBool,
     error: Mutex<Option<TournamentError>>,
-    progress: ProgressBar,
+    progress: Progress,
     check: bool,
 }
 
@@ -143,12 +142,12 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         done: Mutex::new(existing.games),
         stop: AtomicBool::new(false),
         error: Mutex::new(None),
-        progress: progress_bar(expected, resumed as u64, options.quiet),
+        progress: Progress::new(expected, resumed as u64, options.quiet),
         check: options.check,
     };
     shared.stop.store(sprt_decided(&shared), Ordering::SeqCst);
     play_all(&shared, &pending, options.concurrency)?;
-    shared.progress.finish_and_clear();
+    shared.progress.finish();
     if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);
     }
@@ -267,27 +266,62 @@ pub fn write_summaries(
     Ok((summary, markdown))
 }
 
-fn progress_bar(len: u64, done: u64, quiet: bool) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len).with_position(done);
-    let style = ProgressStyle::with_template(
-        "{elapsed_precise} [{bar:30}] {pos}/{len} games {rate} ETA {eta} | {wide_msg}",
-    )
-    .map(|s| {
-        s.progress_chars("=> ").with_key(
-            "rate",
-            |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                let _ = write!(w, "{:.1}/s", state.per_sec());
-            },
+/// The run's progress display on standard error: a bar with the live score when the `progress`
+/// feature is on (the command line turns it on), nothing otherwise, so that a library user need
+/// not compile a terminal crate.
+struct Progress {
+    #[cfg(feature = "progress")]
+    bar: indicatif::ProgressBar,
+}
+
+impl Progress {
+    #[cfg(feature = "progress")]
+    fn new(len: u64, done: u64, quiet: bool) -> Progress {
+        use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+        if quiet {
+            return Progress {
+                bar: ProgressBar::hidden(),
+            };
+        }
+        let bar = ProgressBar::new(len).with_position(done);
+        let style = ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:30}] {pos}/{len} games {rate} ETA {eta} | {wide_msg}",
         )
-    });
-    if let Ok(style) = style {
-        bar.set_style(style);
+        .map(|s| {
+            s.progress_chars("=> ").with_key(
+                "rate",
+                |state: &ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.1}/s", state.per_sec());
+                },
+            )
+        });
+        if let Ok(style) = style {
+            bar.set_style(style);
+        }
+        bar.reset_eta();
+        Progress { bar }
     }
-    bar.reset_eta();
-    bar
+
+    #[cfg(not(feature = "progress"))]
+    fn new(_len: u64, _done: u64, _quiet: bool) -> Progress {
+        Progress {}
+    }
+
+    /// One more game played; `message` is the live score.
+    fn game_played(&self, message: String) {
+        #[cfg(feature = "progress")]
+        {
+            self.bar.inc(1);
+            self.bar.set_message(message);
+        }
+        #[cfg(not(feature = "progress"))]
+        let _ = message;
+    }
+
+    fn finish(&self) {
+        #[cfg(feature = "progress")]
+        self.bar.finish_and_clear();
+    }
 }
 
 /// Plays the pending deals on a pool of `concurrency` threads; workers take deals in schedule
@@ -340,7 +374,6 @@ fn play_pair(shared: &Shared, job: &PairJob) -> Result<(), TournamentError> {
             done.push(line);
             live_score(shared.config, &done)
         };
-        shared.progress.inc(1);
         let sprt = sprt_now(shared);
         if let Some(s) = &sprt {
             if s.decision != SprtDecision::Continue {
@@ -350,7 +383,7 @@ fn play_pair(shared: &Shared, job: &PairJob) -> Result<(), TournamentError> {
         let sprt_note = sprt.map_or(String::new(), |s| {
             format!(" | LLR {:.2} [{:.2}, {:.2}]", s.llr, s.lower, s.upper)
         });
-        shared.progress.set_message(message + &sprt_note);
+        shared.progress.game_played(message + &sprt_note);
     }
     Ok(())
 }

@@ -14,6 +14,7 @@ use std::ops::{Index, IndexMut};
 pub struct ByColour<T>([T; 2]);
 
 impl<T> ByColour<T> {
+    /// The values of blue and of red.
     #[inline]
     pub const fn new(blue: T, red: T) -> ByColour<T> {
         ByColour([blue, red])
@@ -120,6 +121,7 @@ pub mod named {
         red: &'a T,
     }
 
+    /// Writes the pair as `{"blue": …, "red": …}`.
     pub fn serialize<T: Serialize, S: Serializer>(
         v: &ByColour<T>,
         s: S,
@@ -128,6 +130,7 @@ pub mod named {
         NamedRef { blue, red }.serialize(s)
     }
 
+    /// Reads `{"blue": …, "red": …}`; a colour left out gets its default value.
     pub fn deserialize<'de, T: Deserialize<'de> + Default, D: Deserializer<'de>>(
         d: D,
     ) -> Result<ByColour<T>, D::Error> {

@@ -15,18 +15,23 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Colour {
+    /// The player at the bottom of the board picture.
     Blue = 0,
+    /// The player at the top of the board picture.
     Red = 1,
 }
 
 impl Colour {
+    /// Both colours, blue first.
     pub const BOTH: [Colour; 2] = [Colour::Blue, Colour::Red];
 
+    /// 0 for blue, 1 for red: the index of per-colour arrays.
     #[inline]
     pub fn index(self) -> usize {
         self as usize
     }
 
+    /// The other player's colour.
     #[inline]
     pub fn opponent(self) -> Colour {
         match self {
@@ -35,6 +40,7 @@ impl Colour {
         }
     }
 
+    /// The colour in lower case, as in files and notation.
     pub fn name(self) -> &'static str {
         match self {
             Colour::Blue => "blue",
@@ -68,13 +74,21 @@ impl FromStr for Colour {
 /// The eight troop types (R1.2). The discriminant is the printed value; Kwak (the joker, X) is 0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Troop {
+    /// X, the joker: no strength, may cover and be covered by any tile (R5.3, R7.1).
     Kwak = 0,
+    /// 1: may draw up to two tiles (R7.2).
     Skully = 1,
+    /// 2 (Cap'n): may place one extra tile (R7.3).
     Capn = 2,
+    /// 3: may discard an adjacent enemy top tile (R7.4).
     Jumbo = 3,
+    /// 4: may be placed without connection to an HQ (R5.6).
     Hook = 4,
+    /// 5 (XB-42): may discard a random tile of the opponent's rack (R7.6).
     Xb42 = 5,
+    /// 6: may draw one tile (R7.7).
     Star = 6,
+    /// 7: the strongest troop; no effect (R7.8).
     Roxy = 7,
 }
 
@@ -91,16 +105,19 @@ impl Troop {
         Troop::Roxy,
     ];
 
+    /// The troop's position in `Troop::ALL`, equal to its printed value (Kwak 0).
     #[inline]
     pub fn index(self) -> usize {
         self as usize
     }
 
+    /// The troop at position `i` of `Troop::ALL`.
     #[inline]
     pub fn from_index(i: usize) -> Troop {
         Troop::ALL[i]
     }
 
+    /// The troop's name as written in notation and files.
     pub fn name(self) -> &'static str {
         match self {
             Troop::Kwak => "Kwak",
@@ -187,21 +204,26 @@ pub struct TroopCounts(pub [u8; 8]);
 impl TroopCounts {
     /// A full colour: three of each type (R1.1).
     pub const FULL: TroopCounts = TroopCounts([COPIES_PER_TROOP; 8]);
+    /// No tiles.
     pub const EMPTY: TroopCounts = TroopCounts([0; 8]);
 
+    /// How many tiles of troop `t`.
     #[inline]
     pub fn get(&self, t: Troop) -> u8 {
         self.0[t.index()]
     }
+    /// Adds one tile of troop `t`.
     #[inline]
     pub fn add(&mut self, t: Troop) {
         self.0[t.index()] += 1;
     }
+    /// Removes one tile of troop `t`, which must be present.
     #[inline]
     pub fn remove(&mut self, t: Troop) {
         debug_assert!(self.0[t.index()] > 0, "removing absent {t}");
         self.0[t.index()] -= 1;
     }
+    /// How many tiles in all.
     #[inline]
     pub fn total(&self) -> u8 {
         self.0.iter().sum()
@@ -252,6 +274,7 @@ impl TroopCounts {
             .flat_map(|&t| std::iter::repeat_n(t, self.get(t) as usize))
             .collect()
     }
+    /// The multiset of the given troops.
     pub fn from_troops<I: IntoIterator<Item = Troop>>(it: I) -> TroopCounts {
         let mut c = TroopCounts::EMPTY;
         for t in it {

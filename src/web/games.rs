@@ -136,7 +136,7 @@ fn new_id() -> String {
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct ThinkingView {
     pub elapsed_ms: u64,
-    /// How long the level thinks per decision, when it has a time budget.
+    /// How long the level thinks per decision, when it has a time budget only.
     pub expected_ms: Option<u64>,
     /// The steps of this turn taken so far (the computer's moves, chance outcomes masked as in
     /// the log).
@@ -360,12 +360,13 @@ async fn bot_turn(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<
         }
         ToMove::Over => return Err(ApiError::Conflict("the game is over".into())),
     }
-    let expected_ms = session
-        .level()
-        .preset()
-        .budget
-        .time
-        .map(|t| t.as_millis() as u64);
+    // A time budget that is only a safety net beside an iteration budget says nothing of the
+    // usual thinking time: the bar then just shows that the computer is thinking.
+    let budget = session.level().preset().budget;
+    let expected_ms = match budget.iterations {
+        None => budget.time.map(|t| t.as_millis() as u64),
+        Some(_) => None,
+    };
     live.game_view(&id); // what the page sees while the session is away
     let mut session = live.session.take().expect("checked above");
     let stop = Arc::new(AtomicBool::new(false));

@@ -33,7 +33,7 @@
 
 use super::{PlayoutPolicy, Settings, FITTED_EVAL};
 use crate::bot::greedy::Judge;
-use crate::rules::{sample_chance, Colour, Decision, DecisionList, Game, State};
+use crate::rules::{random_decision, sample_chance, Colour, Decision, DecisionList, Game, State};
 use crate::terrain::{bits, NodeMask, Terrain, MAX_NODES};
 use rand::Rng;
 
@@ -55,9 +55,15 @@ pub(super) fn play_out<R: Rng>(settings: &Settings, s: &mut State, rng: &mut R) 
         let d = if s.is_chance() {
             sample_chance(game, s, rng)
         } else {
-            game.legal_decisions(s, &mut list);
-            match settings.config.playout {
-                PlayoutPolicy::Random => list[rng.random_range(0..list.len())],
+            let policy = settings.config.playout;
+            // The random policy draws the decision the list would give for the same number
+            // without building the list (`rules::random_decision`).
+            if !matches!(policy, PlayoutPolicy::Random) {
+                game.legal_decisions(s, &mut list);
+            }
+            match policy {
+                PlayoutPolicy::Random => random_decision(game, s, rng)
+                    .expect("the loop runs only while the game goes on"),
                 PlayoutPolicy::Heuristic => weighted(&Context::new(game, s, false), &list, rng),
                 PlayoutPolicy::Tactical => weighted(&Context::new(game, s, true), &list, rng),
                 PlayoutPolicy::Greedy => match settings.greedy {

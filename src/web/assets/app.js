@@ -296,6 +296,7 @@ function render() {
   const hint = g.hint ? g.hint.candidates.map((c) => ({ text: c.decision, visits: c.visits, win: c.value })) : null;
   drawCandidates($("hint"), hint, "Hint for your decision: a strong search's candidates from what you can see");
   drawGraph(hv.win_history.map((p) => p.human));
+  drawThoughts(hv.bot_thoughts);
   const log = $("log");
   log.replaceChildren();
   for (const e of hv.log) {
@@ -389,6 +390,19 @@ function drawCandidates(box, cands, caption) {
     t.appendChild(tr);
   }
   box.appendChild(t);
+}
+// The server sends the computer's candidates only once the game is over (they name its tiles).
+function drawThoughts(thoughts) {
+  const box = $("thoughts");
+  box.replaceChildren();
+  $("thoughts-box").hidden = !thoughts.length;
+  for (const t of thoughts) {
+    const one = div("thought", box, "");
+    const cands = t.candidates.map((c) => ({ text: c.decision, visits: c.visits, win: c.win }));
+    const head = "Step " + t.step + ": the computer played " + t.decision;
+    if (cands.length) drawCandidates(one, cands, head + " (" + t.iterations + " iterations; win = its chances)");
+    else div("note", one, head + " (no search)");
+  }
 }
 function drawGraph(points) {
   const svg = $("graph");
