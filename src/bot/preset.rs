@@ -142,10 +142,15 @@ pub enum PresetError {
 /// What a preset plays with, parsed and validated.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BotConfig {
+    /// Plays a uniformly random legal decision.
     Random,
+    /// Plays the decision with the best immediate outcome.
     Greedy,
+    /// Searches with `algorithm` under the options of the `[search]` section.
     Search {
+        /// The search algorithm.
         algorithm: Algorithm,
+        /// The validated `[search]` options.
         config: SearchConfig,
     },
 }
@@ -155,11 +160,13 @@ pub enum BotConfig {
 pub struct Preset {
     /// The shipped name, or the file name without `.toml`.
     pub name: String,
+    /// What the preset is for, as written in the file.
     pub description: String,
     /// The algorithm's name as written in presets, e.g. "ismcts".
     pub algorithm: String,
     /// Budget per decision; the default (none) for random and greedy, which do not search.
     pub budget: Budget,
+    /// What the bot plays with.
     pub config: BotConfig,
 }
 
