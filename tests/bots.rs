@@ -180,7 +180,7 @@ fn every_shipped_preset_finishes_games_on_every_terrain() {
 
 #[test]
 fn unknown_preset_names_every_shipped_one() {
-    let e = resolve("ismcts-2s").unwrap_err();
+    let e = resolve("ismcts-2s").unwrap_err().to_string();
     assert!(e.contains("ismcts-2s"), "{e}");
     for p in shipped_presets() {
         assert!(e.contains(&p.name), "{e} lacks {}", p.name);
@@ -200,7 +200,7 @@ fn preset_with_an_unknown_field_names_the_file_and_the_field() {
     let path = temp_file("unknown-field.toml",
         "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\niterations = 10\n[search]\nthreds = 2\n",
     );
-    let e = resolve(path.to_str().unwrap()).unwrap_err();
+    let e = resolve(path.to_str().unwrap()).unwrap_err().to_string();
     std::fs::remove_file(&path).unwrap();
     assert!(e.contains(path.to_str().unwrap()), "{e}");
     assert!(e.contains("threds") && e.contains("threads"), "{e}");
@@ -211,7 +211,7 @@ fn preset_with_a_bad_value_names_the_file_the_field_and_the_range() {
     let path = temp_file("bad-value.toml",
         "description = \"x\"\nalgorithm = \"pimc\"\n[budget]\niterations = 10\n[search]\nthreads = 0\n",
     );
-    let e = resolve(path.to_str().unwrap()).unwrap_err();
+    let e = resolve(path.to_str().unwrap()).unwrap_err().to_string();
     std::fs::remove_file(&path).unwrap();
     assert!(e.contains(path.to_str().unwrap()), "{e}");
     assert!(e.contains("threads") && e.contains("expected"), "{e}");
@@ -223,7 +223,7 @@ fn preset_with_an_unknown_algorithm_lists_the_known_ones() {
         "bad-algorithm.toml",
         "description = \"x\"\nalgorithm = \"alphazero\"\n",
     );
-    let e = resolve(path.to_str().unwrap()).unwrap_err();
+    let e = resolve(path.to_str().unwrap()).unwrap_err().to_string();
     std::fs::remove_file(&path).unwrap();
     assert!(e.contains("alphazero") && e.contains("cheat-uct"), "{e}");
 }
@@ -234,7 +234,7 @@ fn search_preset_without_a_budget_is_refused() {
         "no-budget.toml",
         "description = \"x\"\nalgorithm = \"ismcts\"\n",
     );
-    let e = resolve(path.to_str().unwrap()).unwrap_err();
+    let e = resolve(path.to_str().unwrap()).unwrap_err().to_string();
     std::fs::remove_file(&path).unwrap();
     assert!(e.contains("[budget]"), "{e}");
 }

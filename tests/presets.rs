@@ -4,7 +4,7 @@
 //! `analyze`. Changing the code that reads presets must not change the version of a preset whose
 //! settings did not change, or resumed runs and recorded results would no longer match it.
 
-use toybattle::bot::preset::{resolve, shipped_names};
+use toybattle::bot::preset::{parse, resolve, shipped_names, PresetError};
 
 /// The version of every preset file kept in the repository, by path.
 const VERSIONS: &[(&str, &str)] = &[
@@ -242,6 +242,8 @@ fn options_that_do_not_apply_to_the_algorithm_are_refused() {
         let path = preset_file(name, &text);
         let e = resolve(&path).expect_err(name);
         std::fs::remove_file(&path).unwrap();
+        assert!(matches!(e, PresetError::NotApplicable { .. }), "{e:?}");
+        let e = e.to_string();
         assert!(e.contains(&path), "{e}");
         assert!(e.contains(&format!("{field} does not apply")), "{e}");
         assert!(e.contains(&format!("algorithm \"{algorithm}\"")), "{e}");
@@ -253,4 +255,106 @@ fn options_that_do_not_apply_to_the_algorithm_are_refused() {
     let accepted = resolve(&path);
     std::fs::remove_file(&path).unwrap();
     accepted.unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// The error of preset text read as file `p.toml`, and its message.
+fn refusal(text: &str) -> (PresetError, String) {
+    let e = parse("p", text, "p.toml").expect_err(text);
+    let message = e.to_string();
+    assert!(message.starts_with("p.toml: "), "{message}");
+    (e, message)
+}
+
+const SEARCH_HEAD: &str =
+    "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\niterations = 10\n";
+
+#[test]
+fn an_unknown_spec_names_the_shipped_presets() {
+    let e = resolve("no-such-preset").expect_err("unknown");
+    assert!(matches!(e, PresetError::UnknownPreset { .. }), "{e:?}");
+    let message = e.to_string();
+    assert!(
+        message.contains("'no-such-preset'") && message.contains("greedy"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_unreadable_preset_file_is_named() {
+    let e = resolve("no/such/folder/p.toml").expect_err("missing file");
+    assert!(matches!(e, PresetError::Unreadable { .. }), "{e:?}");
+    assert!(
+        e.to_string()
+            .contains("cannot read preset no/such/folder/p.toml"),
+        "{e}"
+    );
+}
+
+#[test]
+fn malformed_toml_is_refused_with_its_place() {
+    let (e, message) = refusal("description = \"x\"\nalgorithm = ");
+    assert!(matches!(e, PresetError::Malformed { .. }), "{e:?}");
+    assert!(message.contains("line 2"), "{message}");
+    let (e, message) = refusal("description = \"x\"\nalgorithm = \"greedy\"\ncolour = 1\n");
+    assert!(matches!(e, PresetError::Malformed { .. }), "{e:?}");
+    assert!(message.contains("colour"), "{message}");
+}
+
+#[test]
+fn an_unknown_algorithm_lists_the_known_ones() {
+    let (e, message) = refusal("description = \"x\"\nalgorithm = \"alphazero\"\n");
+    assert!(matches!(e, PresetError::UnknownAlgorithm { .. }), "{e:?}");
+    assert!(
+        message.contains("\"alphazero\"") && message.contains("ismcts"),
+        "{message}"
+    );
+}
+
+#[test]
+fn an_unknown_search_option_lists_the_options() {
+    let (e, message) = refusal(&format!("{SEARCH_HEAD}[search]\nexplore = 1.0\n"));
+    assert!(matches!(e, PresetError::UnknownOption { .. }), "{e:?}");
+    assert!(
+        message.contains("[search] explore is not a search option"),
+        "{message}"
+    );
+    assert!(message.contains("exploration"), "{message}");
+}
+
+#[test]
+fn a_section_for_an_algorithm_that_does_not_search_is_refused() {
+    let (e, message) =
+        refusal("description = \"x\"\nalgorithm = \"random\"\n[budget]\niterations = 10\n");
+    assert!(
+        matches!(e, PresetError::SectionWithoutSearch { .. }),
+        "{e:?}"
+    );
+    assert!(message.contains("\"random\" does not search"), "{message}");
+}
+
+#[test]
+fn an_option_out_of_range_names_its_range() {
+    let (e, message) = refusal(&format!("{SEARCH_HEAD}[search]\nthreads = 0\n"));
+    assert!(
+        matches!(&e, PresetError::OutOfRange { source, .. } if source.field == "threads"),
+        "{e:?}"
+    );
+    assert!(
+        message.contains("[search] threads = 0 is out of range: expected 1 to"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_search_without_a_positive_budget_is_refused() {
+    for budget in ["", "[budget]\n", "[budget]\ntime_ms = 0\n"] {
+        let (e, message) = refusal(&format!(
+            "description = \"x\"\nalgorithm = \"pimc\"\n{budget}"
+        ));
+        assert!(matches!(e, PresetError::NoBudget { .. }), "{e:?}");
+        assert!(
+            message.contains("time_ms") && message.contains("iterations"),
+            "{message}"
+        );
+    }
 }

@@ -15,7 +15,7 @@
 
 use super::greedy::GreedyBot;
 use super::random::RandomBot;
-use super::search::{make_player, Algorithm, SearchConfig};
+use super::search::{make_player, Algorithm, OptionRangeError, SearchConfig};
 use super::{Budget, Player};
 use crate::vocabulary::hash::fnv1a;
 use serde::Deserialize;
@@ -47,13 +47,110 @@ const SEARCHES: [Algorithm; 4] = [
     Algorithm::CheatUct,
 ];
 
+/// Why a preset spec or file was refused; every message names the preset file (or spec), the
+/// field at fault and what was expected.
+#[derive(Debug, thiserror::Error)]
+pub enum PresetError {
+    /// The spec is neither a shipped preset's name nor a path to a preset file.
+    #[error(
+        "unknown bot preset '{spec}': expected one of {shipped} or a path to a .toml preset file"
+    )]
+    UnknownPreset {
+        /// The spec as given.
+        spec: String,
+        /// The shipped presets' names, comma-separated.
+        shipped: String,
+    },
+    /// The preset file could not be read.
+    #[error("cannot read preset {path}: {source}")]
+    Unreadable {
+        /// The path as given.
+        path: String,
+        /// What the file system reported.
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML, or a field has the wrong type or is not a preset field.
+    #[error("{origin}: {source}")]
+    Malformed {
+        /// The preset file.
+        origin: String,
+        /// The TOML reader's message, with line and column.
+        source: toml::de::Error,
+    },
+    /// `algorithm` names no algorithm.
+    #[error("{origin}: algorithm = \"{algorithm}\" is not known: expected one of {expected}")]
+    UnknownAlgorithm {
+        /// The preset file.
+        origin: String,
+        /// The algorithm as written.
+        algorithm: String,
+        /// The algorithm names a preset may give, comma-separated.
+        expected: String,
+    },
+    /// The `[search]` section names an option that does not exist.
+    #[error("{origin}: [search] {field} is not a search option: expected one of {expected}")]
+    UnknownOption {
+        /// The preset file.
+        origin: String,
+        /// The option as written.
+        field: String,
+        /// The search options' names, comma-separated.
+        expected: String,
+    },
+    /// A `[search]` option that the preset's algorithm does not read.
+    #[error("{origin}: [search] {field} does not apply to algorithm \"{algorithm}\": {users}")]
+    NotApplicable {
+        /// The preset file.
+        origin: String,
+        /// The option as written.
+        field: String,
+        /// The preset's algorithm.
+        algorithm: String,
+        /// Which algorithms read the option (or that this one does not search).
+        users: String,
+    },
+    /// A random or greedy preset with a `[budget]` or `[search]` section.
+    #[error(
+        "{origin}: algorithm \"{algorithm}\" does not search, so it takes no [budget] or \
+         [search] section"
+    )]
+    SectionWithoutSearch {
+        /// The preset file.
+        origin: String,
+        /// The preset's algorithm.
+        algorithm: String,
+    },
+    /// A search option outside its valid range.
+    #[error("{origin}: [search] {source}")]
+    OutOfRange {
+        /// The preset file.
+        origin: String,
+        /// The option, its value and its range.
+        source: OptionRangeError,
+    },
+    /// A search preset without `time_ms` or `iterations`, or with one of them 0.
+    #[error(
+        "{origin}: a search algorithm needs a [budget] with time_ms (milliseconds per \
+         decision) or iterations (per decision), or both, each at least 1"
+    )]
+    NoBudget {
+        /// The preset file.
+        origin: String,
+    },
+}
+
 /// What a preset plays with, parsed and validated.
 #[derive(Clone, Debug, PartialEq)]
 pub enum BotConfig {
+    /// Plays a uniformly random legal decision.
     Random,
+    /// Plays the decision with the best immediate outcome.
     Greedy,
+    /// Searches with `algorithm` under the options of the `[search]` section.
     Search {
+        /// The search algorithm.
         algorithm: Algorithm,
+        /// The validated `[search]` options.
         config: SearchConfig,
     },
 }
@@ -63,11 +160,13 @@ pub enum BotConfig {
 pub struct Preset {
     /// The shipped name, or the file name without `.toml`.
     pub name: String,
+    /// What the preset is for, as written in the file.
     pub description: String,
     /// The algorithm's name as written in presets, e.g. "ismcts".
     pub algorithm: String,
     /// Budget per decision; the default (none) for random and greedy, which do not search.
     pub budget: Budget,
+    /// What the bot plays with.
     pub config: BotConfig,
 }
 
@@ -104,20 +203,22 @@ pub fn shipped_names() -> Vec<&'static str> {
 }
 
 /// The preset of a spec: a shipped preset's name, or a path to a `.toml` preset file.
-pub fn resolve(spec: &str) -> Result<Preset, String> {
+pub fn resolve(spec: &str) -> Result<Preset, PresetError> {
     if let Some((name, text)) = SHIPPED.iter().find(|(name, _)| *name == spec) {
         return parse(name, text, &format!("bots/{name}.toml (shipped)"));
     }
     let path = Path::new(spec);
     let is_file_spec = path.extension().is_some_and(|e| e == "toml") || path.exists();
     if !is_file_spec {
-        return Err(format!(
-            "unknown bot preset '{spec}': expected one of {} or a path to a .toml preset file",
-            shipped_names().join(", ")
-        ));
+        return Err(PresetError::UnknownPreset {
+            spec: spec.to_string(),
+            shipped: shipped_names().join(", "),
+        });
     }
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("cannot read preset {spec}: {e}"))?;
+    let text = std::fs::read_to_string(path).map_err(|source| PresetError::Unreadable {
+        path: spec.to_string(),
+        source,
+    })?;
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -126,8 +227,24 @@ pub fn resolve(spec: &str) -> Result<Preset, String> {
 }
 
 /// Parses and validates preset text; `origin` names the file in messages.
-pub fn parse(name: &str, text: &str, origin: &str) -> Result<Preset, String> {
-    let file: PresetFile = toml::from_str(text).map_err(|e| format!("{origin}: {e}"))?;
+pub fn parse(name: &str, text: &str, origin: &str) -> Result<Preset, PresetError> {
+    let malformed = |source| PresetError::Malformed {
+        origin: origin.to_string(),
+        source,
+    };
+    let table: toml::Table = toml::from_str(text).map_err(malformed)?;
+    let written = written_search_fields(&table);
+    if let Some(field) = written
+        .iter()
+        .find(|f| !SearchConfig::NAMES.contains(&f.as_str()))
+    {
+        return Err(PresetError::UnknownOption {
+            origin: origin.to_string(),
+            field: field.clone(),
+            expected: SearchConfig::NAMES.join(", "),
+        });
+    }
+    let file: PresetFile = toml::from_str(text).map_err(malformed)?;
     let config = match file.algorithm.as_str() {
         "random" => BotConfig::Random,
         "greedy" => BotConfig::Greedy,
@@ -135,35 +252,37 @@ pub fn parse(name: &str, text: &str, origin: &str) -> Result<Preset, String> {
             let algorithm = SEARCHES
                 .into_iter()
                 .find(|a| a.key() == other)
-                .ok_or_else(|| {
-                    format!(
-                        "{origin}: algorithm = \"{other}\" is not known: expected one of {}",
-                        ALGORITHMS.join(", ")
-                    )
+                .ok_or_else(|| PresetError::UnknownAlgorithm {
+                    origin: origin.to_string(),
+                    algorithm: other.to_string(),
+                    expected: ALGORITHMS.join(", "),
                 })?;
-            check_applicable(text, algorithm, origin)?;
+            check_applicable(&written, algorithm, origin)?;
             let config = file.search.clone().unwrap_or_default();
             config
                 .validate()
-                .map_err(|e| format!("{origin}: [search] {e}"))?;
+                .map_err(|source| PresetError::OutOfRange {
+                    origin: origin.to_string(),
+                    source,
+                })?;
             BotConfig::Search { algorithm, config }
         }
     };
     let budget = match &config {
         BotConfig::Random | BotConfig::Greedy => {
-            if let Some(field) = written_search_fields(text).first() {
-                return Err(format!(
-                    "{origin}: [search] {field} does not apply to algorithm \"{}\": it does \
-                     not search, so it takes no [search] section",
-                    file.algorithm
-                ));
+            if let Some(field) = written.first() {
+                return Err(PresetError::NotApplicable {
+                    origin: origin.to_string(),
+                    field: field.clone(),
+                    algorithm: file.algorithm,
+                    users: "it does not search, so it takes no [search] section".to_string(),
+                });
             }
             if file.budget.is_some() || file.search.is_some() {
-                return Err(format!(
-                    "{origin}: algorithm \"{}\" does not search, so it takes no [budget] or \
-                     [search] section",
-                    file.algorithm
-                ));
+                return Err(PresetError::SectionWithoutSearch {
+                    origin: origin.to_string(),
+                    algorithm: file.algorithm,
+                });
             }
             Budget::default()
         }
@@ -178,9 +297,8 @@ pub fn parse(name: &str, text: &str, origin: &str) -> Result<Preset, String> {
     })
 }
 
-/// The option names written in the `[search]` section of preset text that parsed.
-fn written_search_fields(text: &str) -> Vec<String> {
-    let table: toml::Table = toml::from_str(text).unwrap_or_default();
+/// The option names written in the `[search]` section of a preset's table.
+fn written_search_fields(table: &toml::Table) -> Vec<String> {
     match table.get("search") {
         Some(toml::Value::Table(search)) => search.keys().cloned().collect(),
         _ => Vec::new(),
@@ -190,40 +308,38 @@ fn written_search_fields(text: &str) -> Vec<String> {
 /// Refuses a `[search]` option that does not change how `algorithm` plays (e.g. `trees` for
 /// PIMC, `prior` for flat MC, `rack_belief` for the cheating search), so that a preset never
 /// seems to set what it does not.
-fn check_applicable(text: &str, algorithm: Algorithm, origin: &str) -> Result<(), String> {
-    for field in written_search_fields(text) {
-        if SearchConfig::applies_to(&field, algorithm) == Some(false) {
+fn check_applicable(
+    written: &[String],
+    algorithm: Algorithm,
+    origin: &str,
+) -> Result<(), PresetError> {
+    for field in written {
+        if SearchConfig::applies_to(field, algorithm) == Some(false) {
             let users: Vec<&str> = SEARCHES
                 .into_iter()
-                .filter(|&a| SearchConfig::applies_to(&field, a) == Some(true))
+                .filter(|&a| SearchConfig::applies_to(field, a) == Some(true))
                 .map(Algorithm::key)
                 .collect();
-            return Err(format!(
-                "{origin}: [search] {field} does not apply to algorithm \"{}\": only to {}",
-                algorithm.key(),
-                users.join(", ")
-            ));
+            return Err(PresetError::NotApplicable {
+                origin: origin.to_string(),
+                field: field.clone(),
+                algorithm: algorithm.key().to_string(),
+                users: format!("only to {}", users.join(", ")),
+            });
         }
     }
     Ok(())
 }
 
 /// A search preset's budget: at least one of `time_ms` and `iterations`, each positive.
-fn search_budget(budget: Option<&BudgetFile>, origin: &str) -> Result<Budget, String> {
-    let missing = || {
-        format!(
-            "{origin}: a search algorithm needs a [budget] with time_ms (milliseconds per \
-             decision) or iterations (per decision), or both"
-        )
+fn search_budget(budget: Option<&BudgetFile>, origin: &str) -> Result<Budget, PresetError> {
+    let refused = || PresetError::NoBudget {
+        origin: origin.to_string(),
     };
-    let b = budget.ok_or_else(missing)?;
-    if b.time_ms.is_none() && b.iterations.is_none() {
-        return Err(missing());
-    }
-    if b.time_ms == Some(0) || b.iterations == Some(0) {
-        return Err(format!(
-            "{origin}: [budget] time_ms and iterations must be at least 1"
-        ));
+    let b = budget.ok_or_else(refused)?;
+    let none_given = b.time_ms.is_none() && b.iterations.is_none();
+    if none_given || b.time_ms == Some(0) || b.iterations == Some(0) {
+        return Err(refused());
     }
     Ok(Budget {
         iterations: b.iterations,

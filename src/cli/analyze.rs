@@ -93,7 +93,7 @@ struct CandidateRow {
 }
 
 pub fn run(args: Args) -> CliResult {
-    let preset = resolve(&args.bot)?;
+    let preset = resolve(&args.bot).map_err(|e| e.to_string())?;
     if preset.is_cheating() && !args.allow_cheating {
         return Err(format!(
             "preset '{}' is a cheating reference bot: it searches the true state, including the \

@@ -79,7 +79,7 @@ impl BotEntry {
                 },
             });
         }
-        let preset = preset::resolve(spec)?;
+        let preset = preset::resolve(spec).map_err(|e| e.to_string())?;
         Ok(BotEntry {
             spec: spec.to_string(),
             version: preset.version(),

@@ -16,7 +16,7 @@ mod options;
 mod playout;
 mod tree;
 
-pub use options::SearchConfig;
+pub use options::{OptionRangeError, SearchConfig};
 
 use playout::Evaluation;
 

@@ -17,10 +17,23 @@ use super::{Algorithm, PlayoutPolicy};
 use serde::{Deserialize, Serialize};
 use std::fmt::Display;
 
+/// A search option outside its valid range; the message names the option, the value written
+/// and the range expected.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{field} = {value} is out of range: expected {expected}")]
+pub struct OptionRangeError {
+    /// The option's name as written in the `[search]` section, e.g. `threads`.
+    pub field: &'static str,
+    /// The value written, as text.
+    pub value: String,
+    /// The valid range, e.g. `1 to 256`.
+    pub expected: String,
+}
+
 /// The valid values of an option: checked when a preset is read, enforced when a bot is made.
 trait Domain<T> {
     /// Whether `value` is valid; the message names `field` and what is expected.
-    fn check(&self, field: &str, value: &T) -> Result<(), String>;
+    fn check(&self, field: &'static str, value: &T) -> Result<(), OptionRangeError>;
     /// `value` brought into the domain, `fallback` where no nearest value exists (NaN).
     fn clamp(&self, value: T, fallback: T) -> T;
 }
@@ -29,7 +42,7 @@ trait Domain<T> {
 struct Any;
 
 impl<T> Domain<T> for Any {
-    fn check(&self, _: &str, _: &T) -> Result<(), String> {
+    fn check(&self, _: &'static str, _: &T) -> Result<(), OptionRangeError> {
         Ok(())
     }
 
@@ -42,14 +55,15 @@ impl<T> Domain<T> for Any {
 struct Whole<T>(T, T);
 
 impl<T: Ord + Copy + Display> Domain<T> for Whole<T> {
-    fn check(&self, field: &str, value: &T) -> Result<(), String> {
+    fn check(&self, field: &'static str, value: &T) -> Result<(), OptionRangeError> {
         if (self.0..=self.1).contains(value) {
             Ok(())
         } else {
-            Err(format!(
-                "{field} = {value} is out of range: expected {} to {}",
-                self.0, self.1
-            ))
+            Err(OptionRangeError {
+                field,
+                value: value.to_string(),
+                expected: format!("{} to {}", self.0, self.1),
+            })
         }
     }
 
@@ -62,14 +76,15 @@ impl<T: Ord + Copy + Display> Domain<T> for Whole<T> {
 struct Real(f64, f64);
 
 impl Domain<f64> for Real {
-    fn check(&self, field: &str, value: &f64) -> Result<(), String> {
+    fn check(&self, field: &'static str, value: &f64) -> Result<(), OptionRangeError> {
         if value.is_finite() && (self.0..=self.1).contains(value) {
             Ok(())
         } else {
-            Err(format!(
-                "{field} = {value} is out of range: expected a number from {} to {}",
-                self.0, self.1
-            ))
+            Err(OptionRangeError {
+                field,
+                value: value.to_string(),
+                expected: format!("a number from {} to {}", self.0, self.1),
+            })
         }
     }
 
@@ -121,7 +136,7 @@ macro_rules! search_options {
 
             /// Checks every option against its valid range; the message names the option and
             /// the range.
-            pub fn validate(&self) -> Result<(), String> {
+            pub fn validate(&self) -> Result<(), OptionRangeError> {
                 $( $domain.check(stringify!($name), &self.$name)?; )*
                 Ok(())
             }

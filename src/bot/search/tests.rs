@@ -533,7 +533,12 @@ fn validate_names_the_bad_field_and_its_range() {
     ];
     for (config, field) in cases {
         let err = config.validate().expect_err(field);
-        assert!(err.starts_with(field) && err.contains("expected"), "{err}");
+        assert_eq!(err.field, field);
+        let text = err.to_string();
+        assert!(
+            text.starts_with(field) && text.contains("expected"),
+            "{text}"
+        );
     }
 }
 
