@@ -292,10 +292,34 @@ fn merged_shards_give_the_single_run_summary() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("seed"), "{e}");
+    // A damaged record, then another game's record, in a shard: refused, naming the shard and
+    // the file, and nothing is written to the destination.
+    let games = games_of(&shards[1]);
+    let file = shards[1].join(&games[0].record);
+    let text = fs::read_to_string(&file).unwrap();
+    fs::write(&file, &text[..text.len() / 2]).unwrap();
+    let e = merge_runs(&options(shards.clone(), &temp_dir("m6")))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains(&shards[1].display().to_string()), "{e}");
+    assert!(e.contains(&games[0].record), "{e}");
+    assert!(e.contains("damaged"), "{e}");
+    assert!(!temp_dir("m6").join("games.jsonl").exists());
+    let other_game = games
+        .iter()
+        .find(|g| g.deal_seed != games[0].deal_seed)
+        .unwrap();
+    fs::copy(shards[1].join(&other_game.record), &file).unwrap();
+    let e = merge_runs(&options(shards.clone(), &temp_dir("m6")))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("deal seed"), "{e}");
+    fs::write(&file, text).unwrap();
+    merge_runs(&options(shards.clone(), &temp_dir("m6"))).unwrap();
     for d in shards.into_iter().chain([single, merged, other]) {
         fs::remove_dir_all(d).unwrap();
     }
-    for m in ["m2", "m3", "m5"] {
+    for m in ["m2", "m3", "m5", "m6"] {
         let _ = fs::remove_dir_all(temp_dir(m));
     }
 }

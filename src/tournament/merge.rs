@@ -4,7 +4,7 @@
 
 use super::config::RunConfig;
 use super::lock::RunLock;
-use super::runner::write_summaries;
+use super::runner::{record_problem, write_summaries};
 use super::schedule::{pairings, schedule};
 use super::store::{
     open_run_dir, read_games, read_run, write_atomic, GameKey, GameLine, GAMES_FILE,
@@ -50,11 +50,13 @@ pub fn merge_runs(options: &MergeOptions) -> Result<MergeReport, TournamentError
             shown.join("; ")
         )));
     }
+    let lines: Vec<(usize, GameLine)> = games.into_values().collect();
+    check_records(&lines, &options.inputs)?;
+    let lines: Vec<GameLine> = lines.into_iter().map(|(_, g)| g).collect();
     let out = options.out.as_path();
     std::fs::create_dir_all(out).map_err(|e| TournamentError::io(out, e))?;
     let _lock = RunLock::acquire(out)?;
     open_run_dir(out, &config)?;
-    let lines: Vec<GameLine> = games.into_values().map(|(_, g)| g).collect();
     copy_records(&lines, &options.inputs, out)?;
     let mut text = String::new();
     for g in &lines {
@@ -179,6 +181,26 @@ fn missing_games(config: &RunConfig, games: &BTreeMap<GameKey, (usize, GameLine)
             )
         })
         .collect()
+}
+
+/// Checks, before anything is written, that every game's record in the shard that counted it
+/// parses and is that game's (terrain, variant, deal seed, result); a merge cannot replay a game,
+/// so a bad record is refused with the shard folder, the file and what is wrong.
+fn check_records(lines: &[(usize, GameLine)], inputs: &[PathBuf]) -> Result<(), TournamentError> {
+    for (i, g) in lines {
+        let dir = &inputs[*i];
+        if let Some(problem) = record_problem(dir, g, None) {
+            return Err(TournamentError::Merge(format!(
+                "shard {}: record {} (deal {} game {}): {problem}; resume that shard \
+                 (`toybattle tournament` with its --out) to play the game again, then merge",
+                dir.display(),
+                g.record,
+                g.position,
+                g.game
+            )));
+        }
+    }
+    Ok(())
 }
 
 fn copy_records(lines: &[GameLine], inputs: &[PathBuf], out: &Path) -> Result<(), TournamentError> {

@@ -186,7 +186,7 @@ fn drop_games_without_records(
     let (kept, lost): (Vec<GameLine>, Vec<GameLine>) = existing
         .games
         .into_iter()
-        .partition(|g| record_problem(out, g, &names).is_none());
+        .partition(|g| record_problem(out, g, Some(&names)).is_none());
     if !lost.is_empty() {
         let mut text = String::new();
         for g in &kept {
@@ -200,7 +200,7 @@ fn drop_games_without_records(
             eprintln!(
                 "note: {}: {}; deal {} game {} is played again",
                 out.join(&g.record).display(),
-                record_problem(out, g, &names).unwrap_or_default(),
+                record_problem(out, g, Some(&names)).unwrap_or_default(),
                 g.position,
                 g.game
             );
@@ -210,8 +210,13 @@ fn drop_games_without_records(
     Ok(existing)
 }
 
-/// What is wrong with the record of game `g`, or `None` when it is there and is that game's.
-fn record_problem(out: &Path, g: &GameLine, names: &BTreeMap<&String, String>) -> Option<String> {
+/// What is wrong with the record of game `g` in run folder `out`, or `None` when it is there and
+/// is that game's. The players' names are checked only when `names` maps bot specs to them.
+pub(super) fn record_problem(
+    out: &Path,
+    g: &GameLine,
+    names: Option<&BTreeMap<&String, String>>,
+) -> Option<String> {
     let text = match std::fs::read_to_string(out.join(&g.record)) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some("missing".into()),
@@ -221,12 +226,15 @@ fn record_problem(out: &Path, g: &GameLine, names: &BTreeMap<&String, String>) -
         Ok(r) => r,
         Err(e) => return Some(format!("damaged, not a game record ({e})")),
     };
-    let name = |spec: &String| names.get(spec).cloned().unwrap_or_else(|| spec.clone());
+    let players_differ = names.is_some_and(|names| {
+        let name = |spec: &String| names.get(spec).cloned().unwrap_or_else(|| spec.clone());
+        record.players != [name(&g.blue), name(&g.red)]
+    });
     let differs = [
         ("terrain", record.terrain != g.terrain),
         ("variant", record.variant != g.variant),
         ("deal seed", record.seed != g.deal_seed),
-        ("players", record.players != [name(&g.blue), name(&g.red)]),
+        ("players", players_differ),
         ("winner", record.result.winner != g.winner_colour),
         ("end", record.result.end != g.end),
         ("turns", record.result.turns != g.turns),
