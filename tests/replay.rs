@@ -439,3 +439,24 @@ fn position_refusals_name_the_phase_in_the_games_words() {
         assert_plain_words(&message);
     }
 }
+
+/// A game whose first player is not the one the seed proposes (the second game of a self-play
+/// deal, or a player's choice of who starts) is a fair game of the seed's tiles and replays.
+#[test]
+fn a_game_with_the_other_colour_first_replays() {
+    let game = castle_field();
+    for seed in 1..=8 {
+        let deal = Deal::from_seed(seed);
+        let swapped = deal.with_first(deal.first.opponent());
+        let (mut blue, mut red) = (random_player("random-a"), random_player("random-b"));
+        let record = play_game(
+            &game,
+            &swapped,
+            &mut [&mut blue, &mut red],
+            &PlayConfig::default(),
+        )
+        .record;
+        assert_eq!(record.deal.first, deal.first.opponent());
+        replay(&game, &record).expect("the other colour first replays");
+    }
+}
