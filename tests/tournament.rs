@@ -866,3 +866,23 @@ fn the_terminal_summary_is_short_and_points_to_the_files() {
     assert!(fs::read_to_string(md).unwrap().contains("## Pairings"));
     fs::remove_dir_all(out).unwrap();
 }
+
+/// A bot against itself (a balance study's self-play): the pairing's score is the first
+/// player's, not "every game won", and the bot gets no standing from games against itself.
+#[test]
+fn self_play_scores_the_first_player_and_gives_no_standing() {
+    let out = temp_dir("self-play");
+    run(&config(&["greedy"], 4), &out, 2).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(&summary_json(&out)).unwrap();
+    let overall = &summary["pairings"][0]["overall"];
+    assert_eq!(overall["games"], 8);
+    assert_eq!(
+        overall["score_a"]["count"], overall["sides"]["first_player_wins"]["count"],
+        "{overall}"
+    );
+    assert!(overall["wins_a"].as_u64().unwrap() < 8, "{overall}");
+    assert_eq!(summary["bots"][0]["games"], 0);
+    let md = fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(!md.contains("2400"), "{md}");
+    fs::remove_dir_all(out).unwrap();
+}

@@ -70,13 +70,23 @@ impl GameLine {
         (self.position, self.game)
     }
 
-    /// The score of bot `a`: 1 win, 0.5 turn cap, 0 loss.
+    /// The score of bot `a`: 1 win, 0.5 turn cap, 0 loss. In self-play (`a` is `b`) the bot's
+    /// score against itself would be every game won, so it is the score of the player moving
+    /// first: the pairing then measures the first-player advantage.
     pub fn score_a(&self) -> f64 {
         match &self.winner {
             None => 0.5,
+            Some(_) if self.a == self.b => {
+                f64::from(u8::from(self.winner_colour == Some(self.first)))
+            }
             Some(w) if *w == self.a => 1.0,
             Some(_) => 0.0,
         }
+    }
+
+    /// Whether a bot played itself (a balance study's self-play).
+    pub fn is_self_play(&self) -> bool {
+        self.a == self.b
     }
 }
 

@@ -308,9 +308,10 @@ fn standings(config: &RunConfig, games: &[&GameLine]) -> Vec<BotStanding> {
     let names = config.gauntlet.iter().chain(&config.bots);
     names
         .map(|bot| {
+            // A game against itself says nothing about a bot's strength: it is left out.
             let mine: Vec<&&GameLine> = games
                 .iter()
-                .filter(|g| g.a == *bot || g.b == *bot)
+                .filter(|g| (g.a == *bot || g.b == *bot) && !g.is_self_play())
                 .collect();
             let wins = mine
                 .iter()
@@ -426,7 +427,7 @@ impl Summary {
 
     fn pairings_table(&self) -> String {
         let mut md = String::from(
-            "## Pairings\n\nScore, wins and Elo are those of the first bot named. Every deal is played twice, seats swapped; \
+            "## Pairings\n\nScore, wins and Elo are those of the first bot named; for a bot against itself, those of the player moving first. Every deal is played twice, seats swapped; \
              the pairs column counts the deals played both times by the first bot's result over the two games: \
              lost both / lost one and drew one / won one and lost one, or drew both / won one and drew one / won both. \
              Elo and its interval come from these pairs; ∞ marks an end without bound.\n\n\
@@ -554,6 +555,15 @@ impl Summary {
         text += "Ranking (score and Elo against the bots met, with 95% intervals):\n";
         let width = self.bots.iter().map(|b| b.bot.len()).max().unwrap_or(0);
         for (i, b) in self.ranking().into_iter().enumerate() {
+            if b.games == 0 {
+                let _ = writeln!(
+                    text,
+                    "{:>3}. {:<width$}  played only itself: its pairing measures the first player",
+                    i + 1,
+                    b.bot
+                );
+                continue;
+            }
             let _ = writeln!(
                 text,
                 "{:>3}. {:<width$}  {:>5} games  score {:<22}  {}",
