@@ -350,17 +350,22 @@ impl Session {
         self.apply_decision(d)
     }
 
+    /// `Ok` when the human is to decide; otherwise why not: the game is over, or whose
+    /// decision it is.
+    fn human_to_move(&self) -> Result<(), SessionError> {
+        match self.to_move() {
+            ToMove::Human => Ok(()),
+            ToMove::Over => Err(SessionError::GameOver),
+            _ => Err(SessionError::NotYourTurn(
+                self.game.describe_phase(&self.now.state),
+            )),
+        }
+    }
+
     /// Takes the human's decision. Refused, with nothing changed, when the game is over, when
     /// it is not the human's decision, or when the rules refuse it.
     pub fn apply_decision(&mut self, d: Decision) -> Result<(), SessionError> {
-        match self.to_move() {
-            ToMove::Human => {}
-            ToMove::Over => return Err(SessionError::GameOver),
-            _ => {
-                let phase = self.game.describe_phase(&self.now.state);
-                return Err(SessionError::NotYourTurn(phase));
-            }
-        }
+        self.human_to_move()?;
         let mut after = self.now.state;
         self.game.apply(&mut after, d)?;
         self.points.push(Point {
@@ -478,14 +483,7 @@ impl Session {
     /// observation, with `budget` (see [`Session::hint_budget`]); cancellable like
     /// [`Session::advance`]. The hint is written into the record.
     pub fn hint(&mut self, budget: Budget, stop: &AtomicBool) -> Result<HintNote, SessionError> {
-        match self.to_move() {
-            ToMove::Human => {}
-            ToMove::Over => return Err(SessionError::GameOver),
-            _ => {
-                let phase = self.game.describe_phase(&self.now.state);
-                return Err(SessionError::NotYourTurn(phase));
-            }
-        }
+        self.human_to_move()?;
         let mut helper = match Level::Strong.preset().player() {
             Player::Fair(bot) => bot,
             Player::Cheating(bot) => return Err(SessionError::CheatingBot(bot.name().into())),
