@@ -43,7 +43,7 @@ use crate::rules::{
     sample_chance, Colour, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts, Variant,
     WinType, MAX_DECISIONS,
 };
-use crate::terrain::{bits, NodeMask, SpecialEffect, MAX_NODES};
+use crate::terrain::{bits, NodeMask, RegionMask, SpecialEffect, MAX_NODES};
 use arrayvec::ArrayVec;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -134,13 +134,64 @@ pub(crate) struct Judge<'a> {
     allowed: [u8; MAX_NODES],
     /// Troop types (bit per troop) able to cover each troop (R5.2, R5.3).
     covered_by: [u8; 8],
+    /// Tiles of the opponent's pool of the types of each set of types (bit per troop).
+    fitting: [u8; 256],
     /// [`Judge::holds_fit`] computed once per pair of (tiles of the opponent's pool that fit,
     /// opponent's rack size): row `fitting`, column `rack`.
     holds: Vec<[f64; RACKS]>,
+    /// The terrain's regions with their progress worth precomputed.
+    regions: Vec<RegionWorth>,
+    /// One bit per region of the terrain.
+    all_regions: RegionMask,
+    /// Medals of all the regions around each node, taken or not.
+    node_medals: [u32; MAX_NODES],
 }
 
 /// Rack sizes the evaluation tells apart (`RACK_WORTH`).
 const RACKS: usize = RACK_WORTH.len();
+
+/// A region as the evaluation reads it.
+struct RegionWorth {
+    bases: NodeMask,
+    /// Bases in the region.
+    size: u32,
+    medals: i32,
+    /// `progress[k]`: the worth of `k` of the region's bases held by a side alone,
+    /// `PROGRESS_PER_MEDAL * medals * k² / size²` rounded toward zero.
+    progress: [i32; MAX_NODES + 1],
+}
+
+/// What the evaluation reads of the position a decision is taken in, computed once and reused
+/// for each candidate's position as long as the parts it depends on are unchanged (a placement
+/// of ours changes neither the opponent's connection nor their regions unless it covers one of
+/// their tiles). Every field is the exact value for its key, so reuse changes no score.
+struct Base {
+    /// Our bases, the key of our connection.
+    mine: NodeMask,
+    /// Our chain of bases from our HQs: the start of the flood fill of any later position where
+    /// we still hold all of it.
+    my_chain: NodeMask,
+    my_connected: NodeMask,
+    /// Steps of our race to the enemy HQ from `my_connected`.
+    my_steps: i32,
+    /// The opponent's bases, the key of their connection, race and region threats.
+    theirs: NodeMask,
+    their_chain: NodeMask,
+    their_connected: NodeMask,
+    their_steps: i32,
+    /// Regions taken, the other key of the opponent's region threats.
+    taken: RegionMask,
+    /// The opponent's region threats: bases that complete regions for them, and the medals
+    /// each would gain.
+    their_one_away: NodeMask,
+    their_gain_at: [i32; MAX_NODES],
+}
+
+/// The opponent's bases that would complete regions for them, and the medals gained at each.
+struct OneAway {
+    mask: NodeMask,
+    gain_at: [i32; MAX_NODES],
+}
 
 impl<'a> Judge<'a> {
     pub(crate) fn new(game: &'a Game, observation: &Observation) -> Judge<'a> {
@@ -163,10 +214,37 @@ impl<'a> Judge<'a> {
                 .filter(|t| t.covers(Troop::ALL[top]))
                 .fold(0u8, |m, t| m | 1 << t.index())
         });
+        let fitting = std::array::from_fn(|types| {
+            bits(types as u32)
+                .map(|t| opponent_pool.0[t] as u32)
+                .sum::<u32>() as u8
+        });
         let pool = opponent_pool.total() as u32;
         let holds = (0..=pool)
             .map(|fitting| std::array::from_fn(|rack| chance_to_hold(pool, fitting, rack as u32)))
             .collect();
+        let regions = terrain
+            .regions
+            .iter()
+            .map(|region| {
+                let (size, medals) = (region.bases.count_ones(), region.medals as i32);
+                let n = size as i32;
+                RegionWorth {
+                    bases: region.bases,
+                    size,
+                    medals,
+                    progress: std::array::from_fn(|k| {
+                        let k = k as i32;
+                        PROGRESS_PER_MEDAL * medals * k * k / (n * n).max(1)
+                    }),
+                }
+            })
+            .collect();
+        let node_medals = std::array::from_fn(|n| {
+            bits(terrain.node_regions[n])
+                .map(|r| terrain.regions[r].medals as u32)
+                .sum()
+        });
         Judge {
             game,
             me,
@@ -174,7 +252,14 @@ impl<'a> Judge<'a> {
             hook_free: terrain.bases & !no_effect,
             allowed,
             covered_by,
+            fitting,
             holds,
+            regions,
+            all_regions: match terrain.regions.len() {
+                32.. => RegionMask::MAX,
+                n => (1 << n) - 1,
+            },
+            node_medals,
         }
     }
 
@@ -228,8 +313,11 @@ impl<'a> Judge<'a> {
     /// The best scored decision of `list`; `decline` only when nothing scores strictly better,
     /// other ties broken by the seed.
     fn best<R: Rng>(&self, s: &State, list: &DecisionList, depth: u8, rng: &mut R) -> Decision {
-        let scores: ArrayVec<i32, MAX_DECISIONS> =
-            list.iter().map(|&d| self.score(s, d, depth, rng)).collect();
+        let base = self.base(s);
+        let scores: ArrayVec<i32, MAX_DECISIONS> = list
+            .iter()
+            .map(|&d| self.score(s, &base, d, depth, rng))
+            .collect();
         let top = scores.iter().copied().max().unwrap_or(i32::MIN);
         let decline_ties = list
             .iter()
@@ -249,7 +337,8 @@ impl<'a> Judge<'a> {
     }
 
     /// The score after `d`: at depth 0, after the rest of the turn played by these rules.
-    fn score<R: Rng>(&self, s: &State, d: Decision, depth: u8, rng: &mut R) -> i32 {
+    /// `base` is what the evaluation of `s` reuses.
+    fn score<R: Rng>(&self, s: &State, base: &Base, d: Decision, depth: u8, rng: &mut R) -> i32 {
         let mut next = *s;
         self.game.apply_legal(&mut next, d);
         let mut steps = 0;
@@ -265,7 +354,7 @@ impl<'a> Judge<'a> {
                 break;
             }
         }
-        match self.evaluate(&next) {
+        match self.evaluate_from(&next, base) {
             // A win now beats the same win later in the turn (rules 1 and 2 are about now).
             v if v >= BLOCKED_WIN => v - steps,
             v => v,
@@ -279,6 +368,11 @@ impl<'a> Judge<'a> {
 
     /// The position's worth for `me`, normally with the opponent to move.
     pub(crate) fn evaluate(&self, s: &State) -> i32 {
+        self.evaluate_from(s, &self.base(s))
+    }
+
+    /// [`Judge::evaluate`], reusing what `base` knows of an earlier position of the turn.
+    fn evaluate_from(&self, s: &State, base: &Base) -> i32 {
         if let Some(o) = s.outcome() {
             return match (o.winner == self.me, o.win) {
                 (true, WinType::Hq) => WIN + HQ_WIN_BONUS,
@@ -287,76 +381,113 @@ impl<'a> Judge<'a> {
                 (false, _) => -WIN,
             };
         }
-        self.terms(s).iter().sum()
+        self.terms_from(s, base).iter().sum()
     }
 
     /// The terms of [`Judge::evaluate`] for an unfinished game, in [`TERMS`] order; the
     /// evaluation is their sum.
     pub(crate) fn terms(&self, s: &State) -> [i32; TERMS.len()] {
+        self.terms_from(s, &self.base(s))
+    }
+
+    /// What the evaluation of `s` and of the positions that follow it in the turn can reuse.
+    fn base(&self, s: &State) -> Base {
+        let (me, them) = (self.me, self.me.opponent());
+        let bases = self.game.terrain().bases;
+        let (my_connected, my_chain) = self.game.connection(s, me, 0);
+        let (their_connected, their_chain) = self.game.connection(s, them, 0);
+        let one_away = self.one_away(s);
+        Base {
+            mine: s.board().occupied(me) & bases,
+            my_chain,
+            my_connected,
+            my_steps: self.steps_to_hq(my_connected, them),
+            theirs: s.board().occupied(them) & bases,
+            their_chain,
+            their_connected,
+            their_steps: self.steps_to_hq(their_connected, me),
+            taken: s.regions_taken(),
+            their_one_away: one_away.mask,
+            their_gain_at: one_away.gain_at,
+        }
+    }
+
+    /// The terms of `s`, reusing `base` where its keys match `s`.
+    fn terms_from(&self, s: &State, base: &Base) -> [i32; TERMS.len()] {
         let (me, them) = (self.me, self.me.opponent());
         let bases = self.game.terrain().bases;
         let board = s.board();
-        let presence = (board.occupied(me) & bases).count_ones() as i32
-            - (board.occupied(them) & bases).count_ones() as i32;
-        let connected = [
-            self.game.connected_nodes(s, Colour::Blue),
-            self.game.connected_nodes(s, Colour::Red),
-        ];
+        let (mine, theirs) = (board.occupied(me) & bases, board.occupied(them) & bases);
+        let presence = mine.count_ones() as i32 - theirs.count_ones() as i32;
+        // A connection depends only on the player's bases; a known chain starts the fill.
+        let my_connected = if mine == base.mine {
+            base.my_connected
+        } else {
+            self.game.connection(s, me, base.my_chain).0
+        };
+        let my_steps = if my_connected == base.my_connected {
+            base.my_steps
+        } else {
+            self.steps_to_hq(my_connected, them)
+        };
+        let (their_connected, their_steps) = if theirs == base.theirs {
+            (base.their_connected, base.their_steps)
+        } else {
+            let connected = self.game.connection(s, them, base.their_chain).0;
+            (connected, self.steps_to_hq(connected, me))
+        };
+        let attack = if my_steps == 0 { HQ_ATTACK } else { 0 };
+        let race = STEP * (their_steps - my_steps) + attack;
+        let threats = if theirs == base.theirs && s.regions_taken() == base.taken {
+            self.threats(s, their_connected, base.their_one_away, &base.their_gain_at)
+        } else {
+            let one_away = self.one_away(s);
+            self.threats(s, their_connected, one_away.mask, &one_away.gain_at)
+        };
         [
             MEDAL * (s.medals(me) as i32 - s.medals(them) as i32),
             RACK_WORTH[s.rack_len(me) as usize] - RACK_WORTH[s.rack_len(them) as usize],
             PRESENCE * presence,
-            self.regions(s, &connected),
-            self.race(&connected),
-            -self.threats(s, &connected),
-            -self.exposure(s, connected[them.index()]),
+            self.regions(s, my_connected),
+            race,
+            -threats,
+            -self.exposure(s, their_connected),
         ]
     }
 
     /// Progress in uncontested regions, and our own regions one base from complete.
-    fn regions(&self, s: &State, connected: &[NodeMask; 2]) -> i32 {
+    fn regions(&self, s: &State, my_connected: NodeMask) -> i32 {
         let (me, them) = (self.me, self.me.opponent());
-        let terrain = self.game.terrain();
         let (mine_top, theirs_top) = (s.board().occupied(me), s.board().occupied(them));
         let mut gain_at = [0i32; MAX_NODES];
+        let mut one_away: NodeMask = 0;
         let mut v = 0;
-        for (r, region) in terrain.regions.iter().enumerate() {
-            if s.regions_taken() & (1 << r) != 0 {
-                continue;
-            }
-            let n = region.bases.count_ones() as i32;
-            let m = region.medals as i32;
-            let mine = (region.bases & mine_top).count_ones() as i32;
-            let theirs = (region.bases & theirs_top).count_ones() as i32;
+        for r in bits(self.all_regions & !s.regions_taken()) {
+            let region = &self.regions[r];
+            let mine = (region.bases & mine_top).count_ones();
+            let theirs = (region.bases & theirs_top).count_ones();
             if theirs == 0 {
-                v += PROGRESS_PER_MEDAL * m * mine * mine / (n * n);
+                v += region.progress[mine as usize];
             }
             if mine == 0 {
-                v -= PROGRESS_PER_MEDAL * m * theirs * theirs / (n * n);
+                v -= region.progress[theirs as usize];
             }
-            if mine == n - 1 {
-                gain_at[(region.bases & !mine_top).trailing_zeros() as usize] += m;
+            if mine + 1 == region.size {
+                let missing = region.bases & !mine_top;
+                gain_at[missing.trailing_zeros() as usize] += region.medals;
+                one_away |= missing;
             }
         }
         let to_win = self.game.medals_to_win() as i32;
-        let best = bits(connected[me.index()])
+        // Nodes without a gain score 0, the default of an empty maximum.
+        let best = bits(my_connected & one_away)
             .map(|b| match gain_at[b] {
-                0 => 0,
                 g if s.medals(me) as i32 + g >= to_win => HQ_ATTACK,
                 g => ONE_AWAY_PER_MEDAL * g,
             })
             .max()
             .unwrap_or(0);
         v + best
-    }
-
-    /// The race to the enemy HQ: placements each side still needs to be connected to it.
-    fn race(&self, connected: &[NodeMask; 2]) -> i32 {
-        let (me, them) = (self.me, self.me.opponent());
-        let mine = self.steps_to_hq(connected[me.index()], them);
-        let theirs = self.steps_to_hq(connected[them.index()], me);
-        let attack = if mine == 0 { HQ_ATTACK } else { 0 };
-        STEP * (theirs - mine) + attack
     }
 
     /// Placements a player whose placeable nodes are `reach` needs before an HQ of `target`
@@ -376,12 +507,34 @@ impl<'a> Judge<'a> {
         steps
     }
 
-    /// What the opponent threatens on their next turn: the worst of an HQ capture (directly or
-    /// through a Cap'n), and taking the last missing base of regions.
-    fn threats(&self, s: &State, connected: &[NodeMask; 2]) -> i32 {
+    /// The regions the opponent lacks exactly one base of.
+    fn one_away(&self, s: &State) -> OneAway {
+        let theirs_top = s.board().occupied(self.me.opponent());
+        let mut gain_at = [0i32; MAX_NODES];
+        let mut mask = 0;
+        for r in bits(self.all_regions & !s.regions_taken()) {
+            let region = &self.regions[r];
+            let missing = region.bases & !theirs_top;
+            if missing.count_ones() == 1 {
+                gain_at[missing.trailing_zeros() as usize] += region.medals;
+                mask |= missing;
+            }
+        }
+        OneAway { mask, gain_at }
+    }
+
+    /// What the opponent, connected to `reach`, threatens on their next turn: the worst of an
+    /// HQ capture (directly or through a Cap'n), and taking the last missing base of regions
+    /// (`one_away`, with the medals `gain_at` each).
+    fn threats(
+        &self,
+        s: &State,
+        reach: NodeMask,
+        one_away: NodeMask,
+        gain_at: &[i32; MAX_NODES],
+    ) -> i32 {
         let (me, them) = (self.me, self.me.opponent());
         let terrain = self.game.terrain();
-        let reach = connected[them.index()];
         let my_hqs = terrain.hqs[me.index()];
         let mut worst = 0.0f64;
         for hq in bits(my_hqs & reach) {
@@ -394,16 +547,9 @@ impl<'a> Judge<'a> {
                 worst = worst.max(LOSS_THREAT * CAPN_THREAT_SHARE);
             }
         }
-        let theirs_top = s.board().occupied(them);
-        let mut gain_at = [0i32; MAX_NODES];
-        for (r, region) in terrain.regions.iter().enumerate() {
-            let missing = region.bases & !theirs_top;
-            if s.regions_taken() & (1 << r) == 0 && missing.count_ones() == 1 {
-                gain_at[missing.trailing_zeros() as usize] += region.medals as i32;
-            }
-        }
         let to_win = self.game.medals_to_win() as i32;
-        for (b, &gain) in gain_at.iter().enumerate().filter(|(_, &g)| g > 0) {
+        for b in bits(one_away) {
+            let gain = gain_at[b];
             let mut fit = self.fit(s, b);
             if reach & (1 << b) == 0 {
                 // Unconnected: only a Hook may go there.
@@ -426,11 +572,13 @@ impl<'a> Judge<'a> {
     /// Our top tiles the opponent can reach and cover, weighted by what they hold.
     fn exposure(&self, s: &State, reach: NodeMask) -> i32 {
         let terrain = self.game.terrain();
+        let taken = s.regions_taken();
         let mut total = 0.0;
         for b in bits(s.board().occupied(self.me) & terrain.bases & reach) {
-            let open_medals: u32 = bits(terrain.node_regions[b] & !s.regions_taken())
-                .map(|r| terrain.regions[r].medals as u32)
+            let taken_medals: u32 = bits(terrain.node_regions[b] & taken)
+                .map(|r| self.regions[r].medals as u32)
                 .sum();
+            let open_medals = self.node_medals[b] - taken_medals;
             let stake = PRESENCE as f64 + EXPOSED_STAKE_PER_MEDAL * open_medals as f64;
             total += stake * self.holds_fit(s, self.fit(s, b));
         }
@@ -450,9 +598,7 @@ impl<'a> Judge<'a> {
     /// Chance that the opponent's rack holds a tile of one of the `types`, as if their rack were
     /// drawn at random from the tiles they may hold.
     fn holds_fit(&self, s: &State, types: u8) -> f64 {
-        let fitting: u32 = bits(types as u32)
-            .map(|t| self.opponent_pool.0[t] as u32)
-            .sum();
+        let fitting = self.fitting[types as usize];
         let rack = (s.rack_len(self.me.opponent()) as usize).min(RACKS - 1);
         self.holds[fitting as usize][rack]
     }
