@@ -43,7 +43,7 @@ use crate::rules::{
     sample_chance, Colour, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts, Variant,
     WinType, MAX_DECISIONS,
 };
-use crate::terrain::{bits, NodeMask, RegionMask, SpecialEffect, MAX_NODES};
+use crate::terrain::{bits, NodeMask, RegionMask, SpecialEffect, MAX_NODES, MAX_REGIONS};
 use arrayvec::ArrayVec;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -145,6 +145,8 @@ pub(crate) struct Judge<'a> {
     all_regions: RegionMask,
     /// Medals of all the regions around each node, taken or not.
     node_medals: [u32; MAX_NODES],
+    /// Bases next to our HQs, from which a Cap'n's extra placement reaches them.
+    capn_steps: NodeMask,
 }
 
 /// Rack sizes the evaluation tells apart (`RACK_WORTH`).
@@ -181,16 +183,78 @@ struct Base {
     their_steps: i32,
     /// Regions taken, the other key of the opponent's region threats.
     taken: RegionMask,
-    /// The opponent's region threats: bases that complete regions for them, and the medals
-    /// each would gain.
-    their_one_away: NodeMask,
-    their_gain_at: [i32; MAX_NODES],
+    /// The opponent's region threats.
+    their_one_away: OneAway,
+    /// Our region term.
+    regions: RegionTerm,
 }
 
 /// The opponent's bases that would complete regions for them, and the medals gained at each.
+#[derive(Clone, Copy)]
 struct OneAway {
     mask: NodeMask,
     gain_at: [i32; MAX_NODES],
+}
+
+/// The region term of a position region by region, so that a later position recomputes only
+/// the regions around the nodes that changed.
+#[derive(Clone, Copy)]
+struct RegionTerm {
+    /// Nodes occupied by us, then by the opponent.
+    tops: [NodeMask; 2],
+    taken: RegionMask,
+    /// The progress of all open regions, and of each.
+    progress: i32,
+    part: [i32; MAX_REGIONS],
+    /// For each open region we lack one base of, that base; else 0.
+    missing: [NodeMask; MAX_REGIONS],
+    /// Medals of our one-away regions by missing base, and the bases with any.
+    gain_at: [i32; MAX_NODES],
+    one_away: NodeMask,
+}
+
+/// The connections, races and the opponent's region threats of a position: the parts of its
+/// evaluation that take flood fills and region scans.
+struct View {
+    my_connected: NodeMask,
+    my_steps: i32,
+    their_connected: NodeMask,
+    their_steps: i32,
+    their_one_away: OneAway,
+}
+
+/// Everything [`Judge::terms`] reads of an unfinished position besides the [`View`] it derives:
+/// two positions with equal keys have equal terms. The troops of our tiles are kept only
+/// where the opponent can reach or needs a base, the only places where the terms ask which
+/// tiles could cover them.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+struct EvalKey {
+    /// Nodes occupied by us, then by the opponent.
+    occupied: [NodeMask; 2],
+    /// Our top tiles by troop on the nodes the opponent reaches or lacks for a region.
+    tops: [NodeMask; 8],
+    /// Medals, then rack sizes, ours then the opponent's.
+    medals: [u8; 2],
+    rack_len: [u8; 2],
+    taken: RegionMask,
+}
+
+/// The sums of the terms of the positions reached by the candidates of one decision, one per
+/// node placed on: a candidate that places on the same node as an earlier one often reaches a
+/// position with the same [`EvalKey`] (another troop where the troop is never asked about).
+struct Memo {
+    /// Nodes whose entry holds a key.
+    filled: NodeMask,
+    entries: [(EvalKey, i32); MAX_NODES],
+}
+
+impl Memo {
+    fn new() -> Memo {
+        Memo {
+            filled: 0,
+            entries: [(EvalKey::default(), 0); MAX_NODES],
+        }
+    }
 }
 
 impl<'a> Judge<'a> {
@@ -260,6 +324,7 @@ impl<'a> Judge<'a> {
                 n => (1 << n) - 1,
             },
             node_medals,
+            capn_steps: terrain.neighbours_of(terrain.hqs[me.index()]) & terrain.bases,
         }
     }
 
@@ -314,9 +379,10 @@ impl<'a> Judge<'a> {
     /// other ties broken by the seed.
     fn best<R: Rng>(&self, s: &State, list: &DecisionList, depth: u8, rng: &mut R) -> Decision {
         let base = self.base(s);
+        let mut memo = Memo::new();
         let scores: ArrayVec<i32, MAX_DECISIONS> = list
             .iter()
-            .map(|&d| self.score(s, &base, d, depth, rng))
+            .map(|&d| self.score(s, &base, &mut memo, d, depth, rng))
             .collect();
         let top = scores.iter().copied().max().unwrap_or(i32::MIN);
         let decline_ties = list
@@ -337,8 +403,16 @@ impl<'a> Judge<'a> {
     }
 
     /// The score after `d`: at depth 0, after the rest of the turn played by these rules.
-    /// `base` is what the evaluation of `s` reuses.
-    fn score<R: Rng>(&self, s: &State, base: &Base, d: Decision, depth: u8, rng: &mut R) -> i32 {
+    /// `base` and `memo` are what the evaluation reuses of `s` and of the candidates before.
+    fn score<R: Rng>(
+        &self,
+        s: &State,
+        base: &Base,
+        memo: &mut Memo,
+        d: Decision,
+        depth: u8,
+        rng: &mut R,
+    ) -> i32 {
         let mut next = *s;
         self.game.apply_legal(&mut next, d);
         let mut steps = 0;
@@ -354,7 +428,11 @@ impl<'a> Judge<'a> {
                 break;
             }
         }
-        match self.evaluate_from(&next, base) {
+        let slot = match d {
+            Decision::Place { node, .. } => Some((memo, node.usize())),
+            _ => None,
+        };
+        match self.evaluate_from(&next, base, slot) {
             // A win now beats the same win later in the turn (rules 1 and 2 are about now).
             v if v >= BLOCKED_WIN => v - steps,
             v => v,
@@ -368,11 +446,12 @@ impl<'a> Judge<'a> {
 
     /// The position's worth for `me`, normally with the opponent to move.
     pub(crate) fn evaluate(&self, s: &State) -> i32 {
-        self.evaluate_from(s, &self.base(s))
+        self.evaluate_from(s, &self.base(s), None)
     }
 
-    /// [`Judge::evaluate`], reusing what `base` knows of an earlier position of the turn.
-    fn evaluate_from(&self, s: &State, base: &Base) -> i32 {
+    /// [`Judge::evaluate`], reusing what `base` knows of an earlier position of the turn, and
+    /// with a `memo` entry, the sum of the terms of an earlier position with the same key.
+    fn evaluate_from(&self, s: &State, base: &Base, memo: Option<(&mut Memo, usize)>) -> i32 {
         if let Some(o) = s.outcome() {
             return match (o.winner == self.me, o.win) {
                 (true, WinType::Hq) => WIN + HQ_WIN_BONUS,
@@ -381,7 +460,19 @@ impl<'a> Judge<'a> {
                 (false, _) => -WIN,
             };
         }
-        self.terms_from(s, base).iter().sum()
+        let view = self.view(s, base);
+        let Some((memo, slot)) = memo else {
+            return self.terms_of(s, &view, base).iter().sum();
+        };
+        let key = self.key(s, &view);
+        let entry = &mut memo.entries[slot];
+        if memo.filled & (1 << slot) != 0 && entry.0 == key {
+            return entry.1;
+        }
+        let v = self.terms_of(s, &view, base).iter().sum();
+        *entry = (key, v);
+        memo.filled |= 1 << slot;
+        v
     }
 
     /// The terms of [`Judge::evaluate`] for an unfinished game, in [`TERMS`] order; the
@@ -407,18 +498,22 @@ impl<'a> Judge<'a> {
             their_connected,
             their_steps: self.steps_to_hq(their_connected, me),
             taken: s.regions_taken(),
-            their_one_away: one_away.mask,
-            their_gain_at: one_away.gain_at,
+            their_one_away: one_away,
+            regions: self.region_term(s),
         }
     }
 
     /// The terms of `s`, reusing `base` where its keys match `s`.
     fn terms_from(&self, s: &State, base: &Base) -> [i32; TERMS.len()] {
+        self.terms_of(s, &self.view(s, base), base)
+    }
+
+    /// The view of `s`, reusing `base` where its keys match `s`.
+    fn view(&self, s: &State, base: &Base) -> View {
         let (me, them) = (self.me, self.me.opponent());
         let bases = self.game.terrain().bases;
         let board = s.board();
         let (mine, theirs) = (board.occupied(me) & bases, board.occupied(them) & bases);
-        let presence = mine.count_ones() as i32 - theirs.count_ones() as i32;
         // A connection depends only on the player's bases; a known chain starts the fill.
         let my_connected = if mine == base.mine {
             base.my_connected
@@ -436,52 +531,141 @@ impl<'a> Judge<'a> {
             let connected = self.game.connection(s, them, base.their_chain).0;
             (connected, self.steps_to_hq(connected, me))
         };
-        let attack = if my_steps == 0 { HQ_ATTACK } else { 0 };
-        let race = STEP * (their_steps - my_steps) + attack;
-        let threats = if theirs == base.theirs && s.regions_taken() == base.taken {
-            self.threats(s, their_connected, base.their_one_away, &base.their_gain_at)
+        let their_one_away = if theirs == base.theirs && s.regions_taken() == base.taken {
+            base.their_one_away
         } else {
-            let one_away = self.one_away(s);
-            self.threats(s, their_connected, one_away.mask, &one_away.gain_at)
+            self.one_away(s)
         };
+        View {
+            my_connected,
+            my_steps,
+            their_connected,
+            their_steps,
+            their_one_away,
+        }
+    }
+
+    /// The key of the unfinished position `s` whose view is `view`.
+    fn key(&self, s: &State, view: &View) -> EvalKey {
+        let (me, them) = (self.me, self.me.opponent());
+        let board = s.board();
+        let asked = view.their_connected | view.their_one_away.mask;
+        let tops = board.tops_by_troop(me);
+        EvalKey {
+            occupied: [board.occupied(me), board.occupied(them)],
+            tops: std::array::from_fn(|t| tops[t] & asked),
+            medals: [s.medals(me), s.medals(them)],
+            rack_len: [s.rack_len(me), s.rack_len(them)],
+            taken: s.regions_taken(),
+        }
+    }
+
+    /// The terms of the unfinished position `s` whose view is `view`, reusing `base`.
+    fn terms_of(&self, s: &State, view: &View, base: &Base) -> [i32; TERMS.len()] {
+        let (me, them) = (self.me, self.me.opponent());
+        let bases = self.game.terrain().bases;
+        let board = s.board();
+        let presence = (board.occupied(me) & bases).count_ones() as i32
+            - (board.occupied(them) & bases).count_ones() as i32;
+        let attack = if view.my_steps == 0 { HQ_ATTACK } else { 0 };
+        let race = STEP * (view.their_steps - view.my_steps) + attack;
+        let one_away = &view.their_one_away;
+        let threats = self.threats(s, view.their_connected, one_away.mask, &one_away.gain_at);
         [
             MEDAL * (s.medals(me) as i32 - s.medals(them) as i32),
             RACK_WORTH[s.rack_len(me) as usize] - RACK_WORTH[s.rack_len(them) as usize],
             PRESENCE * presence,
-            self.regions(s, my_connected),
+            self.regions(s, view.my_connected, &base.regions),
             race,
             -threats,
-            -self.exposure(s, their_connected),
+            -self.exposure(s, view.their_connected),
         ]
     }
 
-    /// Progress in uncontested regions, and our own regions one base from complete.
-    fn regions(&self, s: &State, my_connected: NodeMask) -> i32 {
-        let (me, them) = (self.me, self.me.opponent());
-        let (mine_top, theirs_top) = (s.board().occupied(me), s.board().occupied(them));
-        let mut gain_at = [0i32; MAX_NODES];
-        let mut one_away: NodeMask = 0;
-        let mut v = 0;
+    /// The region term of `s`, region by region.
+    fn region_term(&self, s: &State) -> RegionTerm {
+        let board = s.board();
+        let tops = [board.occupied(self.me), board.occupied(self.me.opponent())];
+        let mut term = RegionTerm {
+            tops,
+            taken: s.regions_taken(),
+            progress: 0,
+            part: [0; MAX_REGIONS],
+            missing: [0; MAX_REGIONS],
+            gain_at: [0; MAX_NODES],
+            one_away: 0,
+        };
         for r in bits(self.all_regions & !s.regions_taken()) {
-            let region = &self.regions[r];
-            let mine = (region.bases & mine_top).count_ones();
-            let theirs = (region.bases & theirs_top).count_ones();
-            if theirs == 0 {
-                v += region.progress[mine as usize];
+            let (part, missing) = self.region_part(r, tops);
+            term.progress += part;
+            term.part[r] = part;
+            term.missing[r] = missing;
+            if missing != 0 {
+                term.gain_at[missing.trailing_zeros() as usize] += self.regions[r].medals;
+                term.one_away |= missing;
             }
-            if mine == 0 {
-                v -= region.progress[theirs as usize];
+        }
+        term
+    }
+
+    /// Progress of open region `r` with our and the opponent's top tiles `tops` (uncontested
+    /// regions count for their holder), and its one missing base if we lack only one (else 0).
+    fn region_part(&self, r: usize, [mine_top, theirs_top]: [NodeMask; 2]) -> (i32, NodeMask) {
+        let region = &self.regions[r];
+        let mine = (region.bases & mine_top).count_ones();
+        let theirs = (region.bases & theirs_top).count_ones();
+        let mut v = 0;
+        if theirs == 0 {
+            v += region.progress[mine as usize];
+        }
+        if mine == 0 {
+            v -= region.progress[theirs as usize];
+        }
+        let missing = if mine + 1 == region.size {
+            region.bases & !mine_top
+        } else {
+            0
+        };
+        (v, missing)
+    }
+
+    /// Progress in uncontested regions, and our own regions one base from complete; `known`
+    /// is the region term of an earlier position, of which only the regions around the nodes
+    /// that changed and the regions taken since are recomputed.
+    fn regions(&self, s: &State, my_connected: NodeMask, known: &RegionTerm) -> i32 {
+        let me = self.me;
+        let terrain = self.game.terrain();
+        let board = s.board();
+        let tops = [board.occupied(me), board.occupied(me.opponent())];
+        let taken = s.regions_taken();
+        let changed = (tops[0] ^ known.tops[0]) | (tops[1] ^ known.tops[1]);
+        let mut affected = taken ^ known.taken;
+        for n in bits(changed) {
+            affected |= terrain.node_regions[n];
+        }
+        let mut v = known.progress;
+        let mut gain_at = known.gain_at;
+        let mut one_away = known.one_away;
+        for r in bits(affected & self.all_regions) {
+            let medals = self.regions[r].medals;
+            v -= known.part[r];
+            if known.missing[r] != 0 {
+                gain_at[known.missing[r].trailing_zeros() as usize] -= medals;
             }
-            if mine + 1 == region.size {
-                let missing = region.bases & !mine_top;
-                gain_at[missing.trailing_zeros() as usize] += region.medals;
-                one_away |= missing;
+            if taken & (1 << r) == 0 {
+                let (part, missing) = self.region_part(r, tops);
+                v += part;
+                if missing != 0 {
+                    gain_at[missing.trailing_zeros() as usize] += medals;
+                    one_away |= missing;
+                }
             }
         }
         let to_win = self.game.medals_to_win() as i32;
-        // Nodes without a gain score 0, the default of an empty maximum.
+        // Other nodes have no gain and score 0, the default of an empty maximum.
         let best = bits(my_connected & one_away)
             .map(|b| match gain_at[b] {
+                0 => 0,
                 g if s.medals(me) as i32 + g >= to_win => HQ_ATTACK,
                 g => ONE_AWAY_PER_MEDAL * g,
             })
@@ -515,7 +699,7 @@ impl<'a> Judge<'a> {
         for r in bits(self.all_regions & !s.regions_taken()) {
             let region = &self.regions[r];
             let missing = region.bases & !theirs_top;
-            if missing.count_ones() == 1 {
+            if missing != 0 && missing & (missing - 1) == 0 {
                 gain_at[missing.trailing_zeros() as usize] += region.medals;
                 mask |= missing;
             }
@@ -542,8 +726,7 @@ impl<'a> Judge<'a> {
         }
         if self.opponent_pool.get(Troop::Capn) > 0 {
             let capn = 1u8 << Troop::Capn.index();
-            let steps = terrain.neighbours_of(my_hqs) & terrain.bases & reach;
-            if bits(steps).any(|b| self.fit(s, b) & capn != 0) {
+            if bits(self.capn_steps & reach).any(|b| self.fit(s, b) & capn != 0) {
                 worst = worst.max(LOSS_THREAT * CAPN_THREAT_SHARE);
             }
         }
@@ -631,7 +814,9 @@ mod tests {
 
     /// Positions of random games on every shipped terrain in both variants: the faster judge
     /// makes the decision the oracle makes and consumes the same random numbers, for both
-    /// players' judges and at both depths; its terms agree everywhere.
+    /// players' judges and at both depths; its terms and evaluations agree everywhere, also
+    /// where it reuses what it knows of the position before each legal decision and of the
+    /// candidates before.
     #[test]
     fn picks_what_the_oracle_picks() {
         let mut positions = 0;
@@ -674,6 +859,32 @@ mod tests {
             );
             if s.active() != observer {
                 continue;
+            }
+            // Each candidate's position, reusing what the evaluation knows of `s` and of the
+            // candidates before it.
+            let base = new.base(s);
+            let mut memo = Memo::new();
+            let mut list = DecisionList::new();
+            game.legal_decisions(s, &mut list);
+            for &d in &list {
+                let mut next = *s;
+                game.apply_legal(&mut next, d);
+                if !next.is_over() {
+                    assert_eq!(
+                        new.terms_from(&next, &base),
+                        old.terms(&next),
+                        "terms for {observer:?} after {d:?} in {s:?}"
+                    );
+                }
+                let slot = match d {
+                    Decision::Place { node, .. } => Some((&mut memo, node.usize())),
+                    _ => None,
+                };
+                assert_eq!(
+                    new.evaluate_from(&next, &base, slot),
+                    old.evaluate(&next),
+                    "evaluation for {observer:?} after {d:?} in {s:?}"
+                );
             }
             for depth in [0, 1] {
                 let mut a = Xoshiro256PlusPlus::seed_from_u64(seed);
