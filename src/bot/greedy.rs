@@ -43,7 +43,7 @@ use crate::rules::{
     sample_chance, Colour, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts, Variant,
     WinType, MAX_DECISIONS,
 };
-use crate::terrain::{bits, NodeMask, RegionMask, SpecialEffect, MAX_NODES, MAX_REGIONS};
+use crate::terrain::{bits, NodeMask, RegionMask, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS};
 use arrayvec::ArrayVec;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -147,6 +147,9 @@ pub(crate) struct Judge<'a> {
     node_medals: [u32; MAX_NODES],
     /// Bases next to our HQs, from which a Cap'n's extra placement reaches them.
     capn_steps: NodeMask,
+    /// For each colour, `within[c][k]`: the nodes from which at most `k` placements reach an
+    /// HQ of `c` ([`steps_layers`]).
+    within: [[NodeMask; MAX_STEPS as usize]; 2],
 }
 
 /// Rack sizes the evaluation tells apart (`RACK_WORTH`).
@@ -215,12 +218,12 @@ struct RegionTerm {
 
 /// The connections, races and the opponent's region threats of a position: the parts of its
 /// evaluation that take flood fills and region scans.
-struct View {
+struct View<'b> {
     my_connected: NodeMask,
     my_steps: i32,
     their_connected: NodeMask,
     their_steps: i32,
-    their_one_away: OneAway,
+    their_one_away: &'b OneAway,
 }
 
 /// Everything [`Judge::terms`] reads of an unfinished position besides the [`View`] it derives:
@@ -325,6 +328,7 @@ impl<'a> Judge<'a> {
             },
             node_medals,
             capn_steps: terrain.neighbours_of(terrain.hqs[me.index()]) & terrain.bases,
+            within: [Colour::Blue, Colour::Red].map(|c| steps_layers(terrain, c)),
         }
     }
 
@@ -460,7 +464,8 @@ impl<'a> Judge<'a> {
                 (false, _) => -WIN,
             };
         }
-        let view = self.view(s, base);
+        let mut scratch = None;
+        let view = self.view(s, base, &mut scratch);
         let Some((memo, slot)) = memo else {
             return self.terms_of(s, &view, base).iter().sum();
         };
@@ -505,11 +510,12 @@ impl<'a> Judge<'a> {
 
     /// The terms of `s`, reusing `base` where its keys match `s`.
     fn terms_from(&self, s: &State, base: &Base) -> [i32; TERMS.len()] {
-        self.terms_of(s, &self.view(s, base), base)
+        self.terms_of(s, &self.view(s, base, &mut None), base)
     }
 
     /// The view of `s`, reusing `base` where its keys match `s`.
-    fn view(&self, s: &State, base: &Base) -> View {
+    /// `scratch` holds the opponent's region threats when they cannot be reused.
+    fn view<'b>(&self, s: &State, base: &'b Base, scratch: &'b mut Option<OneAway>) -> View<'b> {
         let (me, them) = (self.me, self.me.opponent());
         let bases = self.game.terrain().bases;
         let board = s.board();
@@ -532,9 +538,9 @@ impl<'a> Judge<'a> {
             (connected, self.steps_to_hq(connected, me))
         };
         let their_one_away = if theirs == base.theirs && s.regions_taken() == base.taken {
-            base.their_one_away
+            &base.their_one_away
         } else {
-            self.one_away(s)
+            scratch.insert(self.one_away(s))
         };
         View {
             my_connected,
@@ -569,7 +575,7 @@ impl<'a> Judge<'a> {
             - (board.occupied(them) & bases).count_ones() as i32;
         let attack = if view.my_steps == 0 { HQ_ATTACK } else { 0 };
         let race = STEP * (view.their_steps - view.my_steps) + attack;
-        let one_away = &view.their_one_away;
+        let one_away = view.their_one_away;
         let threats = self.threats(s, view.their_connected, one_away.mask, &one_away.gain_at);
         [
             MEDAL * (s.medals(me) as i32 - s.medals(them) as i32),
@@ -676,19 +682,12 @@ impl<'a> Judge<'a> {
 
     /// Placements a player whose placeable nodes are `reach` needs before an HQ of `target`
     /// is among them (each placement on a base opens its neighbours); capped at `MAX_STEPS`.
-    fn steps_to_hq(&self, mut reach: NodeMask, target: Colour) -> i32 {
-        let terrain = self.game.terrain();
-        let hqs = terrain.hqs[target.index()];
-        let mut steps = 0;
-        while reach & hqs == 0 && steps < MAX_STEPS {
-            let grown = reach | self.game.neighbours_of(reach & terrain.bases);
-            if grown == reach {
-                return MAX_STEPS;
-            }
-            reach = grown;
-            steps += 1;
-        }
-        steps
+    /// The layers of `within` grow with the steps, so the steps are the layers `reach` misses.
+    fn steps_to_hq(&self, reach: NodeMask, target: Colour) -> i32 {
+        self.within[target.index()]
+            .iter()
+            .map(|&layer| i32::from(reach & layer == 0))
+            .sum()
     }
 
     /// The regions the opponent lacks exactly one base of.
@@ -785,6 +784,19 @@ impl<'a> Judge<'a> {
         let rack = (s.rack_len(self.me.opponent()) as usize).min(RACKS - 1);
         self.holds[fitting as usize][rack]
     }
+}
+
+/// `layers[k]`: the nodes from which `k` placements or fewer reach an HQ of `target`: the HQs,
+/// then the bases next to the layer before (a placement on a base opens its neighbours).
+fn steps_layers(terrain: &Terrain, target: Colour) -> [NodeMask; MAX_STEPS as usize] {
+    let mut layer = terrain.hqs[target.index()];
+    std::array::from_fn(|_| {
+        let this = layer;
+        layer |= bits(terrain.bases)
+            .filter(|&b| terrain.neighbours[b] & layer != 0)
+            .fold(0, |m, b| m | 1 << b);
+        this
+    })
 }
 
 /// Chance that a rack of `rack` tiles drawn at random from a pool of `pool` tiles holds one of
