@@ -35,7 +35,11 @@
 //!
 //! The weights are hand-set round numbers, not tuned. A decision costs well under a
 //! millisecond: every candidate is one simulated turn plus, for a Cap'n, one evaluation per
-//! extra placement.
+//! extra placement. The evaluations of one decision's candidates reuse what they share: the
+//! connections, races, region progress and region threats of the position the decision is
+//! taken in, recomputed only where a candidate changed what they depend on, and the whole
+//! evaluation of an earlier candidate that reached a position with the same inputs (another
+//! troop on the same node, where no term asks which troop it is).
 
 use super::{Bot, Choice, Request};
 use crate::info::Observation;
@@ -261,6 +265,7 @@ impl Memo {
 }
 
 impl<'a> Judge<'a> {
+    /// The rules of `observation`'s player in `game`, with the tables its evaluation reads.
     pub(crate) fn new(game: &'a Game, observation: &Observation) -> Judge<'a> {
         let me = observation.observer();
         let terrain = game.terrain();
