@@ -30,6 +30,8 @@ impl Level {
         Level::Strongest,
     ];
 
+    /// The level's name, as typed on the command line and kept in records: `beginner`,
+    /// `casual`, `strong`, `strongest`.
     pub fn name(self) -> &'static str {
         match self {
             Level::Beginner => "beginner",

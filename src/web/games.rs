@@ -147,7 +147,9 @@ pub struct ThinkingView {
 /// facts, see [`HumanView`]), their legal decisions, and the state of the bot's thinking.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct GameView {
+    /// The game's id on this server: 32 hex digits, the key of its `/api/games/{id}` calls.
     pub id: String,
+    /// What the human may see of the game.
     pub view: HumanView,
     /// The human's legal decisions, grouped per rack tile (empty when it is not their turn).
     pub legal: Vec<DecisionGroup>,
