@@ -1,9 +1,13 @@
 //! Building a state from its parts: [`Setup`], a plain description with public fields, and
-//! [`Game::state_from_setup`], the one validating constructor, which refuses every position
-//! that cannot arise in a game with a [`SetupError`] naming what is wrong.
+//! [`Game::state_from_setup`], the one validating constructor. It checks the facts that hold in
+//! every position of a game (tile counts, rack limit, medals and regions, turn order, HQs,
+//! covering, freezes, the pending phase and queue) and refuses a setup that breaks one with a
+//! [`SetupError`] naming what is wrong. It does not replay a game, so a setup may pass that no
+//! line of play reaches.
 //!
 //! Node numbers in a setup are dense indices (as in [`Decision`](super::Decision) and
-//! [`Phase`]); errors name the node ids a person reads.
+//! [`Phase`]); errors name the node ids a person reads (an index beyond the terrain, which has
+//! no id, is named as an index).
 
 use super::game::Game;
 use super::state::{Chance, Outcome, Phase, State, WinType};
@@ -287,7 +291,8 @@ pub enum SetupError {
 }
 
 impl Game {
-    /// The state a setup describes, after checking that it can arise in a game of these rules.
+    /// The state a setup describes, after checking it against the facts of every position of
+    /// a game of these rules (see the module documentation).
     /// An action-phase setup whose player to move can neither draw nor place is ended at once
     /// (R10.3), as at the start of any turn.
     pub fn state_from_setup(&self, setup: &Setup) -> Result<State, SetupError> {

@@ -174,7 +174,8 @@ pub struct HumanView {
     pub win_history: Vec<WinPoint>,
     /// Whether the human can undo now, and why not.
     pub undo: UndoStatus,
-    /// The human's legal decisions, grouped per tile; empty unless [`ToMove::Human`].
+    /// The human's legal decisions, grouped by kind and troop (or a move's origin); empty
+    /// unless [`ToMove::Human`].
     pub decisions: Vec<DecisionGroup>,
     /// What the bot weighed at each of its decisions: empty until the game is over (the
     /// candidates name the bot's hidden rack tiles), then one entry per bot decision.

@@ -133,8 +133,10 @@ fn new_id() -> String {
     format!("{bits:032x}")
 }
 
+/// The bot's turn under way, as the page shows it.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct ThinkingView {
+    /// Milliseconds since the bot's turn began.
     pub elapsed_ms: u64,
     /// How long the level thinks per decision, when it has a time budget only.
     pub expected_ms: Option<u64>,
@@ -151,7 +153,8 @@ pub struct GameView {
     pub id: String,
     /// What the human may see of the game.
     pub view: HumanView,
-    /// The human's legal decisions, grouped per rack tile (empty when it is not their turn).
+    /// The human's legal decisions, grouped by kind and troop (or a move's origin); empty when
+    /// it is not their decision.
     pub legal: Vec<DecisionGroup>,
     /// Present while the bot thinks.
     pub thinking: Option<ThinkingView>,
