@@ -723,6 +723,37 @@ fn a_restricted_play_study_reports_each_special_base_and_replays_its_records() {
     let (ok, text) = toybattle(&["replay", stripped.to_str().unwrap()]);
     assert!(!ok && text.contains("fingerprint"), "{text}");
 
+    // The report is written again from the folders alone.
+    let again = dir.join("again");
+    let (ok, err) = balance(&[
+        "--from",
+        dir.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        fs::read_to_string(again.join("restricted_play.csv")).unwrap(),
+        csv
+    );
+    // A restricted run must play exactly the terrains it restricts.
+    let fifteen = dir.join("runs/random-normal-restricted-castle_field-15/run.json");
+    let original = fs::read_to_string(&fifteen).unwrap();
+    let mut config: serde_json::Value = serde_json::from_str(&original).unwrap();
+    config["terrains"] = serde_json::json!(["castle_field", "caribbean_sea"]);
+    fs::write(&fifteen, config.to_string()).unwrap();
+    let (ok, err) = balance(&[
+        "--from",
+        dir.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && err.contains("plays exactly the terrains it restricts"),
+        "{err}"
+    );
+    fs::write(&fifteen, original).unwrap();
+
     // A run folder of one restriction refuses to resume as another; its games are kept.
     let other = dir.join("runs/random-normal-restricted-castle_field-21");
     let kept = fs::read_to_string(other.join(GAMES_FILE)).unwrap();

@@ -306,7 +306,9 @@ fn special_row(
 /// Restricted play: each (preset, terrain, restriction) of the restricted games against the
 /// normal games of its preset and terrain, in the order the study names them.
 fn restricted_rows(study: &Study, cells: &Cells) -> Vec<RestrictedRow> {
-    let mut groups: Vec<((u16, u16, Restricted), Vec<&StudyGame>)> = Vec::new();
+    // (preset, terrain, restricted nodes) and the games played so.
+    type Group<'a> = ((u16, u16, Restricted), Vec<&'a StudyGame>);
+    let mut groups: Vec<Group> = Vec::new();
     for g in study.games.iter().filter(|g| !g.restricted.is_empty()) {
         let key = (g.preset, g.terrain, g.restricted);
         match groups.iter_mut().find(|(k, _)| *k == key) {

@@ -221,9 +221,10 @@ fn check(plan: &StudyPlan) -> Result<(), BalanceError> {
                 .into(),
         );
     }
-    if plan.restricted_play && !plan.what_ifs.restricted.is_empty() {
+    if !plan.what_ifs.restricted.is_empty() {
         return usage(
-            "restricted play restricts each special base in turn: leave out other restrictions"
+            "restrictions are played by restricted play (--restricted-play), one special base \
+             at a time beside the study's own rules"
                 .into(),
         );
     }
