@@ -123,7 +123,8 @@ impl SpecialQueue {
         *self = SpecialQueue::default();
     }
 
-    /// Pending node ids, in resolution order (for display and position files).
+    /// Pending entries in resolution order, as (node index, stack level of the placed tile),
+    /// for display and position files.
     pub fn pending(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
         self.entries[self.next as usize..self.len as usize]
             .iter()
