@@ -736,6 +736,19 @@ fn a_restricted_play_study_reports_each_special_base_and_replays_its_records() {
         fs::read_to_string(again.join("restricted_play.csv")).unwrap(),
         csv
     );
+    // Restricted runs alone have nothing to be compared with, and the report says so.
+    let alone = dir.join("alone");
+    let (ok, err) = balance(&[
+        "--from",
+        dir.join("runs/random-normal-restricted-castle_field-16")
+            .to_str()
+            .unwrap(),
+        "--out",
+        alone.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let md = fs::read_to_string(alone.join("report.md")).unwrap();
+    assert!(md.contains("no normal-variant run of random"), "{md}");
     // A restricted run must play exactly the terrains it restricts.
     let fifteen = dir.join("runs/random-normal-restricted-castle_field-15/run.json");
     let original = fs::read_to_string(&fifteen).unwrap();

@@ -123,6 +123,24 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
         }
     }
     let mut notes = Vec::new();
+    for r in runs
+        .iter()
+        .filter(|r| !r.config.what_ifs.restricted.is_empty())
+    {
+        let compared = runs.iter().any(|n| {
+            n.preset == r.preset
+                && n.config.variant == Variant::Normal
+                && n.config.what_ifs.restricted.is_empty()
+        });
+        if !compared {
+            notes.push(format!(
+                "{} has no normal-variant run of {} without restrictions to be compared with: \
+                 its restricted-play rows are empty (give that run's folder too)",
+                r.dirs[0].display(),
+                r.preset
+            ));
+        }
+    }
     let mut lines: Vec<(u16, &Path, Restricted, GameLine)> = Vec::new();
     for r in &runs {
         let preset = presets.iter().position(|p| *p == r.preset).unwrap_or(0) as u16;
