@@ -815,3 +815,72 @@ fn restricted_play_without_the_normal_variant_is_refused() {
     assert!(!ok && err.contains("add normal to --variants"), "{err}");
     assert!(!dir.join("runs").exists(), "nothing played");
 }
+
+/// Restricted play's figures on a constructed study: blue wins every normal game, the first
+/// player every restricted one, 3 turns later, on the same deals; the row says +50 pp for the
+/// first player, −50 pp for blue and +3 turns, and the normal figures leave the restricted
+/// games out.
+#[test]
+fn restricted_play_is_the_paired_change_against_the_normal_games() {
+    use toybattle::balance::{End, Study};
+    use toybattle::rules::Restricted;
+    use toybattle::terrain::NodeId;
+    let game =
+        |deal: u64, first: Colour, first_wins: bool, restricted: Restricted, turns| StudyGame {
+            preset: 0,
+            terrain: 0,
+            variant: Variant::Normal,
+            restricted,
+            deal,
+            first,
+            winner: Some(if first_wins { first } else { first.opponent() }),
+            end: End::Medals,
+            turns,
+            lost: [[0; 8]; 2],
+            placed: None,
+        };
+    let fifteen = Restricted::of([NodeId(15)]);
+    let mut games = Vec::new();
+    for deal in 0..30 {
+        for first in Colour::BOTH {
+            games.push(game(
+                deal,
+                first,
+                first == Colour::Blue,
+                Restricted::NONE,
+                20,
+            ));
+            games.push(game(deal, first, true, fifteen, 23));
+        }
+    }
+    let study = Study {
+        presets: vec!["greedy".into()],
+        terrains: vec!["castle_field".into()],
+        games,
+        what_ifs: Default::default(),
+    };
+    let report = analyse(&study);
+    let [row] = report.restricted_play.as_slice() else {
+        panic!("one restricted node: {:?}", report.restricted_play)
+    };
+    assert_eq!(
+        (row.terrain.as_str(), row.restricted, row.games),
+        ("castle_field", fifteen, 60)
+    );
+    let first = row.first_player.unwrap();
+    assert!(
+        (first.value - 0.5).abs() < 1e-12 && first.n == 30,
+        "{first:?}"
+    );
+    assert!((row.turns.unwrap().value - 3.0).abs() < 1e-12);
+    // Blue wins every normal game (as first player, and when red moves first and loses) and
+    // half of the restricted ones.
+    assert!((row.blue.unwrap().value + 0.5).abs() < 1e-12);
+    let normal = report
+        .seats
+        .iter()
+        .find(|s| s.terrain == "castle_field")
+        .unwrap();
+    assert_eq!(normal.games, 60, "restricted games are not pooled in");
+    assert!((normal.first_player.unwrap().value - 0.5).abs() < 1e-12);
+}
