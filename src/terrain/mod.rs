@@ -7,7 +7,10 @@
 
 mod load;
 
-pub use load::{builtin, builtin_terrains, find, load_terrain_file, parse_terrains, TerrainError};
+pub use load::{
+    builtin, builtin_terrains, find, load_terrain_file, parse_terrains, IdProblem, TerrainError,
+    MAX_ID_LEN,
+};
 
 use crate::vocabulary::{Colour, Troop};
 
