@@ -168,6 +168,11 @@ mod tests {
         assert!(e.contains(&format!("host {}", host_name())), "{e}");
         drop(held);
         RunLock::acquire(&dir).unwrap();
-        std::fs::remove_dir_all(dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let e = RunLock::acquire(&dir).unwrap_err();
+        assert!(
+            matches!(e, LockError::Io { .. }),
+            "a folder that is gone: {e:?}"
+        );
     }
 }

@@ -860,10 +860,37 @@ mod tests {
         assert_eq!((p.elo0, p.elo1, p.alpha, p.beta), (0.0, 5.0, 0.05, 0.05));
         let q: SprtParams = "0, 5, 0.05, 0.1".parse().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((q.alpha, q.beta), (0.05, 0.1));
-        assert!("5,0".parse::<SprtParams>().is_err());
-        assert!("0,5,0.6,0.05".parse::<SprtParams>().is_err());
-        assert!("0,5,0.05".parse::<SprtParams>().is_err());
-        assert!("".parse::<SprtParams>().is_err());
+        let problem = |s: &str| match s.parse::<SprtParams>() {
+            Err(SprtError::Params { problem, .. }) => problem,
+            other => panic!("{s}: {other:?}"),
+        };
+        assert_eq!(
+            problem("5,0"),
+            SprtParamsError::EloOrder {
+                elo0: 5.0,
+                elo1: 0.0
+            }
+        );
+        assert_eq!(
+            problem("0,5,0.6,0.05"),
+            SprtParamsError::Risk {
+                name: "alpha",
+                value: 0.6
+            }
+        );
+        assert!(matches!(
+            "0,5,0.05".parse::<SprtParams>(),
+            Err(SprtError::FieldCount { count: 3, .. })
+        ));
+        assert!(matches!(
+            "".parse::<SprtParams>(),
+            Err(SprtError::FieldCount { count: 1, .. })
+        ));
+        let infinite = SprtParams {
+            elo0: f64::INFINITY,
+            ..p
+        };
+        assert_eq!(infinite.validate(), Err(SprtParamsError::NotFinite));
         let err = "a,b".parse::<SprtParams>().unwrap_err();
         assert!(
             matches!(&err, SprtError::NotANumber { field, .. } if field == "a"),
