@@ -34,6 +34,7 @@ pub enum BotError {
 pub struct BotEntry {
     /// The spec as written on the command line: the bot's name in every table.
     pub spec: String,
+    /// Preset version, or for an external program `ext-` and a hash of its file: results of a changed bot are not mixed with the old ones.
     pub version: String,
     kind: Kind,
 }
@@ -52,22 +53,29 @@ enum Kind {
 /// answer of a game (its start-up).
 #[derive(Clone, Copy, Debug)]
 pub struct ExternalTimeouts {
+    /// Longest wait for each answer; a bot that exceeds it forfeits.
     pub answer: Duration,
+    /// Extra wait for the first answer of a game, for the program's start-up.
     pub startup: Duration,
 }
 
 /// Where a game is, for an external bot: the game it is told in `hello`, and its log file of
 /// standard error.
 pub struct SeatGame {
+    /// What `hello` tells the program: run, deal, seed and record of the game.
     pub info: crate::bot::external::GameInfo,
+    /// The file that keeps the program's standard error.
     pub stderr_log: PathBuf,
 }
 
 /// A seat for one game, with the budget per decision and, for an external bot, where the
 /// reason of a forfeit will be found.
 pub struct Seat {
+    /// The bot that plays the seat.
     pub player: Player,
+    /// Its thinking budget per decision.
     pub budget: Budget,
+    /// Where an external bot leaves the reason of its forfeit; `None` for a preset.
     pub failure: Option<FailureCell>,
 }
 

@@ -69,6 +69,7 @@ pub enum CompareError {
 /// One side of a comparison: a run folder and the bot of that run to compare.
 #[derive(Clone, Debug)]
 pub struct CompareSide {
+    /// The run folder.
     pub dir: PathBuf,
     /// The bot; `None` takes the run's gauntlet bot.
     pub bot: Option<String>,
@@ -77,10 +78,15 @@ pub struct CompareSide {
 /// Outcomes of the games both bots played, counted by who won.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PairedCounts {
+    /// Games both bots played (same deal, seat and opponent).
     pub games: u64,
+    /// Games both bots won.
     pub both_won: u64,
+    /// Games only bot A won.
     pub only_a_won: u64,
+    /// Games only bot B won.
     pub only_b_won: u64,
+    /// Games neither won (lost or stopped by the turn cap).
     pub neither_won: u64,
 }
 
@@ -107,22 +113,30 @@ pub struct CompareRow {
     /// Terrain key, or "all".
     pub terrain: String,
     #[serde(flatten)]
+    /// The outcome counts.
     pub counts: PairedCounts,
-    /// Win rates on these games, with 95% Wilson intervals.
+    /// Bot A's win rate on these games, with its 95% Wilson interval.
     pub a_wins: Rate,
+    /// Bot B's win rate on these games, with its 95% Wilson interval.
     pub b_wins: Rate,
+    /// Two-sided exact sign test on the games only one bot won.
     pub sign_test_p: f64,
 }
 
 /// The report of `toybattle compare`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
+    /// Bot A.
     pub a: String,
+    /// Bot A's run folder.
     pub a_run: String,
+    /// Bot B.
     pub b: String,
+    /// Bot B's run folder.
     pub b_run: String,
-    /// Games of each bot in its run, and how many of them the other bot played too.
+    /// Games bot A played in its run.
     pub a_games: u64,
+    /// Games bot B played in its run.
     pub b_games: u64,
     /// "all" first, then the terrains in the order of run A's settings.
     pub rows: Vec<CompareRow>,

@@ -13,7 +13,9 @@ pub const RUN_FORMAT: &str = "toybattle-tournament/1";
 /// Which slice of a run one machine plays: shard `index` (1-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shard {
+    /// Which shard, from 1.
     pub index: u32,
+    /// How many shards the run is split into.
     pub count: u32,
 }
 
@@ -126,6 +128,7 @@ pub enum ConfigError {
 /// settings: they do not change any result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
+    /// The format tag, [`RUN_FORMAT`].
     pub format: String,
     /// Bot specs of a round robin; for a gauntlet, its opponents.
     pub bots: Vec<String>,
@@ -137,10 +140,13 @@ pub struct RunConfig {
     pub terrain_file_hash: Option<String>,
     /// Games per pairing and terrain; even (every deal is played twice).
     pub games: u32,
+    /// The run seed: every deal and every bot's random choices derive from it.
     pub seed: u64,
+    /// Normal game or beginner variant (special bases are plain bases).
     pub variant: Variant,
     /// Self-play turn cap (R10.5: not a game rule).
     pub max_turns: u16,
+    /// The sequential test that stops the run once decided, if any.
     pub sprt: Option<SprtParams>,
     /// Longest wait for an external bot's answer.
     pub ext_timeout_ms: u64,

@@ -162,6 +162,7 @@ impl fmt::Display for DuplicateGame {
 pub struct MergeOptions {
     /// The shards' run folders.
     pub inputs: Vec<PathBuf>,
+    /// The merged run folder (new or empty).
     pub out: PathBuf,
     /// Write the summary even when games are missing (e.g. to look at a run in progress).
     pub allow_incomplete: bool,

@@ -130,28 +130,39 @@ pub struct GameLine {
     pub position: usize,
     /// The pairing's bots; `a` is the one reported on.
     pub a: String,
+    /// The opponent of `a`.
     pub b: String,
+    /// The terrain's key.
     pub terrain: String,
+    /// Normal game or beginner variant.
     pub variant: Variant,
+    /// The seed of the deal both games of the pair are played on.
     pub deal_seed: u64,
     /// Deal index within pairing and terrain.
     pub pair: u32,
     /// 0: `a` plays blue; 1: `b` plays blue.
     pub game: u8,
+    /// The bot playing blue.
     pub blue: String,
+    /// The bot playing red.
     pub red: String,
-    /// First player colour (fixed by the deal) and the bot on it.
+    /// The colour moving first (fixed by the deal).
     pub first: Colour,
+    /// The bot on that colour.
     pub first_bot: String,
     /// The winning bot; `None` when the turn cap stopped the game.
     pub winner: Option<String>,
+    /// The winning colour; `None` when the turn cap stopped the game.
     pub winner_colour: Option<Colour>,
     /// "hq", "medals", "blocked", "turn_cap" or "forfeit".
     pub end: String,
     /// Why the loser forfeited, when known (external bot failures).
     pub forfeit_reason: Option<String>,
+    /// Turns played.
     pub turns: u16,
+    /// Medals at the end (blue, red).
     pub medals: [u8; 2],
+    /// Decisions taken by each colour (blue, red).
     pub decisions: [u32; 2],
     /// Total thinking time in milliseconds.
     pub think_ms: [f64; 2],
@@ -165,6 +176,7 @@ pub struct GameLine {
 pub type GameKey = (usize, u8);
 
 impl GameLine {
+    /// The game's place in the run: deal position and game of the pair.
     pub fn key(&self) -> GameKey {
         (self.position, self.game)
     }
@@ -192,14 +204,18 @@ impl GameLine {
 /// A torn last line that was cut off.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TornLine {
+    /// Its line number, from 1.
     pub line: usize,
+    /// Its length in bytes.
     pub bytes: usize,
 }
 
 /// The games of a `games.jsonl`, with its torn last line if any.
 #[derive(Debug, Default)]
 pub struct GamesFile {
+    /// The game lines before any torn line.
     pub games: Vec<GameLine>,
+    /// The torn last line, if the last write was interrupted.
     pub torn: Option<TornLine>,
     /// Length in bytes of the valid part (everything before a torn line).
     pub valid_len: u64,
@@ -292,6 +308,7 @@ pub struct GamesWriter {
 }
 
 impl GamesWriter {
+    /// Opens (or creates) the games file for appending.
     pub fn open(path: &Path) -> Result<GamesWriter, StoreError> {
         let file = OpenOptions::new()
             .create(true)
@@ -304,6 +321,7 @@ impl GamesWriter {
         })
     }
 
+    /// Appends one game's line and flushes it to disk before returning.
     pub fn append(&self, game: &GameLine) -> Result<(), StoreError> {
         let mut line = serde_json::to_string(game).map_err(|e| StoreError::io(&self.path, e))?;
         line.push('\n');
@@ -324,6 +342,7 @@ pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), Sto
     write_atomic(path, text.as_bytes())
 }
 
+/// Writes `bytes` to `path` through a temporary file and a rename, so that a reader never sees half a file; creates the folder.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
@@ -360,6 +379,7 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
+/// Writes a game's record at `rel` in run folder `dir`, atomically.
 pub fn write_record(dir: &Path, rel: &str, record: &GameRecord) -> Result<(), StoreError> {
     write_json_atomic(&dir.join(rel), record)
 }
