@@ -1,5 +1,8 @@
 //! The tournament runner end to end, with fast bots (random, greedy) and few games.
 
+mod cli_support;
+
+use cli_support::{games_of, python3, python_script, run_cli, run_tournament_in};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -10,7 +13,7 @@ use toybattle::terrain;
 use toybattle::tournament::config::RUN_FORMAT;
 use toybattle::tournament::lock::RunLock;
 use toybattle::tournament::stats::{wilson_interval, Pentanomial, SprtDecision, SprtParams, Z95};
-use toybattle::tournament::store::{read_games, GameLine, GAMES_FILE};
+use toybattle::tournament::store::{GameLine, GAMES_FILE};
 use toybattle::tournament::{
     compare_runs, merge_runs, run_tournament, BotError, CompareError, CompareSide, ConfigError,
     LockError, MergeError, MergeOptions, RecordProblem, RunConfig, RunOptions, RunReport, Shard,
@@ -49,29 +52,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn run(config: &RunConfig, out: &Path, concurrency: usize) -> Result<RunReport, TournamentError> {
-    let terrains = config
-        .terrains
-        .iter()
-        .map(|k| Arc::new(terrain::builtin(k).unwrap().clone()))
-        .collect();
-    run_tournament(RunOptions {
-        config: config.clone(),
-        terrains,
-        out: out.to_path_buf(),
-        concurrency: Some(concurrency),
-        quiet: true,
-        check: true,
-    })
-}
-
-fn games_of(dir: &Path) -> Vec<GameLine> {
-    let run = fs::read_to_string(dir.join("run.json")).unwrap();
-    let config: RunConfig = serde_json::from_str(&run).unwrap();
-    let mut games = read_games(&dir.join(GAMES_FILE), &config.run_id())
-        .unwrap()
-        .games;
-    games.sort_by_key(GameLine::key);
-    games
+    run_tournament_in(config, out, concurrency)
 }
 
 /// Game lines without the thinking times, which differ between runs.
@@ -472,28 +453,9 @@ fn sprt_stops_when_the_test_decides() {
 
 // ----- External bots ---------------------------------------------------------------------------
 
-fn python3() -> bool {
-    let found = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok();
-    if !found {
-        eprintln!("skipped: python3 is not installed");
-    }
-    found
-}
-
+/// The spec of an external bot: a Python script with `body`.
 fn script(dir: &Path, name: &str, body: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    fs::create_dir_all(dir).unwrap();
-    let path = dir.join(name);
-    fs::write(
-        &path,
-        format!("#!/usr/bin/env python3\nimport json, sys, time\n{body}"),
-    )
-    .unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-    format!("ext:{}", path.display())
+    format!("ext:{}", python_script(dir, name, body).display())
 }
 
 #[test]
@@ -682,16 +644,6 @@ fn toybattle(args: &[&str]) -> std::process::Command {
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"));
     c.args(args);
     c
-}
-
-/// Runs the binary to its end: (success, standard output, standard error).
-fn run_cli(args: &[&str]) -> (bool, String, String) {
-    let out = toybattle(args).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn lines_in(path: &Path) -> usize {
