@@ -22,39 +22,76 @@ pub const POSITION_FORMAT: &str = "toybattle-position/1";
 /// Why a position was refused: its JSON, or (as a [`SetupError`]) the rules.
 #[derive(Debug, PartialEq, thiserror::Error)]
 pub enum PositionError {
+    /// The text is not JSON, or not of a position's shape (a missing or unknown field, a value
+    /// of the wrong kind); the JSON reader's message.
     #[error("position is not valid JSON of the expected shape: {0}")]
     Json(String),
+    /// The `format` field is not [`POSITION_FORMAT`].
     #[error("position format is '{found}', expected '{POSITION_FORMAT}'")]
-    Format { found: String },
+    Format {
+        /// The format tag the file gives.
+        found: String,
+    },
+    /// The `terrain` field names none of the terrains it may refer to.
     #[error(transparent)]
     Terrain(#[from] TerrainError),
+    /// A node id that the terrain does not have.
     #[error("{field}: node {node} is not on {terrain}")]
     UnknownNode {
+        /// The field that names it, e.g. `stacks` or `phase.troop_effect.node`.
         field: &'static str,
+        /// The node id, as in the terrain file.
         node: u8,
+        /// The terrain's name.
         terrain: String,
     },
+    /// A stack entry that is not a tile written `colour:troop`.
     #[error("stacks: node {node}: '{tile}' is not a tile: {reason}")]
     BadTile {
+        /// The node id of the stack.
         node: u8,
+        /// The entry as written.
         tile: String,
+        /// Why it is not a tile.
         reason: ParseTileError,
     },
+    /// A region id in `regions_taken` that the terrain does not have.
     #[error("regions_taken: region {region} is not on {terrain}")]
-    UnknownRegion { region: u8, terrain: String },
+    UnknownRegion {
+        /// The region id, as in the terrain file.
+        region: u8,
+        /// The terrain's name.
+        terrain: String,
+    },
+    /// A region id listed twice in `regions_taken`.
     #[error("regions_taken: region {region} is listed twice")]
-    RegionTwice { region: u8 },
+    RegionTwice {
+        /// The region id, as in the terrain file.
+        region: u8,
+    },
+    /// A troop list (rack, discard, reserve…) with more copies of a troop than a colour has.
     #[error(
         "{field}.{colour}: {count} {troop}; a colour has only {COPIES_PER_TROOP} of each troop"
     )]
     TooManyInList {
+        /// The field of the list, e.g. `racks` or `discard`.
         field: &'static str,
+        /// The colour whose list it is.
         colour: Colour,
+        /// The troop listed too often.
         troop: Troop,
+        /// How many times it is listed.
         count: usize,
     },
+    /// A `queued` entry given as a bare node id whose stack is too low for its default level.
     #[error("queued: node {node}: no tile of {colour} at the queued level of this stack")]
-    QueuedLevel { node: u8, colour: Colour },
+    QueuedLevel {
+        /// The node id of the entry.
+        node: u8,
+        /// The player to move.
+        colour: Colour,
+    },
+    /// The position is well formed but cannot arise under the rules.
     #[error("{0}")]
     Setup(#[from] SetupError),
 }
@@ -67,15 +104,19 @@ pub struct Position {
     pub format: String,
     /// Terrain key or name, e.g. `castle_field` or `Castle Field`.
     pub terrain: String,
+    /// `"normal"` (default) or `"beginner"` (special bases are plain bases, §13).
     #[serde(default)]
     pub variant: Variant,
-    /// The active player.
+    /// The active player, `"blue"` or `"red"`.
     pub to_move: Colour,
-    /// Default: the player to move on odd turns, the other one on even turns.
+    /// The player who took turn 1. Default: the player to move on odd turns, the other one on
+    /// even turns; if given it must agree with `turn` and `to_move`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_player: Option<Colour>,
+    /// Turns begun so far, counting from 1 (default 1).
     #[serde(default = "first_turn")]
     pub turn: u16,
+    /// What the game waits for (default `"action"`).
     #[serde(default)]
     pub phase: PositionPhase,
     /// Special-base placements of this turn whose effect is still to come, in resolution order
@@ -85,6 +126,8 @@ pub struct Position {
     /// Node id → tiles bottom to top, each `colour:troop`, e.g. `"blue:Jumbo"`.
     #[serde(default)]
     pub stacks: BTreeMap<u8, Vec<String>>,
+    /// Each colour's rack, frozen tiles included, as troops: `{"blue": ["Capn", "Star"], …}`
+    /// (default empty).
     #[serde(default, with = "crate::vocabulary::by_colour_named")]
     pub racks: ByColour<Vec<Troop>>,
     /// Rack tiles frozen by Battlefield; each must be on the rack.
@@ -101,14 +144,18 @@ pub struct Position {
         skip_serializing_if = "no_tiles"
     )]
     pub public_rack: ByColour<Vec<Troop>>,
+    /// Each colour's tiles in the discard, as troops (default empty).
     #[serde(default, with = "crate::vocabulary::by_colour_named")]
     pub discard: ByColour<Vec<Troop>>,
-    /// A colour's reserve; when omitted, see `docs/positions.md` (tiles not placed anywhere).
+    /// Each colour's reserve, as troops (its order is not part of a position); when omitted,
+    /// the colour's tiles placed nowhere else (board, rack, discard, `removed`).
     #[serde(default, with = "crate::vocabulary::by_colour_named")]
     pub reserves: ByColour<Option<Vec<Troop>>>,
-    /// A colour's tiles removed at setup; when omitted, the tiles not placed anywhere else.
+    /// Each colour's tiles removed at setup, as troops; when omitted: none if the colour's
+    /// reserve is omitted too, else the tiles placed nowhere else (docs/positions.md).
     #[serde(default, with = "crate::vocabulary::by_colour_named")]
     pub removed: ByColour<Option<Vec<Troop>>>,
+    /// Medals each colour has taken: `{"blue": n, "red": n}` (default 0).
     #[serde(default, with = "crate::vocabulary::by_colour_named")]
     pub medals: ByColour<u8>,
     /// Ids of the regions whose medals have been taken.
@@ -133,14 +180,27 @@ pub enum PositionPhase {
     #[default]
     Action,
     /// `troop`, just placed on `node` by the player to move, offers its effect.
-    TroopEffect { troop: Troop, node: u8 },
+    TroopEffect {
+        /// The troop placed.
+        troop: Troop,
+        /// The node id it was placed on, as in the terrain file.
+        node: u8,
+    },
     /// The special base `node`, where the player to move placed a tile this turn, offers its
     /// effect.
-    SpecialEffect { node: u8 },
+    SpecialEffect {
+        /// The special base's node id, as in the terrain file.
+        node: u8,
+    },
     /// A random event is pending.
     Chance(PositionChance),
     /// The game has ended.
-    Over { winner: Colour, win: WinType },
+    Over {
+        /// The player who won.
+        winner: Colour,
+        /// How: `"hq"`, `"medals"` or `"blocked"`.
+        win: WinType,
+    },
 }
 
 /// A pending random event.
@@ -162,8 +222,12 @@ pub enum PositionChance {
 pub enum QueuedSpecial {
     /// Default level: the top of the stack, one lower for every later entry of the same node.
     Node(u8),
+    /// The level given: `{"node": N, "level": L}`, for a tile no longer where the default puts
+    /// it (a tile moved onto it since).
     At {
+        /// The special base's node id, as in the terrain file.
         node: u8,
+        /// The stack level of the tile placed there, 0 = bottom.
         level: u8,
     },
 }

@@ -24,16 +24,50 @@ use crate::terrain::{NodeId, NodeIndex, Terrain};
 use arrayvec::ArrayVec;
 use std::fmt;
 
+/// One step of a turn: a player's choice, or the outcome of a chance event (see the table above).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Decision {
+    /// The DRAW action (R4.2), or accepting the draw that Skully, Star or City of Clouds offers
+    /// (R7.2, R7.7, R9.3).
     Draw,
-    Place { troop: Troop, node: NodeIndex },
+    /// The PLACE action (R4.3), or Cap'n's extra placement (R7.3): a rack tile onto a node.
+    Place {
+        /// The troop taken from the rack (an unfrozen tile).
+        troop: Troop,
+        /// The node it is placed on.
+        node: NodeIndex,
+    },
+    /// Refusing the optional effect on offer (R12.2).
     Decline,
+    /// Accepting XB-42's rack discard (R7.6) or Battlefield's freeze (R9.8); the tile hit is
+    /// then a chance event.
     Use,
-    Discard { node: NodeIndex },
-    Return { node: NodeIndex },
-    Move { from: NodeIndex, to: NodeIndex },
-    Recover { troop: Troop },
+    /// Jumbo's effect (R7.4): the enemy top tile of this base, adjacent to Jumbo's, goes to the
+    /// discard.
+    Discard {
+        /// The base whose top tile is discarded.
+        node: NodeIndex,
+    },
+    /// Castle Field's effect (R9.1): the player's own top tile of this base returns to their rack.
+    Return {
+        /// The base whose top tile returns; any base but the special base itself.
+        node: NodeIndex,
+    },
+    /// Volcanic Jungle's effect (R9.4): an enemy top tile moves to an adjacent base.
+    Move {
+        /// The base the enemy tile leaves, adjacent to the special base.
+        from: NodeIndex,
+        /// The base it lands on, adjacent to `from`, on top of whatever is there.
+        to: NodeIndex,
+    },
+    /// Cursed Cemetery's effect (R9.5): one of the player's own tiles comes back from the discard
+    /// to their rack.
+    Recover {
+        /// The troop taken from the discard.
+        troop: Troop,
+    },
+    /// The outcome of a chance event, chosen by the referee (R11.4): the troop drawn, discarded
+    /// from the opponent's rack by XB-42, or frozen by Battlefield.
     Chance(Troop),
 }
 
@@ -47,19 +81,33 @@ pub type DecisionList = ArrayVec<Decision, MAX_DECISIONS>;
 /// Text that is not a decision on the terrain it is read against.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ParseDecisionError {
+    /// A word where a node id belongs is not a number.
     #[error("'{word}' in '{text}' is not a node id")]
-    NotANode { word: String, text: String },
+    NotANode {
+        /// The word read as a node id.
+        word: String,
+        /// The whole decision text.
+        text: String,
+    },
+    /// A node id that the terrain does not have.
     #[error("node {node} in '{text}' is not on {terrain}")]
     UnknownNode {
+        /// The node id read.
         node: NodeId,
+        /// The whole decision text.
         text: String,
+        /// The terrain's name.
         terrain: String,
     },
+    /// A word where a troop belongs is not a troop's name.
     #[error("in '{text}': {reason}")]
     Troop {
+        /// The whole decision text.
         text: String,
+        /// Why the troop could not be read.
         reason: ParseTroopError,
     },
+    /// Text that has the shape of no decision (unknown verb or wrong number of words).
     #[error("cannot read decision '{0}': expected one of 'draw', 'decline', 'use', 'place TROOP NODE', 'discard NODE', 'return NODE', 'move NODE NODE', 'recover TROOP', 'chance TROOP'")]
     Unreadable(String),
 }
@@ -114,6 +162,7 @@ impl Decision {
         Ok(d)
     }
 
+    /// Whether this is the outcome of a chance event rather than a player's choice.
     pub fn is_chance(&self) -> bool {
         matches!(self, Decision::Chance(_))
     }

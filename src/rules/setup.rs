@@ -1,9 +1,13 @@
 //! Building a state from its parts: [`Setup`], a plain description with public fields, and
-//! [`Game::state_from_setup`], the one validating constructor, which refuses every position
-//! that cannot arise in a game with a [`SetupError`] naming what is wrong.
+//! [`Game::state_from_setup`], the one validating constructor. It checks the facts that hold in
+//! every position of a game (tile counts, rack limit, medals and regions, turn order, HQs,
+//! covering, freezes, the pending phase and queue) and refuses a setup that breaks one with a
+//! [`SetupError`] naming what is wrong. It does not replay a game, so a setup may pass that no
+//! line of play reaches.
 //!
 //! Node numbers in a setup are dense indices (as in [`Decision`](super::Decision) and
-//! [`Phase`]); errors name the node ids a person reads.
+//! [`Phase`]); errors name the node ids a person reads (an index beyond the terrain, which has
+//! no id, is named as an index).
 
 use super::game::Game;
 use super::state::{Chance, Outcome, Phase, State, WinType};
@@ -18,24 +22,31 @@ use std::collections::BTreeMap;
 pub struct Setup {
     /// Node index → its tiles, bottom to top.
     pub stacks: BTreeMap<u8, Vec<Tile>>,
+    /// Each colour's rack, frozen tiles included; at most eight tiles (R4.4).
     pub racks: ByColour<TroopCounts>,
     /// Rack tiles frozen by Battlefield (R9.8); each must be on the rack.
     pub frozen: ByColour<TroopCounts>,
     /// Rack tiles whose identity the opponent knows (R11.1); each must be on the rack.
     pub public_rack: ByColour<TroopCounts>,
+    /// Each colour's tiles in the discard (face up, public).
     pub discard: ByColour<TroopCounts>,
+    /// Each colour's reserve, as contents: the order of draws is the deal's, not the state's.
     pub reserves: ByColour<TroopCounts>,
     /// Tiles removed unseen at setup (R3.4).
     pub removed: ByColour<TroopCounts>,
+    /// Medals each colour has taken; together they must be the medals of `regions_taken`.
     pub medals: ByColour<u8>,
     /// Regions whose medals have been taken (bit = region index).
     pub regions_taken: RegionMask,
+    /// The player whose turn it is: the first player on odd turns, the other on even ones.
     pub to_move: Colour,
+    /// The player who took turn 1 (R3.5).
     pub first_player: Colour,
     /// Turns begun so far, counting from 1.
     pub turn: u16,
     /// What the game waits for; `Phase::Over` goes with an `outcome`.
     pub phase: Phase,
+    /// How the game ended; given exactly when `phase` is `Phase::Over`.
     pub outcome: Option<Outcome>,
     /// Special-base placements of this turn whose effect is still to come, in resolution order:
     /// (node index, stack level of the tile placed there, 0 = bottom).
@@ -45,116 +56,243 @@ pub struct Setup {
 /// Why a setup cannot be a position of a game. Nodes and regions are named by their ids.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
+    /// A node index (a key of `stacks`, a phase's or a queue entry's node) beyond the terrain's
+    /// nodes.
     #[error("node index {index} is not on {terrain} (it has {count} nodes)")]
     UnknownNode {
+        /// The dense node index given.
         index: u8,
+        /// The terrain's name.
         terrain: String,
+        /// How many nodes the terrain has.
         count: usize,
     },
+    /// A bit of `regions_taken` beyond the terrain's regions.
     #[error("region index {index} is not on {terrain}")]
-    UnknownRegion { index: u8, terrain: String },
+    UnknownRegion {
+        /// The region index (bit number) given.
+        index: u8,
+        /// The terrain's name.
+        terrain: String,
+    },
+    /// Tiles on an HQ other than the single tile that captured it and ended the game.
     #[error("node {node} is an HQ; a tile stands on an HQ only once it has captured it and ended the game (R10.1)")]
-    TileOnHq { node: u8 },
+    TileOnHq {
+        /// The HQ's node id.
+        node: u8,
+    },
+    /// A win by HQ capture with no tile of the winner on an HQ of the loser.
     #[error("{winner} won by HQ capture, but no {winner} tile stands on a {loser} HQ")]
-    HqWinWithoutTile { winner: Colour, loser: Colour },
+    HqWinWithoutTile {
+        /// The player said to have won.
+        winner: Colour,
+        /// The player said to have lost.
+        loser: Colour,
+    },
+    /// A win on medals by a player short of the medal objective.
     #[error("{winner} won on medals with {medals}, fewer than the objective of {objective}")]
     MedalWinTooFew {
+        /// The player said to have won.
         winner: Colour,
+        /// The medals the winner has.
         medals: u8,
+        /// The medals the terrain needs for a win (R2.4).
         objective: u8,
     },
+    /// A game still going on in which a player has reached the medal objective.
     #[error("{colour} has {medals} medals, the objective is {objective}: the game would be over")]
     ObjectiveReached {
+        /// The player at or over the objective.
         colour: Colour,
+        /// The medals that player has.
         medals: u8,
+        /// The medals the terrain needs for a win (R2.4).
         objective: u8,
     },
+    /// A tile resting on an enemy tile it may not cover, on a terrain where no effect moves tiles.
     #[error("node {node}: {upper} rests on {lower}, which it may not cover, and no effect on this terrain moves tiles (R5.2, R5.3)")]
-    CoversStronger { node: u8, upper: Tile, lower: Tile },
+    CoversStronger {
+        /// The base's node id.
+        node: u8,
+        /// The tile on top.
+        upper: Tile,
+        /// The enemy tile directly under it.
+        lower: Tile,
+    },
+    /// More than three tiles of one troop for a colour, over all places.
     #[error("{colour} has {count} {troop} in all ({places}); a colour has exactly {COPIES_PER_TROOP} of each troop")]
     TooManyOfTroop {
+        /// The colour with too many.
         colour: Colour,
+        /// The troop there are too many of.
         troop: Troop,
+        /// How many were counted.
         count: u8,
+        /// Where they were counted, for a person: "board 2, rack 1, …", or, when the board alone
+        /// holds too many, the node where the count went over.
         places: String,
     },
+    /// Fewer than three tiles of one troop for a colour, over all places.
     #[error("{colour} has {count} {troop} in all (board, rack, discard, reserve and removed); a colour has exactly {COPIES_PER_TROOP} of each troop")]
     TilesMissing {
+        /// The colour short of tiles.
         colour: Colour,
+        /// The troop short.
         troop: Troop,
+        /// How many were counted.
         count: u8,
     },
+    /// A rack of more than eight tiles (R4.4).
     #[error("{colour}'s rack holds {count} tiles, at most {RACK_LIMIT} fit (R4.4)")]
-    RackOverLimit { colour: Colour, count: u8 },
+    RackOverLimit {
+        /// Whose rack.
+        colour: Colour,
+        /// The tiles on it.
+        count: u8,
+    },
+    /// A frozen or public rack tile that the rack does not hold.
     #[error(
         "{colour}'s {what} {troop} is not on {colour}'s rack (or more copies than the rack holds)"
     )]
     NotOnRack {
+        /// Which list names it: "frozen tile" or "public tile".
         what: &'static str,
+        /// Whose rack.
         colour: Colour,
+        /// The troop missing from the rack.
         troop: Troop,
     },
+    /// Frozen tiles on a terrain and variant where no special base freezes (R9.8).
     #[error("{colour} has frozen tiles, but no special base of {terrain} freezes tiles in the {variant} game (R9.8)")]
     CannotFreeze {
+        /// The colour with frozen tiles.
         colour: Colour,
+        /// The terrain's name.
         terrain: String,
+        /// Normal or beginner game.
         variant: super::Variant,
     },
+    /// Frozen tiles of the player not to move at a point where no freeze can be in force: a
+    /// freeze is made by a special-base effect and ends with the frozen player's next turn.
     #[error("{colour} has frozen tiles while {to_move} is to move in {phase}; a freeze ends with the frozen player's turn and is made only by a special-base effect (R4.5, R9.8)")]
     FrozenOutOfTurn {
+        /// The colour with frozen tiles.
         colour: Colour,
+        /// The player to move.
         to_move: Colour,
+        /// The phase, described for a person.
         phase: String,
     },
-    #[error("medals blue {blue} and red {red} cannot be the medals of the regions taken {regions:?} (they hold {held:?})")]
+    /// Medals that are not a split of the taken regions' medals between the two colours.
+    #[error("medals blue {blue} and red {red} cannot be split from the medals of the regions taken ({})", regions_held(regions, held))]
     MedalsDoNotSplit {
+        /// Blue's medals.
         blue: u8,
+        /// Red's medals.
         red: u8,
+        /// The region ids taken, as in the terrain file.
         regions: Vec<u8>,
+        /// The medals of each taken region, in the order of `regions`.
         held: Vec<u8>,
     },
+    /// A region a colour controls whose medals are not taken, in a game still going on.
     #[error("region {region} is controlled by {colour} but its medals are not taken; the region check would already have given them (R8.2)")]
-    RegionNotTaken { region: u8, colour: Colour },
+    RegionNotTaken {
+        /// The region id, as in the terrain file.
+        region: u8,
+        /// The colour occupying all its bases.
+        colour: Colour,
+    },
+    /// Turn 0: turns count from 1.
     #[error("turns count from 1")]
     TurnZero,
+    /// A player to move who is not the one whose turn it is, given the first player.
     #[error("turn {turn} is {expected}'s turn when {first} plays first, but {to_move} is to move")]
     WrongTurn {
+        /// The turn number given.
         turn: u16,
+        /// The first player given.
         first: Colour,
+        /// The player whose turn it is.
         expected: Colour,
+        /// The player to move given.
         to_move: Colour,
     },
+    /// An outcome without the game being over, or a game over without an outcome.
     #[error("the phase is over but the outcome is not given, or an outcome is given before the game is over")]
     OutcomeWithoutOver,
+    /// A troop-effect phase whose node's top tile is not the mover's tile of that troop.
     #[error("troop effect: the top tile of node {node} is not {colour}'s {troop}")]
     TroopEffectNotOnTop {
+        /// The node id of the phase.
         node: u8,
+        /// The player to move.
         colour: Colour,
+        /// The troop of the phase.
         troop: Troop,
     },
+    /// A troop-effect phase on a Station Metal-X special base, where troops have no effect (R9.7).
     #[error("troop effect: node {node} is a special base where troops have no effect (R9.7)")]
-    TroopEffectCancelled { node: u8 },
+    TroopEffectCancelled {
+        /// The special base's node id.
+        node: u8,
+    },
+    /// A troop-effect phase for a troop that has no effect or nothing to act on there.
     #[error("troop effect: {troop} on node {node} has no effect to offer here")]
-    TroopEffectUnavailable { node: u8, troop: Troop },
+    TroopEffectUnavailable {
+        /// The node id of the phase.
+        node: u8,
+        /// The troop of the phase.
+        troop: Troop,
+    },
+    /// A special-effect phase on a node that has not that effect in this variant.
     #[error("special effect: node {node} has no such special-base effect in the {variant} game")]
-    NoSpecialEffect { node: u8, variant: super::Variant },
+    NoSpecialEffect {
+        /// The node id of the phase.
+        node: u8,
+        /// Normal or beginner game.
+        variant: super::Variant,
+    },
+    /// A special-effect phase whose effect has nothing to act on in this position.
     #[error("special effect: node {node} ({effect}) has no effect to offer here")]
-    SpecialEffectUnavailable { node: u8, effect: String },
+    SpecialEffectUnavailable {
+        /// The special base's node id.
+        node: u8,
+        /// The effect, described for a person.
+        effect: String,
+    },
+    /// A pending chance event that cannot happen: a draw of no tile or of more than the reserve
+    /// and rack allow, an XB-42 discard from an empty rack, a freeze with no unfrozen tile or on
+    /// a terrain without a freezing special base.
     #[error("chance {chance}: impossible with {to_move}'s reserve of {reserve} and {opponent}'s rack of {rack} ({frozen} frozen)")]
     ImpossibleChance {
+        /// The event, described for a person ("draw 2", "XB-42 discard", "Battlefield freeze").
         chance: String,
+        /// The player to move.
         to_move: Colour,
+        /// Tiles in the reserve of the player to move.
         reserve: u8,
+        /// The other player.
         opponent: Colour,
+        /// Tiles on the other player's rack.
         rack: u8,
+        /// How many of them are frozen.
         frozen: u8,
     },
+    /// A special-base queue entry that cannot be: queued outside a placement, more than four,
+    /// on a node without an effect, or with no tile of the player to move at its level.
     #[error("queued special base {node}: {problem}")]
-    Queued { node: u8, problem: String },
+    Queued {
+        /// The node id of the entry.
+        node: u8,
+        /// What is wrong with it, for a person.
+        problem: String,
+    },
 }
 
 impl Game {
-    /// The state a setup describes, after checking that it can arise in a game of these rules.
+    /// The state a setup describes, after checking it against the facts of every position of
+    /// a game of these rules (see the module documentation).
     /// An action-phase setup whose player to move can neither draw nor place is ended at once
     /// (R10.3), as at the start of any turn.
     pub fn state_from_setup(&self, setup: &Setup) -> Result<State, SetupError> {
@@ -628,6 +766,19 @@ fn check_census(s: &State, c: Colour) -> Result<(), SetupError> {
 }
 
 /// Whether the medals of `regions` split into `a` for one colour and `b` for the other.
+/// The taken regions and their medals in words, e.g. "region 1 holds 2, region 4 holds 3".
+fn regions_held(regions: &[u8], held: &[u8]) -> String {
+    if regions.is_empty() {
+        return "none taken".to_string();
+    }
+    let each: Vec<String> = regions
+        .iter()
+        .zip(held)
+        .map(|(r, m)| format!("region {r} holds {m}"))
+        .collect();
+    each.join(", ")
+}
+
 fn splits(regions: &[u8], a: u8, b: u8) -> bool {
     let total: u32 = regions.iter().map(|&m| m as u32).sum();
     if total != a as u32 + b as u32 {
@@ -643,6 +794,21 @@ fn splits(regions: &[u8], a: u8, b: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn medals_that_do_not_split_are_named_region_by_region() {
+        let e = SetupError::MedalsDoNotSplit {
+            blue: 2,
+            red: 0,
+            regions: vec![1, 4],
+            held: vec![3, 1],
+        };
+        assert_eq!(
+            e.to_string(),
+            "medals blue 2 and red 0 cannot be split from the medals of the regions taken \
+             (region 1 holds 3, region 4 holds 1)"
+        );
+    }
     use crate::rules::{Deal, Variant};
 
     fn game(key: &str) -> Game {

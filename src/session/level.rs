@@ -17,7 +17,8 @@ pub enum Level {
     Casual,
     /// `bots/strong.toml`: the settings of `ismcts-13500-greedy`, one core.
     Strong,
-    /// `bots/strongest.toml`: the same settings on two threads with a time budget.
+    /// `bots/strongest.toml`: the same settings with 60,000 iterations on two threads (two
+    /// trees); its time limit is only a safety net for slow machines.
     Strongest,
 }
 
@@ -30,6 +31,8 @@ impl Level {
         Level::Strongest,
     ];
 
+    /// The level's name, as typed on the command line and kept in records: `beginner`,
+    /// `casual`, `strong`, `strongest`.
     pub fn name(self) -> &'static str {
         match self {
             Level::Beginner => "beginner",

@@ -45,6 +45,7 @@ use view::PublicFacts;
 pub struct SessionConfig {
     /// The terrain and variant, e.g. `Game::builtin("castle_field", Variant::Normal)`.
     pub game: Game,
+    /// The play level of the bot: its preset and budget per decision.
     pub level: Level,
     /// The human's colour (blue sits at the bottom of the board).
     pub human: Colour,
@@ -57,24 +58,37 @@ pub struct SessionConfig {
 /// Why the session refused something. The game is unchanged.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SessionError {
+    /// The game has ended (or was resigned): nothing more can be decided.
     #[error("the game is over")]
     GameOver,
+    /// The human tried to decide (or asked for a hint) while the bot or a chance event is to
+    /// move; what the game waits for, in words.
     #[error("it is not your decision now: {0}")]
     NotYourTurn(String),
+    /// A decision's text is not a decision on this terrain; the parser's message.
     #[error("{0}")]
     Notation(String),
+    /// The rules refuse the human's decision (or a decision of a loaded record).
     #[error(transparent)]
     Illegal(#[from] IllegalDecision),
+    /// A search (the bot's or a hint's) was stopped before it decided.
     #[error("the bot's thinking was cancelled; it has not decided")]
     Cancelled,
+    /// The bot offered is a cheating reference, which sees hidden tiles; its name.
     #[error("bot '{0}' sees hidden tiles (a cheating reference bot): it never plays a human")]
     CheatingBot(String),
+    /// The bot chose a decision the rules refuse.
     #[error("the bot answered with an illegal decision: {0}")]
     BotFailed(IllegalDecision),
+    /// A saved game that is of another format or does not replay under the rules, or a deal
+    /// that is not valid.
     #[error("the record does not replay: {0}")]
     Record(#[from] ReplayError),
+    /// A record that replays but cannot be resumed as a game against the computer: no session
+    /// notes, an unknown level or terrain, or chance outcomes that are not the referee's.
     #[error("the record cannot be resumed: {0}")]
     NotASession(String),
+    /// Text that is not JSON of a game record; the reader's message.
     #[error("not a game record: {0}")]
     Json(String),
 }
@@ -82,15 +96,23 @@ pub enum SessionError {
 /// Why [`Session::undo`] takes nothing back, in words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UndoRefused {
+    /// The human has taken no decision that can still be taken back.
     #[error("nothing to undo: you have not decided anything yet")]
     NothingToUndo,
+    /// The human resigned; a resignation is final.
     #[error("the game was resigned")]
     Resigned,
+    /// Undo would cross a chance outcome the human has seen.
     #[error(
         "undo would take back {what} (step {step}), which you have seen: the reserve and the \
          random draws cannot be replayed"
     )]
-    SeenChance { step: usize, what: String },
+    SeenChance {
+        /// The chance step's index in the line of play, from 0.
+        step: usize,
+        /// The outcome in notation and, in brackets, the pending step it answered, in words.
+        what: String,
+    },
 }
 
 /// Where the game stands: the referee's whole state at one moment.
@@ -231,12 +253,15 @@ impl Session {
         Ok(session)
     }
 
+    /// The terrain and variant played.
     pub fn game(&self) -> &Game {
         &self.game
     }
+    /// The bot's play level.
     pub fn level(&self) -> Level {
         self.level
     }
+    /// The human's colour.
     pub fn human(&self) -> Colour {
         self.human
     }
@@ -261,6 +286,7 @@ impl Session {
         }
     }
 
+    /// Whether the game has ended or the human has resigned.
     pub fn is_over(&self) -> bool {
         self.to_move() == ToMove::Over
     }

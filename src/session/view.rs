@@ -16,7 +16,9 @@ use serde::Serialize;
 /// A value for each colour.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Sides<T> {
+    /// Blue's value.
     pub blue: T,
+    /// Red's value.
     pub red: T,
 }
 
@@ -46,7 +48,9 @@ pub enum ToMove {
 /// A tile on the board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct TileView {
+    /// Whose tile it is.
     pub colour: Colour,
+    /// Its troop (public once on the board).
     pub troop: Troop,
 }
 
@@ -75,6 +79,7 @@ pub struct OpponentRack {
 pub struct LogEntry {
     /// Index of the step in the game (from 0).
     pub step: usize,
+    /// The turn it was taken in, from 1.
     pub turn: u16,
     /// Who took it; `None` for a chance event resolved by the referee.
     pub actor: Option<Colour>,
@@ -89,6 +94,7 @@ pub struct LogEntry {
 pub struct WinPoint {
     /// Steps played when the estimate was made.
     pub step: usize,
+    /// The turn then, from 1.
     pub turn: u16,
     /// The human's win probability, 0 to 1: the evaluation of the search (fitted to game
     /// outcomes) read from the human's own observation; 1 or 0 once the game is over.
@@ -98,6 +104,7 @@ pub struct WinPoint {
 /// Whether [`super::Session::undo`] would take something back now.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct UndoStatus {
+    /// Whether undo would take back a decision of the human now.
     pub available: bool,
     /// Why not, in words, when it is not available.
     pub reason: Option<String>,
@@ -106,6 +113,7 @@ pub struct UndoStatus {
 /// How the game ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ResultView {
+    /// The player who won (the bot when the human resigned).
     pub winner: Colour,
     /// "hq", "medals", "blocked" or "resign".
     pub end: String,
@@ -116,10 +124,15 @@ pub struct ResultView {
 pub struct HumanView {
     /// Terrain key, e.g. "castle_field".
     pub terrain: String,
+    /// Terrain name for people, e.g. "Castle Field".
     pub terrain_name: String,
+    /// Normal game or beginner game (§13).
     pub variant: Variant,
+    /// The bot's play level.
     pub level: Level,
+    /// The human's colour.
     pub human: Colour,
+    /// The bot's colour.
     pub bot: Colour,
     /// The first player of the game.
     pub first: Colour,
@@ -127,6 +140,7 @@ pub struct HumanView {
     pub turn: u16,
     /// The player the pending step belongs to (the drawing player during a draw).
     pub active: Colour,
+    /// Who takes the next step: human, bot, chance, or nobody once the game is over.
     pub to_move: ToMove,
     /// The pending step in words, e.g. "blue chooses the action (turn 3)".
     pub phase: String,
@@ -136,6 +150,7 @@ pub struct HumanView {
     pub rack: Vec<Troop>,
     /// The human's frozen rack tiles (R9.8): they cannot be placed this turn.
     pub frozen: Vec<Troop>,
+    /// What the human knows of the bot's rack: its size, its public tiles, how many are frozen.
     pub opponent_rack: OpponentRack,
     /// Tiles left in each reserve.
     pub reserve: Sides<u8>,
@@ -144,17 +159,23 @@ pub struct HumanView {
     /// Tiles of each colour whose place the human does not know: for the human, reserve and
     /// removed tiles together; for the bot, its hidden rack tiles, reserve and removed tiles.
     pub unseen: Sides<Vec<Troop>>,
+    /// Medals each colour has taken.
     pub medals: Sides<u8>,
+    /// Medals a player needs to win on this terrain (R2.4).
     pub medals_to_win: u8,
     /// Ids of the regions whose medals have been taken (R8).
     pub regions_taken: Vec<u8>,
+    /// How the game ended; `None` while it goes on.
     pub result: Option<ResultView>,
     /// Every step so far.
     pub log: Vec<LogEntry>,
-    /// The human's estimated win probability at the start of each turn.
+    /// The human's estimated win probability at the start of each turn, and once more when
+    /// the rules end the game.
     pub win_history: Vec<WinPoint>,
+    /// Whether the human can undo now, and why not.
     pub undo: UndoStatus,
-    /// The human's legal decisions, grouped per tile; empty unless [`ToMove::Human`].
+    /// The human's legal decisions, grouped by kind and troop (or a move's origin); empty
+    /// unless [`ToMove::Human`].
     pub decisions: Vec<DecisionGroup>,
     /// What the bot weighed at each of its decisions: empty until the game is over (the
     /// candidates name the bot's hidden rack tiles), then one entry per bot decision.
@@ -294,7 +315,7 @@ pub enum GroupKind {
     Discard,
     /// Castle Field: the base whose top tile returns to the rack.
     Return,
-    /// Volcanic Jungle: moving the enemy top tile from one base (`from`) to a node.
+    /// Volcanic Jungle: moving the enemy top tile of one base (`from`) to an adjacent base.
     Move,
     /// Cursed Cemetery: the troop taken back from the discard.
     Recover,
@@ -316,6 +337,7 @@ pub struct DecisionOption {
 /// numbers `toybattle play` shows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct DecisionGroup {
+    /// What the group's decisions do.
     pub kind: GroupKind,
     /// In words, e.g. "place Jumbo", "move from 14".
     pub label: String,
@@ -323,6 +345,7 @@ pub struct DecisionGroup {
     pub troop: Option<Troop>,
     /// The node the tile moves from, for `move` (id).
     pub from: Option<u8>,
+    /// The group's decisions, in the order of the rules' legal list.
     pub options: Vec<DecisionOption>,
 }
 

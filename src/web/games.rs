@@ -133,8 +133,10 @@ fn new_id() -> String {
     format!("{bits:032x}")
 }
 
+/// The bot's turn under way, as the page shows it.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct ThinkingView {
+    /// Milliseconds since the bot's turn began.
     pub elapsed_ms: u64,
     /// How long the level thinks per decision, when it has a time budget only.
     pub expected_ms: Option<u64>,
@@ -147,9 +149,12 @@ pub struct ThinkingView {
 /// facts, see [`HumanView`]), their legal decisions, and the state of the bot's thinking.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct GameView {
+    /// The game's id on this server: 32 hex digits, the key of its `/api/games/{id}` calls.
     pub id: String,
+    /// What the human may see of the game.
     pub view: HumanView,
-    /// The human's legal decisions, grouped per rack tile (empty when it is not their turn).
+    /// The human's legal decisions, grouped by kind and troop (or a move's origin); empty when
+    /// it is not their decision.
     pub legal: Vec<DecisionGroup>,
     /// Present while the bot thinks.
     pub thinking: Option<ThinkingView>,

@@ -1,9 +1,10 @@
 //! `toybattle serve`: a local web page to play against the computer and to watch records again.
 //!
 //! The server holds every game's [`Session`](crate::session::Session) (the referee's full state);
-//! the page is sent only the human's observation ([`view::PositionView`] built from an
-//! [`Observation`](crate::info::Observation)) and public data, never the bot's rack, a reserve's
-//! order or the removed tiles. The page, its script and styles are compiled into the binary.
+//! the page is sent only what the human may see ([`GameView`], built from their
+//! [`Observation`](crate::info::Observation)) and public data (a replay's
+//! [`view::PositionView`]s), never the bot's rack, a reserve's order or the removed tiles. The
+//! page, its script and styles are compiled into the binary.
 
 mod games;
 pub use games::GameView;
@@ -45,15 +46,19 @@ pub enum ApiError {
     /// The request is malformed or asks for something the rules or the game refuse.
     #[error("{0}")]
     BadRequest(String),
+    /// No open game has this id (the id given).
     #[error(
         "no game with id '{0}': it never existed, or it was closed to make room for newer games"
     )]
     UnknownGame(String),
+    /// No page, API call, terrain or saved game by that name.
     #[error("{0}")]
     NotFound(String),
     /// The request is well formed but not possible now (e.g. the bot is thinking).
     #[error("{0}")]
     Conflict(String),
+    /// The server failed: a file it could not read or write, a search that broke off, a bot
+    /// that answered against the rules.
     #[error("{0}")]
     Internal(String),
 }
@@ -190,6 +195,7 @@ pub async fn serve(listener: tokio::net::TcpListener, config: Config) -> std::io
 /// A server running on a background thread (for tests and tools); it serves until the process
 /// ends.
 pub struct Running {
+    /// The address it listens on (with the port the system chose, when asked for port 0).
     pub addr: std::net::SocketAddr,
 }
 

@@ -11,14 +11,19 @@ use std::sync::Arc;
 /// Why an uploaded file cannot be watched, in words for the page.
 #[derive(Debug, thiserror::Error)]
 pub enum ViewerError {
+    /// The file is not JSON; the reader's message.
     #[error("this file is not JSON: {0}")]
     NotJson(String),
+    /// JSON without a `format` field, or not of a record's shape; what is wrong.
     #[error("this JSON is not a game record ({RECORD_FORMAT}): {0}")]
     NotRecord(String),
+    /// A file of another toybattle format; its format tag.
     #[error("this file is a '{0}', not a game record ({RECORD_FORMAT})")]
     OtherFormat(String),
+    /// The record's terrain key is none of the server's terrains; the key, quoted.
     #[error("the record's terrain is not known: {0}")]
     Terrain(String),
+    /// The record's deal or a step is refused by the rules; the replay's message.
     #[error("the record does not replay: {0}")]
     Replay(String),
 }
@@ -30,18 +35,25 @@ pub struct ReplayStep {
     pub by: &'static str,
     /// The step's notation; a draw's tile is named, as the record (held by the viewer) names it.
     pub text: String,
-    /// Nodes the step acted on, to highlight.
+    /// Node ids the step acted on, to highlight: a placement's, discard's or return's node,
+    /// a move's origin and destination.
     pub nodes: Vec<u8>,
 }
 
 /// A record ready to watch: the positions before the first step and after every step.
 #[derive(Serialize)]
 pub struct Replay {
+    /// The terrain, to draw.
     pub terrain: TerrainView,
+    /// "normal" or "beginner".
     pub variant: String,
+    /// The seed that dealt the game, as recorded.
     pub seed: u64,
+    /// Who played blue and red, as recorded: a preset name or a description.
     pub players: [String; 2],
+    /// How the game ended, as recorded.
     pub result: RecordResult,
+    /// Every step of the record, in order.
     pub steps: Vec<ReplayStep>,
     /// `positions[0]` is the start; `positions[i + 1]` follows `steps[i]`.
     pub positions: Vec<PositionView>,

@@ -11,18 +11,26 @@ use serde::Serialize;
 /// bottom), edges, regions with their medals, special bases with their effect, HQs per side.
 #[derive(Serialize)]
 pub struct TerrainView {
+    /// Terrain key, e.g. "castle_field".
     pub key: String,
+    /// Terrain name for people, e.g. "Castle Field".
     pub name: String,
+    /// Medals a player needs to win (R2.4).
     pub medals_to_win: u8,
+    /// Medals of all the terrain's regions together.
     pub total_medals: u32,
+    /// Every node (HQs, bases, special bases), in id order.
     pub nodes: Vec<NodeView>,
     /// Each edge once, as node ids (lower first).
     pub edges: Vec<[u8; 2]>,
+    /// Every region with its medals.
     pub regions: Vec<RegionView>,
 }
 
+/// A node as the page draws it.
 #[derive(Serialize)]
 pub struct NodeView {
+    /// The node id, as in the terrain file.
     pub id: u8,
     /// "hq", "base" or "special".
     pub kind: &'static str,
@@ -32,20 +40,29 @@ pub struct NodeView {
     pub effect: Option<&'static str>,
     /// The effect in words, shown on hover.
     pub description: Option<String>,
+    /// Across, in percent of the picture's width.
     pub x: f32,
+    /// Down, in percent of the picture's height (blue's side at the bottom).
     pub y: f32,
 }
 
+/// A region as the page draws it: a marker with its medals.
 #[derive(Serialize)]
 pub struct RegionView {
+    /// The region id, as in the terrain file.
     pub id: u8,
+    /// Medals the region gives the player who first controls it (R8).
     pub medals: u8,
+    /// Node ids of its bases.
     pub bases: Vec<u8>,
+    /// Across, in percent of the picture's width: where its marker is drawn.
     pub x: f32,
+    /// Down, in percent of the picture's height.
     pub y: f32,
 }
 
 impl TerrainView {
+    /// The drawing of terrain `t`.
     pub fn of(t: &Terrain) -> TerrainView {
         let nodes = t
             .nodes
@@ -119,47 +136,62 @@ fn describe(effect: SpecialEffect, allowed: Option<&[crate::rules::Troop]>) -> S
 /// One tile as drawn: its colour and troop.
 #[derive(Serialize, Clone, Copy, PartialEq, Debug)]
 pub struct TileView {
+    /// Whose tile it is.
     pub colour: Colour,
+    /// Its troop.
     pub troop: crate::rules::Troop,
 }
 
 /// A node's stack, bottom tile first (the last is the top tile). Covered tiles are public.
 #[derive(Serialize, Clone, PartialEq, Debug)]
 pub struct StackView {
+    /// The node id, as in the terrain file.
     pub node: u8,
+    /// Its tiles, bottom first; never empty (empty nodes have no stack).
     pub tiles: Vec<TileView>,
 }
 
 /// What everyone knows of one player.
 #[derive(Serialize, Clone, PartialEq, Debug)]
 pub struct SideView {
+    /// The player.
     pub colour: Colour,
+    /// Medals they have taken.
     pub medals: u8,
+    /// Tiles on their rack, frozen ones included.
     pub rack_len: u8,
+    /// Tiles left in their reserve.
     pub reserve_len: u8,
+    /// How many of their rack tiles are frozen (R9.8; which ones is not public).
     pub frozen_len: u8,
     /// The rack tiles whose troop is public (R11: they came back from the board or discard).
     pub rack: Vec<crate::rules::Troop>,
+    /// Their tiles in the discard (public).
     pub discard: Vec<crate::rules::Troop>,
 }
 
 /// A position as everyone may see it: the replay viewer's positions.
 #[derive(Serialize, Clone, PartialEq, Debug)]
 pub struct PositionView {
+    /// Turns begun so far, counting from 1.
     pub turn: u16,
+    /// The player the pending step belongs to (the drawing player during a draw).
     pub active: Colour,
+    /// The player who took turn 1.
     pub first: Colour,
     /// What the game waits for, in words ("blue chooses the action (turn 3)").
     pub phase: String,
     /// "action", "troop_effect", "special_effect", "chance" or "over".
     pub phase_kind: &'static str,
-    /// The node whose effect is pending, when one is.
+    /// The node id whose troop or special-base effect is pending, when one is.
     pub effect_node: Option<u8>,
+    /// The stacks of the nodes that hold tiles, in id order.
     pub stacks: Vec<StackView>,
     /// Blue, then red.
     pub sides: [SideView; 2],
     /// Ids of the regions whose medals have been taken.
     pub regions_taken: Vec<u8>,
+    /// The player who won, once the game is over.
     pub winner: Option<Colour>,
     /// "hq", "medals" or "blocked" once the game is over.
     pub end: Option<&'static str>,
@@ -234,6 +266,7 @@ pub struct DecisionView {
     pub notation: String,
     /// "draw", "place", "decline", "use", "discard", "return", "move", "recover" or "chance".
     pub kind: &'static str,
+    /// The troop placed, recovered from the discard, or given by chance.
     pub troop: Option<crate::rules::Troop>,
     /// The node it acts on (the target of place/discard/return, the origin of a move).
     pub node: Option<u8>,
@@ -242,6 +275,7 @@ pub struct DecisionView {
 }
 
 impl DecisionView {
+    /// The view of decision `d`, with the node ids of terrain `t`.
     pub fn of(d: Decision, t: &Terrain) -> DecisionView {
         let id = |n: NodeIndex| Some(t.id_of(n).get());
         let (kind, troop, node, to) = match d {
