@@ -3,6 +3,9 @@
 //! and the protocol gives a bot what it needs (game id, deal seed, terrain graph, its stderr in
 //! a log file, a start-up wait of its own).
 
+mod cli_support;
+
+use cli_support::{games_of, python3, python_script as script, run_tournament_in};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use toybattle::bot::external::ExternalBot;
@@ -12,17 +15,6 @@ use toybattle::bot::Player;
 use toybattle::record::GameRecord;
 use toybattle::rules::{Deal, Game, Variant};
 
-fn python3() -> bool {
-    let found = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok();
-    if !found {
-        eprintln!("skipped: python3 is not installed");
-    }
-    found
-}
-
 /// A folder of its own for each test, in the temporary folder.
 fn temp_dir(name: &str) -> PathBuf {
     let dir =
@@ -30,19 +22,6 @@ fn temp_dir(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// An executable Python script with `body` after the imports.
-fn script(dir: &Path, name: &str, body: &str) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join(name);
-    std::fs::write(
-        &path,
-        format!("#!/usr/bin/env python3\nimport json, os, subprocess, sys, time\n{body}"),
-    )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path
 }
 
 /// Plays one game on Castle Field: `bot` as blue against a random bot; returns the record and
@@ -146,11 +125,10 @@ fn processes_a_bot_starts_end_with_the_game() {
 
 // ----- What the protocol gives a bot author ------------------------------------------------------
 
-use std::sync::Arc;
 use toybattle::terrain;
 use toybattle::tournament::config::{DEFAULT_EXT_STARTUP_MS, RUN_FORMAT};
-use toybattle::tournament::store::{read_games, GameLine, GAMES_FILE};
-use toybattle::tournament::{run_tournament, RunConfig, RunOptions, TournamentError};
+use toybattle::tournament::store::GameLine;
+use toybattle::tournament::{RunConfig, TournamentError};
 
 /// Two games on Castle Field between `bot` and random.
 fn tournament_config(bot: String) -> RunConfig {
@@ -174,28 +152,7 @@ fn tournament_config(bot: String) -> RunConfig {
 }
 
 fn run(config: &RunConfig, out: &Path) -> Result<(), TournamentError> {
-    let terrains = config
-        .terrains
-        .iter()
-        .map(|k| Arc::new(terrain::builtin(k).unwrap().clone()))
-        .collect();
-    run_tournament(RunOptions {
-        config: config.clone(),
-        terrains,
-        out: out.to_path_buf(),
-        concurrency: Some(1),
-        quiet: true,
-        check: true,
-    })
-    .map(|_| ())
-}
-
-fn games_of(dir: &Path) -> Vec<GameLine> {
-    let run = std::fs::read_to_string(dir.join("run.json")).unwrap();
-    let config: RunConfig = serde_json::from_str(&run).unwrap();
-    read_games(&dir.join(GAMES_FILE), &config.run_id())
-        .unwrap()
-        .games
+    run_tournament_in(config, out, 1).map(|_| ())
 }
 
 /// The external bot's seat colour in a game line.

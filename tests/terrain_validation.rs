@@ -5,8 +5,8 @@ use serde_json::{json, Value};
 use std::path::Path;
 use toybattle::rules::{Colour, Troop};
 use toybattle::terrain::{
-    builtin, builtin_terrains, load_terrain_file, parse_terrains, NodeKind, SpecialEffect, Terrain,
-    TerrainError,
+    builtin, builtin_terrains, load_terrain_file, parse_terrains, NodeId, NodeKind, SpecialEffect,
+    Terrain, TerrainError,
 };
 
 const SHIPPED: &str = include_str!("../src/terrain/terrains.json");
@@ -278,7 +278,9 @@ fn lookup_accepts_key_or_name_and_names_the_known_terrains_otherwise() {
     assert_eq!(builtin("Castle Field").unwrap().key, "castle_field");
     assert_eq!(builtin("station-metal-x").unwrap().key, "station_metal_x");
     let err = builtin("narnia").unwrap_err();
-    assert!(matches!(err, TerrainError::Unknown { .. }));
+    assert!(
+        matches!(&err, TerrainError::Unknown { given, known } if given == "narnia" && known.len() == 8)
+    );
     let msg = err.to_string();
     assert!(
         msg.contains("narnia") && msg.contains("battlefield"),
@@ -309,6 +311,9 @@ fn missing_file_is_an_io_error_naming_the_path() {
 
 /// An edit of one JSON object (a node, a region, the HQ lists).
 type Edit = fn(&mut Value);
+
+/// Whether an error is of the kind a mutation must give.
+type Kind = fn(&TerrainError) -> bool;
 
 fn shipped() -> Value {
     serde_json::from_str(SHIPPED).unwrap()
@@ -380,8 +385,8 @@ fn unknown_neighbour() {
         err,
         TerrainError::UnknownNeighbour {
             terrain: "castle_field".into(),
-            node: 11,
-            neighbour: 99
+            node: NodeId(11),
+            neighbour: NodeId(99)
         }
     );
 }
@@ -396,8 +401,8 @@ fn asymmetric_adjacency() {
         err,
         TerrainError::Asymmetric {
             terrain: "volcanic_jungle".into(),
-            a: 14,
-            b: 11
+            a: NodeId(14),
+            b: NodeId(11)
         }
     );
 }
@@ -409,7 +414,13 @@ fn self_loop() {
         &["battlefield", "13"],
     );
     assert!(
-        matches!(err, TerrainError::SelfLoop { node: 13, .. }),
+        matches!(
+            err,
+            TerrainError::SelfLoop {
+                node: NodeId(13),
+                ..
+            }
+        ),
         "{err:?}"
     );
 }
@@ -429,8 +440,8 @@ fn disconnected_graph() {
         err,
         TerrainError::Disconnected {
             terrain: "castle_field".into(),
-            node: 41,
-            from: 1
+            node: NodeId(41),
+            from: NodeId(1)
         }
     );
 }
@@ -445,7 +456,13 @@ fn duplicate_node() {
         &["city_of_clouds", "17"],
     );
     assert!(
-        matches!(err, TerrainError::DuplicateNode { node: 17, .. }),
+        matches!(
+            err,
+            TerrainError::DuplicateNode {
+                node: NodeId(17),
+                ..
+            }
+        ),
         "{err:?}"
     );
 }
@@ -477,7 +494,13 @@ fn bad_kind() {
         &["cursed_cemetery", "13", "castle"],
     );
     assert!(
-        matches!(err, TerrainError::BadKind { node: 13, .. }),
+        matches!(
+            err,
+            TerrainError::BadKind {
+                node: NodeId(13),
+                ..
+            }
+        ),
         "{err:?}"
     );
 }
@@ -486,104 +509,295 @@ fn bad_kind() {
 fn unknown_effect() {
     let err = refused(
         |f| node_mut(f, "castle_field", 15)["effect"] = json!("teleport"),
-        &["castle_field", "15", "teleport"],
+        &["castle_field", "15", "teleport", "draw_one"],
     );
-    assert!(
-        matches!(err, TerrainError::Effect { node: 15, .. }),
-        "{err:?}"
+    assert_eq!(
+        err,
+        TerrainError::UnknownEffect {
+            terrain: "castle_field".into(),
+            node: NodeId(15),
+            effect: "teleport".into()
+        }
     );
+}
+
+/// Checks one refusal per case: the mutation of node `id` of `key`, and the kind of error it
+/// must give.
+fn node_refusals(cases: &[(&str, u8, Edit, Kind)]) {
+    for (key, id, mutate, kind) in cases {
+        let err = refused(|f| mutate(node_mut(f, key, *id)), &[key, &id.to_string()]);
+        assert!(kind(&err), "{key} node {id}: {err:?}");
+    }
 }
 
 #[test]
 fn misplaced_effects() {
-    let cases: [(&str, u8, Edit); 4] = [
-        // A special base without an effect.
-        ("castle_field", 15, |n| {
-            n.as_object_mut().unwrap().remove("effect");
-        }),
-        // A plain base with an effect.
-        ("castle_field", 13, |n| n["effect"] = json!("draw_one")),
-        // An HQ with an effect other than a value restriction.
-        ("castle_field", 1, |n| n["effect"] = json!("draw_one")),
-        // Allowed values without a value restriction.
-        ("castle_field", 13, |n| n["allowed_values"] = json!(["1"])),
-    ];
-    for (key, id, mutate) in cases {
-        let err = refused(|f| mutate(node_mut(f, key, id)), &[key, &id.to_string()]);
-        assert!(
-            matches!(err, TerrainError::Effect { node, .. } if node == id),
-            "{err:?}"
-        );
-    }
+    use TerrainError::*;
+    node_refusals(&[
+        (
+            "castle_field",
+            15,
+            |n| {
+                n.as_object_mut().unwrap().remove("effect");
+            },
+            |e| {
+                matches!(
+                    e,
+                    SpecialWithoutEffect {
+                        node: NodeId(15),
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            "castle_field",
+            13,
+            |n| n["effect"] = json!("draw_one"),
+            |e| {
+                matches!(
+                    e,
+                    EffectOnPlainBase {
+                        node: NodeId(13),
+                        effect: DrawOne,
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            "castle_field",
+            1,
+            |n| n["effect"] = json!("draw_one"),
+            |e| {
+                matches!(
+                    e,
+                    EffectOnHq {
+                        node: NodeId(1),
+                        effect: DrawOne,
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            "castle_field",
+            13,
+            |n| n["allowed_values"] = json!(["1"]),
+            |e| {
+                matches!(
+                    e,
+                    AllowedValuesWithoutRestriction {
+                        node: NodeId(13),
+                        ..
+                    }
+                )
+            },
+        ),
+    ]);
 }
 
 #[test]
 fn value_restriction_problems() {
-    let cases: [Edit; 3] = [
-        |n| {
-            n.as_object_mut().unwrap().remove("allowed_values");
-        },
-        |n| n["allowed_values"] = json!([]),
-        |n| n["allowed_values"] = json!(["1", "9"]),
-    ];
-    for mutate in cases {
-        let err = refused(
-            |f| mutate(node_mut(f, "tropical_pool", 12)),
-            &["tropical_pool", "12"],
-        );
-        assert!(
-            matches!(err, TerrainError::Effect { node: 12, .. }),
-            "{err:?}"
-        );
-    }
+    use TerrainError::*;
+    node_refusals(&[
+        (
+            "tropical_pool",
+            12,
+            |n| {
+                n.as_object_mut().unwrap().remove("allowed_values");
+            },
+            |e| {
+                matches!(
+                    e,
+                    NoAllowedValues {
+                        node: NodeId(12),
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            "tropical_pool",
+            12,
+            |n| n["allowed_values"] = json!([]),
+            |e| {
+                matches!(
+                    e,
+                    EmptyAllowedValues {
+                        node: NodeId(12),
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            "tropical_pool",
+            12,
+            |n| n["allowed_values"] = json!(["1", "9"]),
+            |e| matches!(e, BadAllowedValue { node: NodeId(12), troop, .. } if troop.0 == "9"),
+        ),
+    ]);
 }
 
 #[test]
 fn hq_ownership_problems() {
-    let cases: [(Edit, &str); 5] = [
-        (|h| h["blue"] = json!([]), "blue has no HQ"),
-        (|h| h["red"] = json!([99]), "red HQ 99 is not a node"),
+    use TerrainError::*;
+    let cases: [(Edit, &str, Kind); 5] = [
+        (
+            |h| h["blue"] = json!([]),
+            "blue has no HQ",
+            |e| {
+                matches!(
+                    e,
+                    NoHq {
+                        colour: Colour::Blue,
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            |h| h["red"] = json!([99]),
+            "red HQ 99 is not a node",
+            |e| {
+                matches!(
+                    e,
+                    HqNotANode {
+                        colour: Colour::Red,
+                        node: NodeId(99),
+                        ..
+                    }
+                )
+            },
+        ),
         (
             |h| h["red"] = json!([41, 12]),
             "red HQ 12 is a node of kind 'base'",
+            |e| matches!(e, HqNotKindHq { colour: Colour::Red, node: NodeId(12), kind, .. } if kind == "base"),
         ),
-        (|h| h["red"] = json!([41, 2]), "both colours"),
+        (
+            |h| h["red"] = json!([41, 2]),
+            "node 2 is an HQ of both colours",
+            |e| {
+                matches!(
+                    e,
+                    HqOfBothColours {
+                        node: NodeId(2),
+                        ..
+                    }
+                )
+            },
+        ),
         (
             |h| h["blue"] = json!([1]),
             "node 2 is an HQ but belongs to no colour",
+            |e| {
+                matches!(
+                    e,
+                    HqWithoutColour {
+                        node: NodeId(2),
+                        ..
+                    }
+                )
+            },
         ),
     ];
-    for (mutate, problem) in cases {
+    for (mutate, problem, kind) in cases {
         let err = refused(
             |f| mutate(&mut terrain_mut(f, "caribbean_sea")["hqs"]),
             &["caribbean_sea", problem],
         );
-        assert!(matches!(err, TerrainError::Hq { .. }), "{err:?}");
+        assert!(kind(&err), "{err:?}");
     }
 }
 
 #[test]
 fn region_problems() {
-    let cases: [(Edit, &str); 6] = [
-        (|r| push(&mut r["bases"], json!(1)), "names HQ 1"),
+    use TerrainError::*;
+    let cases: [(Edit, &str, Kind); 6] = [
+        (
+            |r| push(&mut r["bases"], json!(1)),
+            "names HQ 1",
+            |e| {
+                matches!(
+                    e,
+                    RegionHq {
+                        region: 1,
+                        node: NodeId(1),
+                        ..
+                    }
+                )
+            },
+        ),
         (
             |r| push(&mut r["bases"], json!(99)),
             "names unknown node 99",
+            |e| {
+                matches!(
+                    e,
+                    RegionUnknownNode {
+                        region: 1,
+                        node: NodeId(99),
+                        ..
+                    }
+                )
+            },
         ),
-        (|r| push(&mut r["bases"], json!(11)), "names base 11 twice"),
-        (|r| r["bases"] = json!([]), "no bases"),
-        (|r| r["medals"] = json!(0), "0 medals"),
-        (|r| r["medals"] = json!(17), "17 medals"),
+        (
+            |r| push(&mut r["bases"], json!(11)),
+            "names base 11 twice",
+            |e| {
+                matches!(
+                    e,
+                    RegionBaseTwice {
+                        region: 1,
+                        node: NodeId(11),
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            |r| r["bases"] = json!([]),
+            "no bases",
+            |e| matches!(e, EmptyRegion { region: 1, .. }),
+        ),
+        (
+            |r| r["medals"] = json!(0),
+            "0 medals",
+            |e| {
+                matches!(
+                    e,
+                    RegionMedals {
+                        region: 1,
+                        medals: 0,
+                        ..
+                    }
+                )
+            },
+        ),
+        (
+            |r| r["medals"] = json!(17),
+            "17 medals",
+            |e| {
+                matches!(
+                    e,
+                    RegionMedals {
+                        region: 1,
+                        medals: 17,
+                        ..
+                    }
+                )
+            },
+        ),
     ];
-    for (mutate, problem) in cases {
+    for (mutate, problem, kind) in cases {
         let err = refused(
             |f| mutate(region_mut(f, "castle_field", 1)),
             &["castle_field", "region 1", problem],
         );
-        assert!(
-            matches!(err, TerrainError::Region { region: 1, .. }),
-            "{err:?}"
-        );
+        assert!(kind(&err), "{err:?}");
     }
 }
 
@@ -596,9 +810,12 @@ fn duplicate_region() {
         },
         &["battlefield", "region 4", "twice"],
     );
-    assert!(
-        matches!(err, TerrainError::Region { region: 4, .. }),
-        "{err:?}"
+    assert_eq!(
+        err,
+        TerrainError::DuplicateRegion {
+            terrain: "battlefield".into(),
+            region: 4
+        }
     );
 }
 
@@ -629,7 +846,13 @@ fn more_than_sixteen_medals() {
         |f| region_mut(f, "castle_field", 2)["medals"] = json!(4),
         &["castle_field", "17 medals", "16"],
     );
-    assert!(matches!(err, TerrainError::Medals { .. }), "{err:?}");
+    assert_eq!(
+        err,
+        TerrainError::TooManyMedals {
+            terrain: "castle_field".into(),
+            total: 17
+        }
+    );
 }
 
 #[test]
@@ -638,12 +861,24 @@ fn objective_problems() {
         |f| terrain_mut(f, "caribbean_sea")["medals_to_win"] = json!(12),
         &["caribbean_sea", "objective 12", "11 medals"],
     );
-    assert!(matches!(err, TerrainError::Medals { .. }), "{err:?}");
+    assert_eq!(
+        err,
+        TerrainError::ObjectiveTooHigh {
+            terrain: "caribbean_sea".into(),
+            objective: 12,
+            total: 11
+        }
+    );
     let err = refused(
         |f| terrain_mut(f, "caribbean_sea")["medals_to_win"] = json!(0),
         &["caribbean_sea", "medals_to_win"],
     );
-    assert!(matches!(err, TerrainError::Medals { .. }), "{err:?}");
+    assert_eq!(
+        err,
+        TerrainError::NoObjective {
+            terrain: "caribbean_sea".into()
+        }
+    );
 }
 
 #[test]
@@ -668,7 +903,7 @@ fn file_level_problems() {
         &["colour"],
     );
     assert!(
-        matches!(err, TerrainError::Json(_)),
+        matches!(&err, TerrainError::Json { reason, line: 1, .. } if reason.contains("unknown field")),
         "unknown field: {err:?}"
     );
 }
@@ -677,6 +912,9 @@ fn file_level_problems() {
 fn malformed_json_is_an_error_not_a_panic() {
     for text in ["", "{", "[]", "null", &SHIPPED[..SHIPPED.len() / 2]] {
         let err = parse_terrains(text).unwrap_err();
-        assert!(matches!(err, TerrainError::Json(_)), "{text:?}: {err:?}");
+        assert!(
+            matches!(err, TerrainError::Json { .. }),
+            "{text:?}: {err:?}"
+        );
     }
 }

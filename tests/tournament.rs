@@ -1,5 +1,8 @@
 //! The tournament runner end to end, with fast bots (random, greedy) and few games.
 
+mod cli_support;
+
+use cli_support::{games_of, python3, python_script, run_cli, run_tournament_in};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -10,10 +13,11 @@ use toybattle::terrain;
 use toybattle::tournament::config::RUN_FORMAT;
 use toybattle::tournament::lock::RunLock;
 use toybattle::tournament::stats::{wilson_interval, Pentanomial, SprtDecision, SprtParams, Z95};
-use toybattle::tournament::store::{read_games, GameLine, GAMES_FILE};
+use toybattle::tournament::store::{GameLine, GAMES_FILE};
 use toybattle::tournament::{
-    compare_runs, merge_runs, run_tournament, CompareSide, MergeOptions, RunConfig, RunOptions,
-    RunReport, Shard, TournamentError,
+    compare_runs, merge_runs, run_tournament, BotError, CompareError, CompareSide, ConfigError,
+    LockError, MergeError, MergeOptions, RecordProblem, RunConfig, RunOptions, RunReport, Shard,
+    StoreError, TournamentError,
 };
 
 const TERRAINS: [&str; 2] = ["castle_field", "tropical_pool"];
@@ -48,29 +52,7 @@ fn temp_dir(name: &str) -> PathBuf {
 }
 
 fn run(config: &RunConfig, out: &Path, concurrency: usize) -> Result<RunReport, TournamentError> {
-    let terrains = config
-        .terrains
-        .iter()
-        .map(|k| Arc::new(terrain::builtin(k).unwrap().clone()))
-        .collect();
-    run_tournament(RunOptions {
-        config: config.clone(),
-        terrains,
-        out: out.to_path_buf(),
-        concurrency: Some(concurrency),
-        quiet: true,
-        check: true,
-    })
-}
-
-fn games_of(dir: &Path) -> Vec<GameLine> {
-    let run = fs::read_to_string(dir.join("run.json")).unwrap();
-    let config: RunConfig = serde_json::from_str(&run).unwrap();
-    let mut games = read_games(&dir.join(GAMES_FILE), &config.run_id())
-        .unwrap()
-        .games;
-    games.sort_by_key(GameLine::key);
-    games
+    run_tournament_in(config, out, concurrency)
 }
 
 /// Game lines without the thinking times, which differ between runs.
@@ -211,17 +193,23 @@ fn different_settings_in_the_same_folder_are_refused() {
         &out,
         2,
     )
-    .unwrap_err()
-    .to_string();
+    .unwrap_err();
+    assert!(
+        matches!(&e, TournamentError::Store(StoreError::Settings { differences, .. }) if differences.len() == 2),
+        "{e:?}"
+    );
+    let e = e.to_string();
     assert!(e.contains("games: 4 now, 2 in run.json"), "{e}");
     assert!(e.contains("seed: 5 now, 11 in run.json"), "{e}");
     let stray = temp_dir("stray");
     fs::create_dir_all(&stray).unwrap();
     fs::write(stray.join("notes.txt"), "mine").unwrap();
-    let e = run(&config(&["random", "greedy"], 2), &stray, 1)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("not empty"), "{e}");
+    let e = run(&config(&["random", "greedy"], 2), &stray, 1).unwrap_err();
+    assert!(
+        matches!(e, TournamentError::Store(StoreError::NotEmpty { .. })),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("not empty"), "{e}");
     for d in [out, stray] {
         fs::remove_dir_all(d).unwrap();
     }
@@ -237,8 +225,15 @@ fn a_corrupt_line_in_the_middle_is_an_error_naming_it() {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     lines[1] = "{\"run\": 3}".into();
     fs::write(&path, lines.join("\n") + "\n").unwrap();
-    let e = run(&c, &out, 2).unwrap_err().to_string();
-    assert!(e.contains("games.jsonl line 2"), "{e}");
+    let e = run(&c, &out, 2).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TournamentError::Store(StoreError::NotAGameLine { line: 2, .. })
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("games.jsonl line 2"), "{e}");
     fs::remove_dir_all(out).unwrap();
 }
 
@@ -267,21 +262,47 @@ fn merged_shards_give_the_single_run_summary() {
     assert_eq!(timeless(games_of(&single)), timeless(games_of(&merged)));
     // The merged folder is locked while a merge writes it.
     let held = RunLock::acquire(&merged).unwrap();
-    let e = merge_runs(&options(shards.clone(), &merged))
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("in use by another toybattle run"), "{e}");
+    let e = merge_runs(&options(shards.clone(), &merged)).unwrap_err();
+    assert!(
+        matches!(e, TournamentError::Lock(LockError::Held { .. })),
+        "{e:?}"
+    );
+    assert!(
+        e.to_string().contains("in use by another toybattle run"),
+        "{e}"
+    );
     drop(held);
     // Coverage: a shard left out, or given twice.
-    let e = merge_runs(&options(shards[..2].to_vec(), &temp_dir("m2")))
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("in none of the inputs"), "{e}");
+    let e = merge_runs(&options(shards[..2].to_vec(), &temp_dir("m2"))).unwrap_err();
+    assert!(
+        matches!(&e, TournamentError::Merge(MergeError::Missing { missing }) if !missing.is_empty()),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("in none of the inputs"), "{e}");
     let twice = vec![shards[0].clone(), shards[0].clone(), shards[1].clone()];
-    let e = merge_runs(&options(twice, &temp_dir("m3")))
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("appear twice"), "{e}");
+    let e = merge_runs(&options(twice, &temp_dir("m3"))).unwrap_err();
+    assert!(
+        matches!(&e, TournamentError::Merge(MergeError::Duplicates { duplicates }) if !duplicates.is_empty()),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("appear twice"), "{e}");
+    // No input, an input that is no run, the destination among the inputs.
+    let e = merge_runs(&options(vec![], &temp_dir("m4"))).unwrap_err();
+    assert!(
+        matches!(e, TournamentError::Merge(MergeError::NoInput)),
+        "{e:?}"
+    );
+    fs::create_dir_all(temp_dir("m4")).unwrap();
+    let e = merge_runs(&options(vec![temp_dir("m4")], &temp_dir("m5"))).unwrap_err();
+    assert!(
+        matches!(e, TournamentError::Merge(MergeError::NotARun { .. })),
+        "{e:?}"
+    );
+    let e = merge_runs(&options(shards.clone(), &shards[0])).unwrap_err();
+    assert!(
+        matches!(e, TournamentError::Merge(MergeError::OutIsInput { .. })),
+        "{e:?}"
+    );
     // A folder of another run.
     let other = temp_dir("other");
     run(&RunConfig { seed: 99, ..c }, &other, 2).unwrap();
@@ -289,18 +310,31 @@ fn merged_shards_give_the_single_run_summary() {
         vec![shards[0].clone(), other.clone()],
         &temp_dir("m5"),
     ))
-    .unwrap_err()
-    .to_string();
-    assert!(e.contains("seed"), "{e}");
+    .unwrap_err();
+    assert!(
+        matches!(&e, TournamentError::Merge(MergeError::OtherRun { differences, .. })
+            if differences.iter().any(|d| d.starts_with("seed"))),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("seed"), "{e}");
     // A damaged record, then another game's record, in a shard: refused, naming the shard and
     // the file, and nothing is written to the destination.
     let games = games_of(&shards[1]);
     let file = shards[1].join(&games[0].record);
     let text = fs::read_to_string(&file).unwrap();
     fs::write(&file, &text[..text.len() / 2]).unwrap();
-    let e = merge_runs(&options(shards.clone(), &temp_dir("m6")))
-        .unwrap_err()
-        .to_string();
+    let e = merge_runs(&options(shards.clone(), &temp_dir("m6"))).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            TournamentError::Merge(MergeError::BadRecord {
+                problem: RecordProblem::Damaged { .. },
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    let e = e.to_string();
     assert!(e.contains(&shards[1].display().to_string()), "{e}");
     assert!(e.contains(&games[0].record), "{e}");
     assert!(e.contains("damaged"), "{e}");
@@ -311,16 +345,43 @@ fn merged_shards_give_the_single_run_summary() {
         .find(|g| g.deal_seed != games[0].deal_seed)
         .unwrap();
     fs::copy(shards[0].join(&other_game.record), &file).unwrap();
-    let e = merge_runs(&options(shards.clone(), &temp_dir("m6")))
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("deal seed"), "{e}");
+    let e = merge_runs(&options(shards.clone(), &temp_dir("m6"))).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            TournamentError::Merge(MergeError::BadRecord {
+                problem: RecordProblem::OtherGame { fields },
+                ..
+            }) if fields.contains(&"deal seed")
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("deal seed"), "{e}");
     fs::write(&file, text).unwrap();
+    // A game line of a deal the run does not play.
+    let games_file = shards[2].join(GAMES_FILE);
+    let lines = fs::read_to_string(&games_file).unwrap();
+    let mut stray = games_of(&shards[2])[0].clone();
+    stray.position = 9999;
+    fs::write(
+        &games_file,
+        format!("{lines}{}\n", serde_json::to_string(&stray).unwrap()),
+    )
+    .unwrap();
+    let e = merge_runs(&options(shards.clone(), &temp_dir("m6"))).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TournamentError::Merge(MergeError::NotScheduled { deal: 9999, .. })
+        ),
+        "{e:?}"
+    );
+    fs::write(&games_file, lines).unwrap();
     merge_runs(&options(shards.clone(), &temp_dir("m6"))).unwrap();
     for d in shards.into_iter().chain([single, merged, other]) {
         fs::remove_dir_all(d).unwrap();
     }
-    for m in ["m2", "m3", "m5", "m6"] {
+    for m in ["m2", "m3", "m4", "m5", "m6"] {
         let _ = fs::remove_dir_all(temp_dir(m));
     }
 }
@@ -376,8 +437,15 @@ fn sprt_stops_when_the_test_decides() {
         sprt: c.sprt,
         ..config(&["greedy", "random", "flat-mc"], 2)
     };
-    let e = run(&three, &temp_dir("sprt4"), 1).unwrap_err().to_string();
-    assert!(e.contains("exactly two bots"), "{e}");
+    let e = run(&three, &temp_dir("sprt4"), 1).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            TournamentError::Config(ConfigError::SprtBots { count: 3 })
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("exactly two bots"), "{e}");
     for d in ["sprt", "sprt4"] {
         let _ = fs::remove_dir_all(temp_dir(d));
     }
@@ -385,28 +453,9 @@ fn sprt_stops_when_the_test_decides() {
 
 // ----- External bots ---------------------------------------------------------------------------
 
-fn python3() -> bool {
-    let found = std::process::Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok();
-    if !found {
-        eprintln!("skipped: python3 is not installed");
-    }
-    found
-}
-
+/// The spec of an external bot: a Python script with `body`.
 fn script(dir: &Path, name: &str, body: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    fs::create_dir_all(dir).unwrap();
-    let path = dir.join(name);
-    fs::write(
-        &path,
-        format!("#!/usr/bin/env python3\nimport json, sys, time\n{body}"),
-    )
-    .unwrap();
-    fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
-    format!("ext:{}", path.display())
+    format!("ext:{}", python_script(dir, name, body).display())
 }
 
 #[test]
@@ -553,23 +602,39 @@ fn compare_pairs_the_games_of_two_gauntlets_deal_by_deal() {
     );
 
     // Bad requests name what was wrong.
-    let refused = |a: CompareSide, b: CompareSide| compare_runs(&a, &b).unwrap_err().to_string();
+    let refused = |a: CompareSide, b: CompareSide| match compare_runs(&a, &b) {
+        Err(TournamentError::Compare(e)) => (e.to_string(), e),
+        other => panic!("not a comparison error: {other:?}"),
+    };
     let named = |bot: &str| CompareSide {
         dir: a_dir.clone(),
         bot: Some(bot.to_string()),
     };
-    let err = refused(side(&a_dir), side(&a_dir));
+    let (err, kind) = refused(side(&a_dir), side(&a_dir));
+    assert!(matches!(kind, CompareError::SameSide { .. }), "{kind:?}");
     assert!(err.contains("both sides are greedy"), "{err}");
-    let err = refused(named("nobody"), side(&b_dir));
+    let (err, kind) = refused(named("nobody"), side(&b_dir));
+    assert!(matches!(kind, CompareError::NoSuchBot { .. }), "{kind:?}");
     assert!(
         err.contains("no bot 'nobody'") && err.contains("random, greedy"),
         "{err}"
     );
     // In one run, greedy met random and random met greedy: no deal has the same opponent.
-    let err = refused(side(&a_dir), named("random"));
+    let (err, kind) = refused(side(&a_dir), named("random"));
+    assert!(
+        matches!(kind, CompareError::NothingInCommon { .. }),
+        "{kind:?}"
+    );
     assert!(err.contains("no game in common"), "{err}");
-    let err = refused(side(&root), side(&b_dir));
+    let (err, kind) = refused(side(&root), side(&b_dir));
+    assert!(matches!(kind, CompareError::NotARun { .. }), "{kind:?}");
     assert!(err.contains("has no run.json"), "{err}");
+    // A round robin has no gauntlet bot to take by default.
+    let round_robin = root.join("rr");
+    run(&config(&["random", "greedy"], 2), &round_robin, 2).unwrap();
+    let (err, kind) = refused(side(&round_robin), side(&b_dir));
+    assert!(matches!(kind, CompareError::BotNeeded { .. }), "{kind:?}");
+    assert!(err.contains("name the bot to compare"), "{err}");
     fs::remove_dir_all(root).unwrap();
 }
 
@@ -579,16 +644,6 @@ fn toybattle(args: &[&str]) -> std::process::Command {
     let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"));
     c.args(args);
     c
-}
-
-/// Runs the binary to its end: (success, standard output, standard error).
-fn run_cli(args: &[&str]) -> (bool, String, String) {
-    let out = toybattle(args).output().unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn lines_in(path: &Path) -> usize {
@@ -732,6 +787,45 @@ fn replay_refuses_a_record_played_on_other_terrain_data() {
     let (ok, _, err) = run_cli(&["replay", path.to_str().unwrap()]);
     assert!(ok, "{err}");
     fs::remove_dir_all(dir).unwrap();
+}
+
+/// Bot specs that name no bot, terrains other than the settings', and a concurrency of 0 are
+/// refused before anything is written, each by its kind.
+#[test]
+fn runs_that_cannot_start_are_refused_by_kind() {
+    let out = temp_dir("cannot-start");
+    let e = run(&config(&["random", "ext:/nonexistent/bot"], 2), &out, 1).unwrap_err();
+    assert!(
+        matches!(&e, TournamentError::Bot(BotError::Program { path, .. }) if path == "/nonexistent/bot"),
+        "{e:?}"
+    );
+    let e = run(&config(&["random", "no-such-preset"], 2), &out, 1).unwrap_err();
+    assert!(
+        matches!(e, TournamentError::Bot(BotError::Preset(_))),
+        "{e:?}"
+    );
+    let e = run(&config(&["random", "greedy"], 2), &out, 0).unwrap_err();
+    assert!(
+        matches!(e, TournamentError::Config(ConfigError::NoConcurrency)),
+        "{e:?}"
+    );
+    let c = config(&["random", "greedy"], 2);
+    let e = run_tournament(RunOptions {
+        terrains: vec![Arc::new(terrain::builtin("battlefield").unwrap().clone())],
+        config: c.clone(),
+        out: out.clone(),
+        concurrency: Some(1),
+        quiet: true,
+        check: false,
+    })
+    .unwrap_err();
+    assert!(
+        matches!(&e, TournamentError::TerrainsMismatch { given, settings }
+            if given == &["battlefield"] && settings == &c.terrains),
+        "{e:?}"
+    );
+    assert!(!out.join("run.json").exists());
+    let _ = fs::remove_dir_all(out);
 }
 
 /// Out-of-range settings are refused before anything is written, each with its reason.

@@ -147,7 +147,8 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
         let mut seen = HashSet::new();
         for dir in &r.dirs {
             let path = dir.join(GAMES_FILE);
-            let file = read_games(&path, &r.config.run_id())?;
+            let file = read_games(&path, &r.config.run_id())
+                .map_err(crate::tournament::TournamentError::from)?;
             if let Some(t) = file.torn {
                 notes.push(format!(
                     "{} line {} is incomplete (the run was interrupted while writing it): not \
@@ -218,7 +219,8 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
 fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
     let mut runs: Vec<Run> = Vec::new();
     for dir in dirs {
-        let config = read_run(dir)?
+        let config = read_run(dir)
+            .map_err(crate::tournament::TournamentError::from)?
             .ok_or_else(|| BalanceError::Usage(format!("{} holds no {RUN_FILE}", dir.display())))?
             .unsharded();
         let settings = |reason: String| BalanceError::Settings {

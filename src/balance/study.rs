@@ -173,7 +173,8 @@ pub fn run_study(plan: &StudyPlan) -> Result<Vec<PathBuf>, BalanceError> {
     std::fs::create_dir_all(plan.out.join(RUNS_DIR))
         .map_err(|e| crate::tournament::TournamentError::io(&plan.out, e))?;
     let folders: Vec<String> = runs.iter().map(|r| r.folder(plan)).collect();
-    write_json_atomic(&plan.out.join(STUDY_FILE), &folders)?;
+    write_json_atomic(&plan.out.join(STUDY_FILE), &folders)
+        .map_err(crate::tournament::TournamentError::from)?;
     let mut dirs = Vec::new();
     for (i, (run, folder)) in runs.iter().zip(&folders).enumerate() {
         if !plan.quiet {
@@ -249,10 +250,10 @@ fn check(plan: &StudyPlan) -> Result<(), BalanceError> {
                 startup: Duration::from_millis(DEFAULT_EXT_STARTUP_MS),
             },
         )
-        .map_err(BalanceError::Usage)?;
+        .map_err(|e| BalanceError::Usage(e.to_string()))?;
     }
     // The tournament checks the rest (even games, terrains) with its own messages.
     run_config(plan, &plan.presets[0], plan.variants[0])
         .validate()
-        .map_err(BalanceError::from)
+        .map_err(|e| BalanceError::from(crate::tournament::TournamentError::from(e)))
 }

@@ -106,7 +106,7 @@ fn parse_concurrency(s: &str) -> Result<usize, String> {
     let k = s
         .parse()
         .map_err(|_| format!("'{s}' is not a number of games"))?;
-    check_concurrency(k)
+    check_concurrency(k).map_err(|e| e.to_string())
 }
 
 fn list(spec: &str) -> Vec<String> {

@@ -7,7 +7,7 @@ use super::{
     bits, Node, NodeId, NodeKind, NodeMask, Region, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS,
     MEDALS_IN_BOX,
 };
-use crate::vocabulary::{Colour, Troop};
+use crate::vocabulary::{Colour, ParseTroopError, Troop};
 use serde::Deserialize;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -17,66 +17,358 @@ pub const FORMAT: &str = "toybattle-terrains/1";
 
 const BUILTIN_JSON: &str = include_str!("terrains.json");
 
-/// Why a terrain file was refused.
+/// Why a terrain file, or a terrain asked for by name, was refused. Every kind names the terrain
+/// and the node or region at fault (by the ids of the file) and what was expected.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum TerrainError {
+    /// The terrain file cannot be read.
     #[error("cannot read terrain file {path}: {reason}")]
-    Io { path: String, reason: String },
-    #[error("terrain file is not valid JSON of the expected shape: {0}")]
-    Json(String),
+    Io {
+        /// The file asked for.
+        path: String,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The text is not JSON, or a field is missing, unknown or of the wrong type.
+    #[error("terrain file is not valid JSON of the expected shape: {reason}")]
+    Json {
+        /// What the JSON reader found wrong, with its line and column.
+        reason: String,
+        /// Line of the problem, from 1 (0 when the text ended too soon to tell).
+        line: usize,
+        /// Column of the problem, from 1.
+        column: usize,
+    },
+    /// The file's `format` is not this engine's terrain format.
     #[error("terrain file format is '{found}', expected '{FORMAT}'")]
-    Format { found: String },
+    Format {
+        /// The format the file names.
+        found: String,
+    },
+    /// The file's terrain list is empty.
     #[error("terrain file holds no terrain")]
     Empty,
+    /// A terrain id that cannot name files and lists.
     #[error(
         "terrain id '{id}' {problem}: an id is 1 to {MAX_ID_LEN} characters from a-z, 0-9 and _ \
          (it names record files and is listed with commas), and not 'all'"
     )]
-    BadId { id: String, problem: &'static str },
+    BadId {
+        /// The id as written.
+        id: String,
+        /// Which rule it breaks.
+        problem: IdProblem,
+    },
+    /// Two terrains of a file with the same id (underscores ignored).
     #[error("terrain '{0}' appears twice")]
     DuplicateTerrain(String),
-    #[error("unknown terrain '{given}'; known terrains: {known}")]
-    Unknown { given: String, known: String },
+    /// No terrain of the list has this key or name.
+    #[error("unknown terrain '{given}'; known terrains: {}", .known.join(", "))]
+    Unknown {
+        /// The name asked for.
+        given: String,
+        /// The keys of the terrains there are.
+        known: Vec<String>,
+    },
+    /// Two nodes with one id.
     #[error("terrain '{terrain}': node id {node} appears twice")]
-    DuplicateNode { terrain: String, node: u8 },
+    DuplicateNode {
+        /// The terrain's id.
+        terrain: String,
+        /// The repeated id.
+        node: NodeId,
+    },
+    /// More nodes than a node set can hold.
     #[error("terrain '{terrain}': {count} nodes, at most {MAX_NODES} are supported")]
-    TooManyNodes { terrain: String, count: usize },
+    TooManyNodes {
+        /// The terrain's id.
+        terrain: String,
+        /// Nodes in the file.
+        count: usize,
+    },
+    /// An edge to a node the terrain does not have.
     #[error("terrain '{terrain}': node {node} lists unknown neighbour {neighbour}")]
     UnknownNeighbour {
+        /// The terrain's id.
         terrain: String,
-        node: u8,
-        neighbour: u8,
+        /// The node whose `adjacent` list is at fault.
+        node: NodeId,
+        /// The id it lists.
+        neighbour: NodeId,
     },
+    /// A node joined to itself.
     #[error("terrain '{terrain}': node {node} lists itself as a neighbour")]
-    SelfLoop { terrain: String, node: u8 },
+    SelfLoop {
+        /// The terrain's id.
+        terrain: String,
+        /// The node.
+        node: NodeId,
+    },
+    /// An edge listed by one end only (edges join both ways).
     #[error("terrain '{terrain}': node {a} lists {b} as adjacent but {b} does not list {a}")]
-    Asymmetric { terrain: String, a: u8, b: u8 },
+    Asymmetric {
+        /// The terrain's id.
+        terrain: String,
+        /// The node that lists the edge.
+        a: NodeId,
+        /// The node that does not.
+        b: NodeId,
+    },
+    /// A node no path reaches.
     #[error("terrain '{terrain}': node {node} cannot be reached from node {from}; the graph must be connected")]
-    Disconnected { terrain: String, node: u8, from: u8 },
+    Disconnected {
+        /// The terrain's id.
+        terrain: String,
+        /// The first node not reached.
+        node: NodeId,
+        /// Where the search started (the lowest id).
+        from: NodeId,
+    },
+    /// A node kind other than HQ, base and special base.
     #[error("terrain '{terrain}': node {node} has unknown kind '{kind}', expected 'hq', 'base' or 'special'")]
     BadKind {
+        /// The terrain's id.
         terrain: String,
-        node: u8,
+        /// The node.
+        node: NodeId,
+        /// The kind as written.
         kind: String,
     },
-    #[error("terrain '{terrain}': {problem}")]
-    Hq { terrain: String, problem: String },
-    #[error("terrain '{terrain}': node {node}: {problem}")]
-    Effect {
+    /// A player without an HQ.
+    #[error("terrain '{terrain}': {colour} has no HQ")]
+    NoHq {
+        /// The terrain's id.
         terrain: String,
-        node: u8,
-        problem: String,
+        /// The player.
+        colour: Colour,
     },
-    #[error("terrain '{terrain}': region {region}: {problem}")]
-    Region {
+    /// An HQ list naming a node the terrain does not have.
+    #[error("terrain '{terrain}': {colour} HQ {node} is not a node")]
+    HqNotANode {
+        /// The terrain's id.
         terrain: String,
-        region: u8,
-        problem: String,
+        /// Whose HQ list it is.
+        colour: Colour,
+        /// The id listed.
+        node: NodeId,
     },
+    /// An HQ list naming a node that is not of kind `hq`.
+    #[error("terrain '{terrain}': {colour} HQ {node} is a node of kind '{kind}', expected 'hq'")]
+    HqNotKindHq {
+        /// The terrain's id.
+        terrain: String,
+        /// Whose HQ list it is.
+        colour: Colour,
+        /// The node.
+        node: NodeId,
+        /// The node's kind as written.
+        kind: String,
+    },
+    /// A node in both players' HQ lists.
+    #[error("terrain '{terrain}': node {node} is an HQ of both colours")]
+    HqOfBothColours {
+        /// The terrain's id.
+        terrain: String,
+        /// The node.
+        node: NodeId,
+    },
+    /// A node of kind `hq` in neither player's HQ list.
+    #[error("terrain '{terrain}': node {node} is an HQ but belongs to no colour")]
+    HqWithoutColour {
+        /// The terrain's id.
+        terrain: String,
+        /// The node.
+        node: NodeId,
+    },
+    /// An effect name that is not one of the special bases' effects.
+    #[error(
+        "terrain '{terrain}': node {node}: unknown effect '{effect}', expected one of {}",
+        effect_keys()
+    )]
+    UnknownEffect {
+        /// The terrain's id.
+        terrain: String,
+        /// The node.
+        node: NodeId,
+        /// The effect as written.
+        effect: String,
+    },
+    /// A special base without its effect.
+    #[error("terrain '{terrain}': node {node}: a special base needs an effect")]
+    SpecialWithoutEffect {
+        /// The terrain's id.
+        terrain: String,
+        /// The node.
+        node: NodeId,
+    },
+    /// A plain base with an effect (only special bases have one).
+    #[error("terrain '{terrain}': node {node}: a plain base cannot carry effect '{}'", .effect.key())]
+    EffectOnPlainBase {
+        /// The terrain's id.
+        terrain: String,
+        /// The node.
+        node: NodeId,
+        /// The effect it carries.
+        effect: SpecialEffect,
+    },
+    /// An HQ with an effect other than a value restriction.
+    #[error("terrain '{terrain}': node {node}: an HQ can only carry a value restriction, not '{}'", .effect.key())]
+    EffectOnHq {
+        /// The terrain's id.
+        terrain: String,
+        /// The HQ.
+        node: NodeId,
+        /// The effect it carries.
+        effect: SpecialEffect,
+    },
+    /// A value restriction that does not say which values may be placed.
+    #[error("terrain '{terrain}': node {node}: a value restriction needs 'allowed_values'")]
+    NoAllowedValues {
+        /// The terrain's id.
+        terrain: String,
+        /// The node.
+        node: NodeId,
+    },
+    /// Allowed values on a node without a value restriction.
+    #[error("terrain '{terrain}': node {node}: 'allowed_values' needs effect 'value_restriction'")]
+    AllowedValuesWithoutRestriction {
+        /// The terrain's id.
+        terrain: String,
+        /// The node.
+        node: NodeId,
+    },
+    /// A value restriction that allows nothing.
+    #[error("terrain '{terrain}': node {node}: 'allowed_values' is empty")]
+    EmptyAllowedValues {
+        /// The terrain's id.
+        terrain: String,
+        /// The node.
+        node: NodeId,
+    },
+    /// An allowed value that names no troop.
+    #[error("terrain '{terrain}': node {node}: allowed_values: {troop}")]
+    BadAllowedValue {
+        /// The terrain's id.
+        terrain: String,
+        /// The node.
+        node: NodeId,
+        /// The word that is no troop.
+        troop: ParseTroopError,
+    },
+    /// More regions than a region set can hold.
     #[error("terrain '{terrain}': {count} regions, at most {MAX_REGIONS} are supported")]
-    TooManyRegions { terrain: String, count: usize },
-    #[error("terrain '{terrain}': {problem}")]
-    Medals { terrain: String, problem: String },
+    TooManyRegions {
+        /// The terrain's id.
+        terrain: String,
+        /// Regions in the file.
+        count: usize,
+    },
+    /// Two regions with one id.
+    #[error("terrain '{terrain}': region {region}: region id appears twice")]
+    DuplicateRegion {
+        /// The terrain's id.
+        terrain: String,
+        /// The repeated region id.
+        region: u8,
+    },
+    /// A region around no base.
+    #[error("terrain '{terrain}': region {region}: no bases")]
+    EmptyRegion {
+        /// The terrain's id.
+        terrain: String,
+        /// The region.
+        region: u8,
+    },
+    /// A region holding no medal, or more than the box.
+    #[error(
+        "terrain '{terrain}': region {region}: {medals} medals, expected 1 to {MEDALS_IN_BOX}"
+    )]
+    RegionMedals {
+        /// The terrain's id.
+        terrain: String,
+        /// The region.
+        region: u8,
+        /// The medals it says it holds.
+        medals: u32,
+    },
+    /// A region naming a node the terrain does not have.
+    #[error("terrain '{terrain}': region {region}: names unknown node {node}")]
+    RegionUnknownNode {
+        /// The terrain's id.
+        terrain: String,
+        /// The region.
+        region: u8,
+        /// The id it names.
+        node: NodeId,
+    },
+    /// A region naming an HQ (R2.3: regions are made of bases).
+    #[error("terrain '{terrain}': region {region}: names HQ {node}; an HQ is never part of a region (R2.3)")]
+    RegionHq {
+        /// The terrain's id.
+        terrain: String,
+        /// The region.
+        region: u8,
+        /// The HQ it names.
+        node: NodeId,
+    },
+    /// A region naming one base twice.
+    #[error("terrain '{terrain}': region {region}: names base {node} twice")]
+    RegionBaseTwice {
+        /// The terrain's id.
+        terrain: String,
+        /// The region.
+        region: u8,
+        /// The base named twice.
+        node: NodeId,
+    },
+    /// Regions holding more medals than the box (R1.4).
+    #[error(
+        "terrain '{terrain}': regions hold {total} medals, the box has {MEDALS_IN_BOX} (R1.4)"
+    )]
+    TooManyMedals {
+        /// The terrain's id.
+        terrain: String,
+        /// Medals over all regions.
+        total: u32,
+    },
+    /// An objective of no medal.
+    #[error("terrain '{terrain}': medals_to_win must be at least 1")]
+    NoObjective {
+        /// The terrain's id.
+        terrain: String,
+    },
+    /// An objective no player can reach.
+    #[error("terrain '{terrain}': objective {objective} is above the {total} medals available")]
+    ObjectiveTooHigh {
+        /// The terrain's id.
+        terrain: String,
+        /// Medals to win, as written.
+        objective: u32,
+        /// Medals over all regions.
+        total: u32,
+    },
+}
+
+/// Which rule a terrain id breaks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IdProblem {
+    /// The id is empty.
+    #[error("is empty")]
+    Empty,
+    /// The id is longer than [`MAX_ID_LEN`].
+    #[error("is too long")]
+    TooLong,
+    /// The id has a character other than a-z, 0-9 and _.
+    #[error("has a character other than a-z, 0-9 and _")]
+    BadCharacter,
+    /// The id is `all`, which selects every terrain.
+    #[error("is reserved (`all` selects every terrain)")]
+    Reserved,
+}
+
+/// The effect names of terrain files, for messages.
+fn effect_keys() -> String {
+    SpecialEffect::ALL.map(SpecialEffect::key).join(", ")
 }
 
 #[derive(Deserialize)]
@@ -156,11 +448,7 @@ pub fn find<'a>(list: &'a [Terrain], name: &str) -> Result<&'a Terrain, TerrainE
         .find(|t| lookup_key(&t.key) == key || lookup_key(&t.name) == key)
         .ok_or_else(|| TerrainError::Unknown {
             given: name.to_string(),
-            known: list
-                .iter()
-                .map(|t| t.key.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
+            known: list.iter().map(|t| t.key.clone()).collect(),
         })
 }
 
@@ -175,7 +463,11 @@ pub fn load_terrain_file(path: &Path) -> Result<Vec<Terrain>, TerrainError> {
 
 /// Parses and validates terrain JSON text.
 pub fn parse_terrains(text: &str) -> Result<Vec<Terrain>, TerrainError> {
-    let raw: RawFile = serde_json::from_str(text).map_err(|e| TerrainError::Json(e.to_string()))?;
+    let raw: RawFile = serde_json::from_str(text).map_err(|e| TerrainError::Json {
+        reason: e.to_string(),
+        line: e.line(),
+        column: e.column(),
+    })?;
     if raw.format != FORMAT {
         return Err(TerrainError::Format { found: raw.format });
     }
@@ -201,16 +493,16 @@ pub const MAX_ID_LEN: usize = 64;
 /// (`--terrains a,b`), where `all` means every terrain; so `[a-z0-9_]{1,64}`, not `all`.
 pub fn check_id(id: &str) -> Result<(), TerrainError> {
     let problem = if id.is_empty() {
-        Some("is empty")
+        Some(IdProblem::Empty)
     } else if id.len() > MAX_ID_LEN {
-        Some("is too long")
+        Some(IdProblem::TooLong)
     } else if !id
         .bytes()
         .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
     {
-        Some("has a character other than a-z, 0-9 and _")
+        Some(IdProblem::BadCharacter)
     } else if id == "all" {
-        Some("is reserved (`all` selects every terrain)")
+        Some(IdProblem::Reserved)
     } else {
         None
     };
@@ -238,7 +530,7 @@ fn compile(rt: &RawTerrain) -> Result<Terrain, TerrainError> {
         if w[0].id == w[1].id {
             return Err(TerrainError::DuplicateNode {
                 terrain: name,
-                node: w[0].id,
+                node: NodeId(w[0].id),
             });
         }
     }
@@ -300,13 +592,13 @@ fn compile_adjacency(
             if nb == n.id {
                 return Err(TerrainError::SelfLoop {
                     terrain: name.into(),
-                    node: n.id,
+                    node: NodeId(n.id),
                 });
             }
             let j = index(nb).ok_or_else(|| TerrainError::UnknownNeighbour {
                 terrain: name.into(),
-                node: n.id,
-                neighbour: nb,
+                node: NodeId(n.id),
+                neighbour: NodeId(nb),
             })?;
             neighbours[i] |= 1 << j;
         }
@@ -316,8 +608,8 @@ fn compile_adjacency(
             if neighbours[j] & (1 << i) == 0 {
                 return Err(TerrainError::Asymmetric {
                     terrain: name.into(),
-                    a: n.id,
-                    b: raw_nodes[j].id,
+                    a: NodeId(n.id),
+                    b: NodeId(raw_nodes[j].id),
                 });
             }
         }
@@ -348,8 +640,8 @@ fn check_connected(
         None => Ok(()),
         Some(i) => Err(TerrainError::Disconnected {
             terrain: name.into(),
-            node: ids[i],
-            from: ids[0],
+            node: NodeId(ids[i]),
+            from: NodeId(ids[0]),
         }),
     }
 }
@@ -360,35 +652,45 @@ fn compile_hqs(
     raw_nodes: &[&RawNode],
     index: &dyn Fn(u8) -> Option<usize>,
 ) -> Result<[NodeMask; 2], TerrainError> {
-    let hq_err = |problem: String| TerrainError::Hq {
-        terrain: name.into(),
-        problem,
-    };
+    let terrain = || name.to_string();
     let mut hqs = [0 as NodeMask; 2];
     for (colour, list) in [(Colour::Blue, &rt.hqs.blue), (Colour::Red, &rt.hqs.red)] {
         if list.is_empty() {
-            return Err(hq_err(format!("{colour} has no HQ")));
+            return Err(TerrainError::NoHq {
+                terrain: terrain(),
+                colour,
+            });
         }
         for &id in list {
-            let i = index(id).ok_or_else(|| hq_err(format!("{colour} HQ {id} is not a node")))?;
+            let node = NodeId(id);
+            let i = index(id).ok_or_else(|| TerrainError::HqNotANode {
+                terrain: terrain(),
+                colour,
+                node,
+            })?;
             if raw_nodes[i].kind != "hq" {
-                return Err(hq_err(format!(
-                    "{colour} HQ {id} is a node of kind '{}'",
-                    raw_nodes[i].kind
-                )));
+                return Err(TerrainError::HqNotKindHq {
+                    terrain: terrain(),
+                    colour,
+                    node,
+                    kind: raw_nodes[i].kind.clone(),
+                });
             }
             hqs[colour.index()] |= 1 << i;
         }
     }
-    if hqs[0] & hqs[1] != 0 {
-        return Err(hq_err("a node is an HQ of both colours".into()));
+    if let Some(i) = bits(hqs[0] & hqs[1]).next() {
+        return Err(TerrainError::HqOfBothColours {
+            terrain: terrain(),
+            node: NodeId(raw_nodes[i].id),
+        });
     }
     for (i, n) in raw_nodes.iter().enumerate() {
         if n.kind == "hq" && (hqs[0] | hqs[1]) & (1 << i) == 0 {
-            return Err(hq_err(format!(
-                "node {} is an HQ but belongs to no colour",
-                n.id
-            )));
+            return Err(TerrainError::HqWithoutColour {
+                terrain: terrain(),
+                node: NodeId(n.id),
+            });
         }
     }
     Ok(hqs)
@@ -403,10 +705,9 @@ fn compile_nodes(
         .iter()
         .enumerate()
         .map(|(i, n)| {
-            let effect_err = |problem: String| TerrainError::Effect {
-                terrain: name.into(),
-                node: n.id,
-                problem,
+            let at = NodeAt {
+                terrain: name,
+                node: NodeId(n.id),
             };
             let kind = match n.kind.as_str() {
                 "hq" if hqs[0] & (1 << i) != 0 => NodeKind::Hq(Colour::Blue),
@@ -416,7 +717,7 @@ fn compile_nodes(
                 other => {
                     return Err(TerrainError::BadKind {
                         terrain: name.into(),
-                        node: n.id,
+                        node: at.node,
                         kind: other.into(),
                     })
                 }
@@ -427,16 +728,19 @@ fn compile_nodes(
                     SpecialEffect::ALL
                         .into_iter()
                         .find(|e| e.key() == key)
-                        .ok_or_else(|| effect_err(format!("unknown effect '{key}'")))?,
+                        .ok_or_else(|| TerrainError::UnknownEffect {
+                            terrain: name.into(),
+                            node: at.node,
+                            effect: key.clone(),
+                        })?,
                 ),
             };
-            check_effect_placement(kind, effect).map_err(effect_err)?;
-            let allowed = parse_allowed(n, effect).map_err(effect_err)?;
+            check_effect_placement(at, kind, effect)?;
             Ok(Node {
-                id: NodeId(n.id),
+                id: at.node,
                 kind,
                 effect,
-                allowed,
+                allowed: parse_allowed(at, n, effect)?,
                 x: n.x,
                 y: n.y,
             })
@@ -444,35 +748,62 @@ fn compile_nodes(
         .collect()
 }
 
+/// The node being compiled, for its errors.
+#[derive(Clone, Copy)]
+struct NodeAt<'a> {
+    terrain: &'a str,
+    node: NodeId,
+}
+
 /// Special bases carry an effect; plain bases none; HQs only a value restriction.
-fn check_effect_placement(kind: NodeKind, effect: Option<SpecialEffect>) -> Result<(), String> {
+fn check_effect_placement(
+    at: NodeAt,
+    kind: NodeKind,
+    effect: Option<SpecialEffect>,
+) -> Result<(), TerrainError> {
+    let (terrain, node) = (at.terrain.to_string(), at.node);
     match (kind, effect) {
-        (NodeKind::Special, None) => Err("a special base needs an effect".into()),
-        (NodeKind::Base, Some(e)) => Err(format!("a plain base cannot carry effect '{}'", e.key())),
-        (NodeKind::Hq(_), Some(e)) if e != SpecialEffect::ValueRestriction => Err(format!(
-            "an HQ can only carry a value restriction, not '{}'",
-            e.key()
-        )),
+        (NodeKind::Special, None) => Err(TerrainError::SpecialWithoutEffect { terrain, node }),
+        (NodeKind::Base, Some(effect)) => Err(TerrainError::EffectOnPlainBase {
+            terrain,
+            node,
+            effect,
+        }),
+        (NodeKind::Hq(_), Some(effect)) if effect != SpecialEffect::ValueRestriction => {
+            Err(TerrainError::EffectOnHq {
+                terrain,
+                node,
+                effect,
+            })
+        }
         _ => Ok(()),
     }
 }
 
-fn parse_allowed(n: &RawNode, effect: Option<SpecialEffect>) -> Result<Option<Vec<Troop>>, String> {
+/// The troops a value restriction allows (R5.4), which only a value restriction may list.
+fn parse_allowed(
+    at: NodeAt,
+    n: &RawNode,
+    effect: Option<SpecialEffect>,
+) -> Result<Option<Vec<Troop>>, TerrainError> {
+    let (terrain, node) = (at.terrain.to_string(), at.node);
     let restricted = effect == Some(SpecialEffect::ValueRestriction);
     match (&n.allowed_values, restricted) {
         (None, false) => Ok(None),
-        (None, true) => Err("a value restriction needs 'allowed_values'".into()),
-        (Some(_), false) => Err("'allowed_values' needs effect 'value_restriction'".into()),
+        (None, true) => Err(TerrainError::NoAllowedValues { terrain, node }),
+        (Some(_), false) => Err(TerrainError::AllowedValuesWithoutRestriction { terrain, node }),
         (Some(vals), true) => {
             let troops = vals
                 .iter()
-                .map(|v| {
-                    v.parse::<Troop>()
-                        .map_err(|e| format!("allowed_values: {e}"))
-                })
-                .collect::<Result<Vec<_>, _>>()?;
+                .map(|v| v.parse::<Troop>())
+                .collect::<Result<Vec<_>, ParseTroopError>>()
+                .map_err(|troop| TerrainError::BadAllowedValue {
+                    terrain: terrain.clone(),
+                    node,
+                    troop,
+                })?;
             if troops.is_empty() {
-                return Err("'allowed_values' is empty".into());
+                return Err(TerrainError::EmptyAllowedValues { terrain, node });
             }
             Ok(Some(troops))
         }
@@ -485,46 +816,61 @@ fn compile_regions(
     index: &dyn Fn(u8) -> Option<usize>,
     bases: NodeMask,
 ) -> Result<Vec<Region>, TerrainError> {
+    let terrain = || name.to_string();
     if rt.regions.len() > MAX_REGIONS {
         return Err(TerrainError::TooManyRegions {
-            terrain: name.into(),
+            terrain: terrain(),
             count: rt.regions.len(),
         });
     }
     let mut out: Vec<Region> = Vec::with_capacity(rt.regions.len());
     for r in &rt.regions {
-        let region_err = |problem: String| TerrainError::Region {
-            terrain: name.into(),
-            region: r.id,
-            problem,
-        };
-        if out.iter().any(|o| o.id == r.id) {
-            return Err(region_err("region id appears twice".into()));
+        let region = r.id;
+        if out.iter().any(|o| o.id == region) {
+            return Err(TerrainError::DuplicateRegion {
+                terrain: terrain(),
+                region,
+            });
         }
         if r.bases.is_empty() {
-            return Err(region_err("no bases".into()));
+            return Err(TerrainError::EmptyRegion {
+                terrain: terrain(),
+                region,
+            });
         }
         if r.medals == 0 || r.medals > MEDALS_IN_BOX {
-            return Err(region_err(format!(
-                "{} medals, expected 1 to {MEDALS_IN_BOX}",
-                r.medals
-            )));
+            return Err(TerrainError::RegionMedals {
+                terrain: terrain(),
+                region,
+                medals: r.medals,
+            });
         }
         let mut mask: NodeMask = 0;
         for &b in &r.bases {
-            let i = index(b).ok_or_else(|| region_err(format!("names unknown node {b}")))?;
+            let node = NodeId(b);
+            let i = index(b).ok_or_else(|| TerrainError::RegionUnknownNode {
+                terrain: terrain(),
+                region,
+                node,
+            })?;
             if bases & (1 << i) == 0 {
-                return Err(region_err(format!(
-                    "names HQ {b}; an HQ is never part of a region (R2.3)"
-                )));
+                return Err(TerrainError::RegionHq {
+                    terrain: terrain(),
+                    region,
+                    node,
+                });
             }
             if mask & (1 << i) != 0 {
-                return Err(region_err(format!("names base {b} twice")));
+                return Err(TerrainError::RegionBaseTwice {
+                    terrain: terrain(),
+                    region,
+                    node,
+                });
             }
             mask |= 1 << i;
         }
         out.push(Region {
-            id: r.id,
+            id: region,
             bases: mask,
             medals: r.medals as u8,
             x: r.x,
@@ -535,24 +881,20 @@ fn compile_regions(
 }
 
 fn check_medals(name: &str, rt: &RawTerrain, regions: &[Region]) -> Result<(), TerrainError> {
+    let terrain = name.to_string();
     let total: u32 = regions.iter().map(|r| r.medals as u32).sum();
-    let medal_err = |problem: String| TerrainError::Medals {
-        terrain: name.into(),
-        problem,
-    };
     if total > MEDALS_IN_BOX {
-        return Err(medal_err(format!(
-            "regions hold {total} medals, the box has {MEDALS_IN_BOX} (R1.4)"
-        )));
+        return Err(TerrainError::TooManyMedals { terrain, total });
     }
     if rt.medals_to_win == 0 {
-        return Err(medal_err("medals_to_win must be at least 1".into()));
+        return Err(TerrainError::NoObjective { terrain });
     }
     if rt.medals_to_win > total {
-        return Err(medal_err(format!(
-            "objective {} is above the {total} medals available",
-            rt.medals_to_win
-        )));
+        return Err(TerrainError::ObjectiveTooHigh {
+            terrain,
+            objective: rt.medals_to_win,
+            total,
+        });
     }
     Ok(())
 }
@@ -574,9 +916,29 @@ mod tests {
             assert_eq!(check_id(good), Ok(()));
         }
         let long = "a".repeat(MAX_ID_LEN + 1);
-        for bad in ["", "all", "../../x", "a,b", "A", "a b", "é", long.as_str()] {
-            let e = check_id(bad).unwrap_err().to_string();
-            assert!(e.contains(&format!("terrain id '{bad}'")), "{e}");
+        let cases = [
+            ("", IdProblem::Empty),
+            ("all", IdProblem::Reserved),
+            ("../../x", IdProblem::BadCharacter),
+            ("a,b", IdProblem::BadCharacter),
+            ("A", IdProblem::BadCharacter),
+            ("a b", IdProblem::BadCharacter),
+            ("é", IdProblem::BadCharacter),
+            (long.as_str(), IdProblem::TooLong),
+        ];
+        for (bad, problem) in cases {
+            let e = check_id(bad).unwrap_err();
+            assert_eq!(
+                e,
+                TerrainError::BadId {
+                    id: bad.into(),
+                    problem
+                }
+            );
+            assert!(
+                e.to_string().contains(&format!("terrain id '{bad}'")),
+                "{e}"
+            );
         }
         let mut file: serde_json::Value = serde_json::from_str(BUILTIN_JSON).unwrap();
         file["terrains"][1]["id"] = "castlefield".into();

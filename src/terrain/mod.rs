@@ -7,7 +7,10 @@
 
 mod load;
 
-pub use load::{builtin, builtin_terrains, find, load_terrain_file, parse_terrains, TerrainError};
+pub use load::{
+    builtin, builtin_terrains, find, load_terrain_file, parse_terrains, IdProblem, TerrainError,
+    MAX_ID_LEN,
+};
 
 use crate::vocabulary::{Colour, Troop};
 
@@ -155,6 +158,7 @@ impl SpecialEffect {
         }
     }
 
+    /// Every effect, in the order of [`Terrain::effect_nodes`].
     pub const ALL: [SpecialEffect; 7] = [
         SpecialEffect::ReturnOwnTroop,
         SpecialEffect::ValueRestriction,
@@ -195,8 +199,11 @@ impl SpecialEffect {
 /// What a node is (R0.2: an HQ is not a base).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
+    /// A player's headquarters (R0.2), of the colour that owns it.
     Hq(Colour),
+    /// A plain base, with no effect.
     Base,
+    /// A special base, carrying its terrain's effect (R9).
     Special,
 }
 
@@ -205,22 +212,30 @@ pub enum NodeKind {
 pub struct Node {
     /// The id of the rules specification (1–9 blue HQs, 10–40 bases, 41+ red HQs).
     pub id: NodeId,
+    /// HQ, plain base or special base.
     pub kind: NodeKind,
+    /// The special base's effect, or an HQ's value restriction; `None` elsewhere.
     pub effect: Option<SpecialEffect>,
     /// Troops that may be placed here (R5.4), or `None` when unrestricted.
     pub allowed: Option<Vec<Troop>>,
     /// Drawing position in percent of the board picture, blue side at the bottom.
     pub x: f32,
+    /// Drawing position in percent of the board picture, from the top.
     pub y: f32,
 }
 
 /// A region: the bases around it and the medals it holds (R2.3).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Region {
+    /// The region's id in the terrain file.
     pub id: u8,
+    /// The bases around it.
     pub bases: NodeMask,
+    /// Medals it holds (R2.3).
     pub medals: u8,
+    /// Drawing position of its medals in percent of the board picture, from the left.
     pub x: f32,
+    /// Drawing position of its medals in percent of the board picture, from the top.
     pub y: f32,
 }
 
@@ -235,6 +250,7 @@ pub struct Terrain {
     pub medals_to_win: u8,
     /// Nodes in dense-index order (ids ascending).
     pub nodes: Vec<Node>,
+    /// The regions, in file order.
     pub regions: Vec<Region>,
     /// Adjacency: `neighbours[i]` is the set of nodes joined to node i by an edge.
     pub neighbours: [NodeMask; MAX_NODES],
@@ -252,6 +268,7 @@ pub struct Terrain {
 }
 
 impl Terrain {
+    /// Nodes on the terrain (HQs and bases).
     pub fn node_count(&self) -> usize {
         self.nodes.len()
     }

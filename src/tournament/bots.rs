@@ -2,7 +2,7 @@
 //! preset, or `ext:PATH[@VERSION]` for an external program.
 
 use crate::bot::external::{ExternalBot, FailureCell};
-use crate::bot::preset::{self, Preset};
+use crate::bot::preset::{self, Preset, PresetError};
 use crate::bot::{Budget, Player};
 use crate::vocabulary::hash::fnv1a;
 use std::path::PathBuf;
@@ -11,11 +11,30 @@ use std::time::Duration;
 /// The prefix of an external bot's spec.
 pub const EXTERNAL_PREFIX: &str = "ext:";
 
+/// Why a bot spec names no bot that can play.
+#[derive(Debug, thiserror::Error)]
+pub enum BotError {
+    /// An external bot whose program file cannot be read.
+    #[error("external bot '{spec}': cannot read program '{path}': {reason}")]
+    Program {
+        /// The spec as written.
+        spec: String,
+        /// The program's path.
+        path: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// A preset name or file that is refused.
+    #[error(transparent)]
+    Preset(#[from] PresetError),
+}
+
 /// A resolved bot spec, from which a fresh player is made for every game.
 #[derive(Clone, Debug)]
 pub struct BotEntry {
     /// The spec as written on the command line: the bot's name in every table.
     pub spec: String,
+    /// Preset version, or for an external program `ext-` and a hash of its file: results of a changed bot are not mixed with the old ones.
     pub version: String,
     kind: Kind,
 }
@@ -34,22 +53,29 @@ enum Kind {
 /// answer of a game (its start-up).
 #[derive(Clone, Copy, Debug)]
 pub struct ExternalTimeouts {
+    /// Longest wait for each answer; a bot that exceeds it forfeits.
     pub answer: Duration,
+    /// Extra wait for the first answer of a game, for the program's start-up.
     pub startup: Duration,
 }
 
 /// Where a game is, for an external bot: the game it is told in `hello`, and its log file of
 /// standard error.
 pub struct SeatGame {
+    /// What `hello` tells the program: run, deal, seed and record of the game.
     pub info: crate::bot::external::GameInfo,
+    /// The file that keeps the program's standard error.
     pub stderr_log: PathBuf,
 }
 
 /// A seat for one game, with the budget per decision and, for an external bot, where the
 /// reason of a forfeit will be found.
 pub struct Seat {
+    /// The bot that plays the seat.
     pub player: Player,
+    /// Its thinking budget per decision.
     pub budget: Budget,
+    /// Where an external bot leaves the reason of its forfeit; `None` for a preset.
     pub failure: Option<FailureCell>,
 }
 
@@ -57,7 +83,7 @@ impl BotEntry {
     /// Resolves a spec; `ext` bounds the answers of an external program. An external bot's
     /// version is `ext-` and a hash of the program file, followed by `@VERSION` when the spec
     /// gives one: the program file alone does not show a rebuilt binary behind a wrapper.
-    pub fn resolve(spec: &str, ext: ExternalTimeouts) -> Result<BotEntry, String> {
+    pub fn resolve(spec: &str, ext: ExternalTimeouts) -> Result<BotEntry, BotError> {
         if let Some(rest) = spec.strip_prefix(EXTERNAL_PREFIX) {
             let (path, given) = match rest.rsplit_once('@') {
                 Some((path, version)) if !version.is_empty() && !version.contains('/') => {
@@ -66,8 +92,11 @@ impl BotEntry {
                 _ => (rest, None),
             };
             let program = PathBuf::from(path);
-            let bytes = std::fs::read(&program)
-                .map_err(|e| format!("external bot '{spec}': cannot read program '{path}': {e}"))?;
+            let bytes = std::fs::read(&program).map_err(|e| BotError::Program {
+                spec: spec.into(),
+                path: path.into(),
+                reason: e.to_string(),
+            })?;
             let hash = format!("ext-{:012x}", fnv1a(&bytes) >> 16);
             return Ok(BotEntry {
                 spec: spec.to_string(),
@@ -79,7 +108,7 @@ impl BotEntry {
                 },
             });
         }
-        let preset = preset::resolve(spec).map_err(|e| e.to_string())?;
+        let preset = preset::resolve(spec)?;
         Ok(BotEntry {
             spec: spec.to_string(),
             version: preset.version(),

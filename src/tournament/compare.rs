@@ -18,9 +18,58 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
+/// Why two runs cannot be compared deal by deal.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CompareError {
+    /// A side's folder is no run folder.
+    #[error("{dir} is not a tournament run folder: it has no run.json")]
+    NotARun {
+        /// The folder.
+        dir: String,
+    },
+    /// Both sides name one bot of one run.
+    #[error("both sides are {bot} in {dir}: name two different bots or runs")]
+    SameSide {
+        /// The bot.
+        bot: String,
+        /// The run folder.
+        dir: String,
+    },
+    /// A side names a bot its run does not have.
+    #[error("{dir} has no bot '{bot}'; its bots are: {}", .bots.join(", "))]
+    NoSuchBot {
+        /// The run folder.
+        dir: String,
+        /// The bot named.
+        bot: String,
+        /// The run's bots.
+        bots: Vec<String>,
+    },
+    /// A side of a round robin that names no bot.
+    #[error("{dir} is a round robin between {}: name the bot to compare", .bots.join(", "))]
+    BotNeeded {
+        /// The run folder.
+        dir: String,
+        /// The run's bots.
+        bots: Vec<String>,
+    },
+    /// The two bots met no opponent on the same deal from the same seat.
+    #[error(
+        "{a} and {b} played no game in common (same terrain, deal, seat and opponent): were the \
+         runs made with the same --seed, terrains and opponents?"
+    )]
+    NothingInCommon {
+        /// Bot A.
+        a: String,
+        /// Bot B.
+        b: String,
+    },
+}
+
 /// One side of a comparison: a run folder and the bot of that run to compare.
 #[derive(Clone, Debug)]
 pub struct CompareSide {
+    /// The run folder.
     pub dir: PathBuf,
     /// The bot; `None` takes the run's gauntlet bot.
     pub bot: Option<String>,
@@ -29,10 +78,15 @@ pub struct CompareSide {
 /// Outcomes of the games both bots played, counted by who won.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct PairedCounts {
+    /// Games both bots played (same deal, seat and opponent).
     pub games: u64,
+    /// Games both bots won.
     pub both_won: u64,
+    /// Games only bot A won.
     pub only_a_won: u64,
+    /// Games only bot B won.
     pub only_b_won: u64,
+    /// Games neither won (lost or stopped by the turn cap).
     pub neither_won: u64,
 }
 
@@ -59,22 +113,30 @@ pub struct CompareRow {
     /// Terrain key, or "all".
     pub terrain: String,
     #[serde(flatten)]
+    /// The outcome counts.
     pub counts: PairedCounts,
-    /// Win rates on these games, with 95% Wilson intervals.
+    /// Bot A's win rate on these games, with its 95% Wilson interval.
     pub a_wins: Rate,
+    /// Bot B's win rate on these games, with its 95% Wilson interval.
     pub b_wins: Rate,
+    /// Two-sided exact sign test on the games only one bot won.
     pub sign_test_p: f64,
 }
 
 /// The report of `toybattle compare`.
 #[derive(Clone, Debug, Serialize)]
 pub struct Comparison {
+    /// Bot A.
     pub a: String,
+    /// Bot A's run folder.
     pub a_run: String,
+    /// Bot B.
     pub b: String,
+    /// Bot B's run folder.
     pub b_run: String,
-    /// Games of each bot in its run, and how many of them the other bot played too.
+    /// Games bot A played in its run.
     pub a_games: u64,
+    /// Games bot B played in its run.
     pub b_games: u64,
     /// "all" first, then the terrains in the order of run A's settings.
     pub rows: Vec<CompareRow>,
@@ -115,10 +177,11 @@ pub fn compare_runs(a: &CompareSide, b: &CompareSide) -> Result<Comparison, Tour
     let (a_config, a_bot, a_games) = load_side(a)?;
     let (_, b_bot, b_games) = load_side(b)?;
     if a.dir == b.dir && a_bot == b_bot {
-        return Err(TournamentError::Usage(format!(
-            "both sides are {a_bot} in {}: name two different bots or runs",
-            a.dir.display()
-        )));
+        return Err(CompareError::SameSide {
+            bot: a_bot,
+            dir: a.dir.display().to_string(),
+        }
+        .into());
     }
     let comparison = compare_games(
         (&a_bot, &a.dir, &a_games),
@@ -126,21 +189,15 @@ pub fn compare_runs(a: &CompareSide, b: &CompareSide) -> Result<Comparison, Tour
         &a_config.terrains,
     );
     if comparison.rows[0].counts.games == 0 {
-        return Err(TournamentError::Usage(format!(
-            "{a_bot} and {b_bot} played no game in common (same terrain, deal, seat and \
-             opponent): were the runs made with the same --seed, terrains and opponents?"
-        )));
+        return Err(CompareError::NothingInCommon { a: a_bot, b: b_bot }.into());
     }
     Ok(comparison)
 }
 
 /// The settings and games of one side's run, with the bot to compare.
 fn load_side(side: &CompareSide) -> Result<(RunConfig, String, Vec<GameLine>), TournamentError> {
-    let config = read_run(&side.dir)?.ok_or_else(|| {
-        TournamentError::Usage(format!(
-            "{} is not a tournament run folder: it has no run.json",
-            side.dir.display()
-        ))
+    let config = read_run(&side.dir)?.ok_or_else(|| CompareError::NotARun {
+        dir: side.dir.display().to_string(),
     })?;
     let bot = side_bot(side, &config)?;
     let games = read_games(&side.dir.join(GAMES_FILE), &config.run_id())?.games;
@@ -148,22 +205,21 @@ fn load_side(side: &CompareSide) -> Result<(RunConfig, String, Vec<GameLine>), T
 }
 
 /// The bot named for a side, checked against the run's bots, or the run's gauntlet bot.
-fn side_bot(side: &CompareSide, config: &RunConfig) -> Result<String, TournamentError> {
+fn side_bot(side: &CompareSide, config: &RunConfig) -> Result<String, CompareError> {
     let mut bots = config.bots.clone();
     bots.extend(config.gauntlet.clone());
     match (&side.bot, &config.gauntlet) {
         (Some(bot), _) if bots.contains(bot) => Ok(bot.clone()),
-        (Some(bot), _) => Err(TournamentError::Usage(format!(
-            "{} has no bot '{bot}'; its bots are: {}",
-            side.dir.display(),
-            bots.join(", ")
-        ))),
+        (Some(bot), _) => Err(CompareError::NoSuchBot {
+            dir: side.dir.display().to_string(),
+            bot: bot.clone(),
+            bots,
+        }),
         (None, Some(gauntlet)) => Ok(gauntlet.clone()),
-        (None, None) => Err(TournamentError::Usage(format!(
-            "{} is a round robin between {}: name the bot to compare",
-            side.dir.display(),
-            bots.join(", ")
-        ))),
+        (None, None) => Err(CompareError::BotNeeded {
+            dir: side.dir.display().to_string(),
+            bots,
+        }),
     }
 }
 

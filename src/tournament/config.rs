@@ -1,7 +1,6 @@
 //! The settings of a tournament run, as stored in `run.json`, and what makes two runs the same.
 
 use super::stats::SprtParams;
-use super::TournamentError;
 use crate::rules::{Variant, WhatIfs};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -14,7 +13,9 @@ pub const RUN_FORMAT: &str = "toybattle-tournament/1";
 /// Which slice of a run one machine plays: shard `index` (1-based) of `count`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shard {
+    /// Which shard, from 1.
     pub index: u32,
+    /// How many shards the run is split into.
     pub count: u32,
 }
 
@@ -32,10 +33,10 @@ impl fmt::Display for Shard {
 }
 
 impl FromStr for Shard {
-    type Err = String;
+    type Err = ConfigError;
     /// "K/N" with 1 ≤ K ≤ N.
-    fn from_str(s: &str) -> Result<Shard, String> {
-        let bad = || format!("invalid shard '{s}': expected K/N with 1 <= K <= N, e.g. 1/4");
+    fn from_str(s: &str) -> Result<Shard, ConfigError> {
+        let bad = || ConfigError::BadShard { given: s.into() };
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let (index, count): (u32, u32) = (
             k.trim().parse().map_err(|_| bad())?,
@@ -53,15 +54,73 @@ impl FromStr for Shard {
 pub const MAX_CONCURRENCY: usize = 256;
 
 /// Checks a number of games played at once.
-pub fn check_concurrency(k: usize) -> Result<usize, String> {
+pub fn check_concurrency(k: usize) -> Result<usize, ConfigError> {
     match k {
-        0 => Err("at least 1 game must be played at a time".into()),
-        k if k > MAX_CONCURRENCY => Err(format!(
-            "at most {MAX_CONCURRENCY} games are played at once (more \
-             games at once than cores only slows each one; leave it out for one per core)"
-        )),
+        0 => Err(ConfigError::NoConcurrency),
+        k if k > MAX_CONCURRENCY => Err(ConfigError::TooMuchConcurrency { given: k }),
         k => Ok(k),
     }
+}
+
+/// Settings (or flag values) that make no run; each message names the setting and what it
+/// must be.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// An odd or zero number of games per pairing and terrain.
+    #[error(
+        "--games is {games}, it must be even and positive: every deal is played twice with the \
+         seats swapped (try {})",
+        (.games + 1).max(2) / 2 * 2
+    )]
+    Games {
+        /// The number given.
+        games: u32,
+    },
+    /// A turn cap of 0.
+    #[error("--max-turns is 0: the turn cap must be at least 1")]
+    NoTurns,
+    /// No bot, or a gauntlet bot without opponents.
+    #[error("a tournament needs at least two bots, or one to play itself")]
+    TooFewBots,
+    /// One bot spec listed twice (as opponent, or as opponent and gauntlet bot).
+    #[error("bot '{bot}' is listed twice")]
+    BotTwice {
+        /// The spec.
+        bot: String,
+    },
+    /// An empty terrain list.
+    #[error("no terrain selected")]
+    NoTerrain,
+    /// A sequential test of other than two bots.
+    #[error("--sprt compares exactly two bots, {count} are listed")]
+    SprtBots {
+        /// Bots listed.
+        count: usize,
+    },
+    /// A sequential test of one shard.
+    #[error(
+        "--sprt cannot be combined with --shard: the test stops on results as they arrive, \
+         and a shard sees only its own slice"
+    )]
+    SprtWithShard,
+    /// No game played at a time.
+    #[error("at least 1 game must be played at a time")]
+    NoConcurrency,
+    /// More games at once than [`MAX_CONCURRENCY`].
+    #[error(
+        "at most {MAX_CONCURRENCY} games are played at once (more games at once than cores only \
+         slows each one; leave it out for one per core)"
+    )]
+    TooMuchConcurrency {
+        /// The number given.
+        given: usize,
+    },
+    /// A shard that is not `K/N` with 1 ≤ K ≤ N.
+    #[error("invalid shard '{given}': expected K/N with 1 <= K <= N, e.g. 1/4")]
+    BadShard {
+        /// The text given.
+        given: String,
+    },
 }
 
 /// Everything that decides which games a run plays and how: two runs with equal settings play
@@ -69,6 +128,7 @@ pub fn check_concurrency(k: usize) -> Result<usize, String> {
 /// settings: they do not change any result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
+    /// The format tag, [`RUN_FORMAT`].
     pub format: String,
     /// Bot specs of a round robin; for a gauntlet, its opponents.
     pub bots: Vec<String>,
@@ -80,10 +140,13 @@ pub struct RunConfig {
     pub terrain_file_hash: Option<String>,
     /// Games per pairing and terrain; even (every deal is played twice).
     pub games: u32,
+    /// The run seed: every deal and every bot's random choices derive from it.
     pub seed: u64,
+    /// Normal game or beginner variant (special bases are plain bases).
     pub variant: Variant,
     /// Self-play turn cap (R10.5: not a game rule).
     pub max_turns: u16,
+    /// The sequential test that stops the run once decided, if any.
     pub sprt: Option<SprtParams>,
     /// Longest wait for an external bot's answer.
     pub ext_timeout_ms: u64,
@@ -137,43 +200,30 @@ impl RunConfig {
     }
 
     /// Checks the combinations the flags cannot express.
-    pub fn validate(&self) -> Result<(), TournamentError> {
-        let usage = |m: String| Err(TournamentError::Usage(m));
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if self.games == 0 || self.games % 2 == 1 {
-            return usage(format!(
-                "--games is {}, it must be even and positive: every deal is played twice with \
-                 the seats swapped (try {})",
-                self.games,
-                (self.games + 1).max(2) / 2 * 2
-            ));
+            return Err(ConfigError::Games { games: self.games });
         }
         if self.max_turns == 0 {
-            return usage("--max-turns is 0: the turn cap must be at least 1".into());
+            return Err(ConfigError::NoTurns);
         }
         let mut names: Vec<&String> = self.bots.iter().chain(&self.gauntlet).collect();
         // One bot alone is a self-play run (balance studies): it meets itself.
         if names.is_empty() || (names.len() < 2 && self.gauntlet.is_some()) {
-            return usage("a tournament needs at least two bots, or one to play itself".into());
+            return Err(ConfigError::TooFewBots);
         }
         names.sort();
         if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
-            return usage(format!("bot '{}' is listed twice", w[0]));
+            return Err(ConfigError::BotTwice { bot: w[0].clone() });
         }
         if self.terrains.is_empty() {
-            return usage("no terrain selected".into());
+            return Err(ConfigError::NoTerrain);
         }
         if self.sprt.is_some() && names.len() != 2 {
-            return usage(format!(
-                "--sprt compares exactly two bots, {} are listed",
-                names.len()
-            ));
+            return Err(ConfigError::SprtBots { count: names.len() });
         }
         if self.sprt.is_some() && self.shard.is_some() {
-            return usage(
-                "--sprt cannot be combined with --shard: the test stops on results as they \
-                 arrive, and a shard sees only its own slice"
-                    .into(),
-            );
+            return Err(ConfigError::SprtWithShard);
         }
         Ok(())
     }
@@ -206,7 +256,7 @@ fn to_map(c: &RunConfig) -> serde_json::Map<String, serde_json::Value> {
 pub use crate::vocabulary::hash::fnv1a;
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn sample() -> RunConfig {
@@ -250,7 +300,9 @@ mod tests {
             games: 3,
             ..sample()
         };
-        let e = c.validate().unwrap_err().to_string();
+        let e = c.validate().unwrap_err();
+        assert_eq!(e, ConfigError::Games { games: 3 });
+        let e = e.to_string();
         assert!(e.contains("even") && e.contains("try 4"), "{e}");
     }
 
@@ -260,10 +312,94 @@ mod tests {
             max_turns: 0,
             ..sample()
         };
-        assert!(c.validate().unwrap_err().to_string().contains("at least 1"));
-        assert!(check_concurrency(0).is_err());
+        let e = c.validate().unwrap_err();
+        assert_eq!(e, ConfigError::NoTurns);
+        assert!(e.to_string().contains("at least 1"));
+        assert_eq!(check_concurrency(0), Err(ConfigError::NoConcurrency));
         assert_eq!(check_concurrency(MAX_CONCURRENCY), Ok(MAX_CONCURRENCY));
-        assert!(check_concurrency(MAX_CONCURRENCY + 1).is_err());
+        assert_eq!(
+            check_concurrency(MAX_CONCURRENCY + 1),
+            Err(ConfigError::TooMuchConcurrency {
+                given: MAX_CONCURRENCY + 1
+            })
+        );
+    }
+
+    /// Every combination of settings that makes no run, each with its own kind.
+    #[test]
+    fn settings_that_make_no_run_are_refused_by_kind() {
+        let sprt = Some(SprtParams {
+            elo0: 0.0,
+            elo1: 5.0,
+            alpha: 0.05,
+            beta: 0.05,
+        });
+        let cases = [
+            (
+                RunConfig {
+                    bots: vec![],
+                    ..sample()
+                },
+                ConfigError::TooFewBots,
+            ),
+            (
+                RunConfig {
+                    bots: vec![],
+                    gauntlet: Some("random".into()),
+                    ..sample()
+                },
+                ConfigError::TooFewBots,
+            ),
+            (
+                RunConfig {
+                    bots: vec!["random".into(), "greedy".into()],
+                    gauntlet: Some("greedy".into()),
+                    ..sample()
+                },
+                ConfigError::BotTwice {
+                    bot: "greedy".into(),
+                },
+            ),
+            (
+                RunConfig {
+                    terrains: vec![],
+                    ..sample()
+                },
+                ConfigError::NoTerrain,
+            ),
+            (
+                RunConfig {
+                    bots: vec!["random".into(), "greedy".into(), "flat-mc".into()],
+                    sprt,
+                    ..sample()
+                },
+                ConfigError::SprtBots { count: 3 },
+            ),
+            (
+                RunConfig {
+                    sprt,
+                    shard: Some(Shard { index: 1, count: 2 }),
+                    ..sample()
+                },
+                ConfigError::SprtWithShard,
+            ),
+        ];
+        for (config, kind) in cases {
+            assert_eq!(config.validate(), Err(kind));
+        }
+        assert_eq!(sample().validate(), Ok(()));
+    }
+
+    #[test]
+    fn a_bad_shard_is_refused_quoting_it() {
+        let e = "1-2".parse::<Shard>().unwrap_err();
+        assert_eq!(
+            e,
+            ConfigError::BadShard {
+                given: "1-2".into()
+            }
+        );
+        assert!(e.to_string().contains("'1-2'") && e.to_string().contains("1 <= K <= N"));
     }
 
     #[test]

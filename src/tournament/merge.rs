@@ -4,7 +4,7 @@
 
 use super::config::RunConfig;
 use super::lock::RunLock;
-use super::runner::{record_problem, write_summaries};
+use super::runner::{record_problem, write_summaries, RecordProblem};
 use super::schedule::{pairings, schedule};
 use super::store::{
     open_run_dir, read_games, read_run, write_atomic, GameKey, GameLine, GAMES_FILE,
@@ -12,43 +12,186 @@ use super::store::{
 use super::summary::Summary;
 use super::TournamentError;
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
 
+/// How many games a message lists before it stops.
+const SHOWN: usize = 10;
+
+/// Why shard folders do not merge into one run; each message names the folders, files and
+/// games at fault and what to do.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// No folder to merge.
+    #[error("merge needs at least one run folder")]
+    NoInput,
+    /// An input that is no run folder.
+    #[error("{dir} holds no run.json: not a tournament folder")]
+    NotARun {
+        /// The input folder.
+        dir: String,
+    },
+    /// Two inputs of different runs.
+    #[error(
+        "{dir} and {first} are not shards of the same run; differing settings: {}",
+        .differences.join("; ")
+    )]
+    OtherRun {
+        /// The input that differs.
+        dir: String,
+        /// The first input, whose settings the others must share.
+        first: String,
+        /// Each differing setting, as "name: value in `dir` vs value in `first`".
+        differences: Vec<String>,
+    },
+    /// The destination is one of the inputs.
+    #[error("--out {out} is one of the inputs: merge into a new folder")]
+    OutIsInput {
+        /// The destination.
+        out: String,
+    },
+    /// A game line of a deal the run does not play.
+    #[error("{path}: game {game} of deal {deal} is not part of the run's schedule")]
+    NotScheduled {
+        /// The games file.
+        path: String,
+        /// The deal's position.
+        deal: usize,
+        /// The game of the pair.
+        game: u8,
+    },
+    /// Games found in two inputs.
+    #[error(
+        "{} games appear twice (the same shard given twice?): {}",
+        .duplicates.len(),
+        first_few(.duplicates)
+    )]
+    Duplicates {
+        /// Every game found twice.
+        duplicates: Vec<DuplicateGame>,
+    },
+    /// Games of the run found in no input.
+    #[error(
+        "{} games of the run are in none of the inputs (a shard missing or unfinished?), e.g. \
+         {}; rerun those shards, or pass --allow-incomplete",
+        .missing.len(),
+        first_few(.missing)
+    )]
+    Missing {
+        /// Every game missing.
+        missing: Vec<MissingGame>,
+    },
+    /// A counted game whose record is missing, damaged or another game's.
+    #[error(
+        "shard {shard}: record {record} (deal {deal} game {game}): {problem}; resume that shard \
+         (`toybattle tournament` with its --out) to play the game again, then merge"
+    )]
+    BadRecord {
+        /// The shard folder.
+        shard: String,
+        /// The record file, relative to the shard folder.
+        record: String,
+        /// The deal's position.
+        deal: usize,
+        /// The game of the pair.
+        game: u8,
+        /// What is wrong with the record.
+        problem: RecordProblem,
+    },
+    /// A record that disappeared from its shard while merging.
+    #[error("record {record} is in no input")]
+    RecordInNoInput {
+        /// The record file, relative to a run folder.
+        record: String,
+    },
+}
+
+/// The first few items of a list, for a message.
+fn first_few<T: fmt::Display>(items: &[T]) -> String {
+    let shown: Vec<String> = items.iter().take(SHOWN).map(T::to_string).collect();
+    shown.join("; ")
+}
+
+/// A game of the run found in no input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingGame {
+    /// The pairing, as "a vs b".
+    pub pairing: String,
+    /// The terrain's key.
+    pub terrain: String,
+    /// The deal's index within its pairing and terrain.
+    pub pair: u32,
+    /// 0 or 1: which game of the pair.
+    pub game: u8,
+}
+
+impl fmt::Display for MissingGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} on {} deal {} game {}",
+            self.pairing, self.terrain, self.pair, self.game
+        )
+    }
+}
+
+/// A game found in two inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplicateGame {
+    /// The deal's position.
+    pub deal: usize,
+    /// 0 or 1: which game of the pair.
+    pub game: u8,
+    /// The input that held it first.
+    pub first: String,
+    /// The input that holds it again.
+    pub again: String,
+}
+
+impl fmt::Display for DuplicateGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "deal {} game {} in both {} and {}",
+            self.deal, self.game, self.first, self.again
+        )
+    }
+}
+
+/// What to merge, and where.
 pub struct MergeOptions {
     /// The shards' run folders.
     pub inputs: Vec<PathBuf>,
+    /// The merged run folder (new or empty).
     pub out: PathBuf,
     /// Write the summary even when games are missing (e.g. to look at a run in progress).
     pub allow_incomplete: bool,
 }
 
+/// What a merge wrote.
 #[derive(Debug)]
 pub struct MergeReport {
+    /// The merged run's summary.
     pub summary: Summary,
+    /// `summary.md` of the merged run.
     pub markdown: String,
-    /// Games of the run found in no input, described for people.
-    pub missing: Vec<String>,
+    /// Games of the run found in no input (only with `allow_incomplete`).
+    pub missing: Vec<MissingGame>,
 }
 
 /// Merges shard folders into `options.out`.
 pub fn merge_runs(options: &MergeOptions) -> Result<MergeReport, TournamentError> {
     let config = common_config(&options.inputs)?;
     if options.inputs.iter().any(|i| same_dir(i, &options.out)) {
-        return Err(TournamentError::Usage(format!(
-            "--out {} is one of the inputs: merge into a new folder",
-            options.out.display()
-        )));
+        return Err(MergeError::OutIsInput {
+            out: options.out.display().to_string(),
+        }
+        .into());
     }
     let games = gather_games(&options.inputs, &config)?;
     let missing = missing_games(&config, &games);
     if !missing.is_empty() && !options.allow_incomplete {
-        let shown: Vec<&str> = missing.iter().take(10).map(String::as_str).collect();
-        return Err(TournamentError::Merge(format!(
-            "{} games of the run are in none of the inputs (a shard missing or unfinished?), \
-             e.g. {}; rerun those shards, or pass --allow-incomplete",
-            missing.len(),
-            shown.join("; ")
-        )));
+        return Err(MergeError::Missing { missing }.into());
     }
     let lines: Vec<(usize, GameLine)> = games.into_values().collect();
     check_records(&lines, &options.inputs)?;
@@ -85,29 +228,24 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 fn common_config(inputs: &[PathBuf]) -> Result<RunConfig, TournamentError> {
     let mut common: Option<(RunConfig, &Path)> = None;
     for dir in inputs {
-        let config = read_run(dir)?.ok_or_else(|| {
-            TournamentError::Merge(format!(
-                "{} holds no run.json: not a tournament folder",
-                dir.display()
-            ))
+        let config = read_run(dir)?.ok_or_else(|| MergeError::NotARun {
+            dir: dir.display().to_string(),
         })?;
         let config = config.unsharded();
         match &common {
             None => common = Some((config, dir)),
             Some((c, first)) if *c != config => {
-                return Err(TournamentError::Merge(format!(
-                    "{} and {} are not shards of the same run; differing settings: {}",
-                    dir.display(),
-                    first.display(),
-                    config.differences(c).join("; ")
-                )))
+                return Err(MergeError::OtherRun {
+                    dir: dir.display().to_string(),
+                    first: first.display().to_string(),
+                    differences: config.differences(c),
+                }
+                .into())
             }
             Some(_) => {}
         }
     }
-    common
-        .map(|(c, _)| c)
-        .ok_or_else(|| TournamentError::Usage("merge needs at least one run folder".into()))
+    Ok(common.ok_or(MergeError::NoInput)?.0)
 }
 
 /// Every game of every input by key, with the input it came from; a game found twice is an
@@ -132,53 +270,45 @@ fn gather_games(
         }
         for g in file.games {
             if g.position >= total || g.game > 1 {
-                return Err(TournamentError::Merge(format!(
-                    "{}: game {} of deal {} is not part of the run's schedule",
-                    path.display(),
-                    g.game,
-                    g.position
-                )));
+                return Err(MergeError::NotScheduled {
+                    path: path.display().to_string(),
+                    deal: g.position,
+                    game: g.game,
+                }
+                .into());
             }
             if let Some((j, _)) = games.get(&g.key()) {
-                duplicates.push(format!(
-                    "deal {} game {} in both {} and {}",
-                    g.position,
-                    g.game,
-                    inputs[*j].display(),
-                    dir.display()
-                ));
+                duplicates.push(DuplicateGame {
+                    deal: g.position,
+                    game: g.game,
+                    first: inputs[*j].display().to_string(),
+                    again: dir.display().to_string(),
+                });
                 continue;
             }
             games.insert(g.key(), (i, g));
         }
     }
     if !duplicates.is_empty() {
-        return Err(TournamentError::Merge(format!(
-            "{} games appear twice (the same shard given twice?): {}",
-            duplicates.len(),
-            duplicates
-                .into_iter()
-                .take(10)
-                .collect::<Vec<_>>()
-                .join("; ")
-        )));
+        return Err(MergeError::Duplicates { duplicates }.into());
     }
     Ok(games)
 }
 
-fn missing_games(config: &RunConfig, games: &BTreeMap<GameKey, (usize, GameLine)>) -> Vec<String> {
+fn missing_games(
+    config: &RunConfig,
+    games: &BTreeMap<GameKey, (usize, GameLine)>,
+) -> Vec<MissingGame> {
     let pairings = pairings(config);
     schedule(config)
         .iter()
         .flat_map(|j| (0..2u8).map(move |g| (j, g)))
         .filter(|(j, g)| !games.contains_key(&(j.position, *g)))
-        .map(|(j, g)| {
-            format!(
-                "{} on {} deal {} game {g}",
-                pairings[j.pairing].label(),
-                config.terrains[j.terrain],
-                j.pair
-            )
+        .map(|(j, game)| MissingGame {
+            pairing: pairings[j.pairing].label(),
+            terrain: config.terrains[j.terrain].clone(),
+            pair: j.pair,
+            game,
         })
         .collect()
 }
@@ -186,18 +316,17 @@ fn missing_games(config: &RunConfig, games: &BTreeMap<GameKey, (usize, GameLine)
 /// Checks, before anything is written, that every game's record in the shard that counted it
 /// parses and is that game's (terrain, variant, deal seed, result); a merge cannot replay a game,
 /// so a bad record is refused with the shard folder, the file and what is wrong.
-fn check_records(lines: &[(usize, GameLine)], inputs: &[PathBuf]) -> Result<(), TournamentError> {
+fn check_records(lines: &[(usize, GameLine)], inputs: &[PathBuf]) -> Result<(), MergeError> {
     for (i, g) in lines {
         let dir = &inputs[*i];
         if let Some(problem) = record_problem(dir, g, None) {
-            return Err(TournamentError::Merge(format!(
-                "shard {}: record {} (deal {} game {}): {problem}; resume that shard \
-                 (`toybattle tournament` with its --out) to play the game again, then merge",
-                dir.display(),
-                g.record,
-                g.position,
-                g.game
-            )));
+            return Err(MergeError::BadRecord {
+                shard: dir.display().to_string(),
+                record: g.record.clone(),
+                deal: g.position,
+                game: g.game,
+                problem,
+            });
         }
     }
     Ok(())
@@ -209,7 +338,9 @@ fn copy_records(lines: &[GameLine], inputs: &[PathBuf], out: &Path) -> Result<()
             .iter()
             .map(|dir| dir.join(&g.record))
             .find(|p| p.exists())
-            .ok_or_else(|| TournamentError::Merge(format!("record {} is in no input", g.record)))?;
+            .ok_or_else(|| MergeError::RecordInNoInput {
+                record: g.record.clone(),
+            })?;
         let to = out.join(&g.record);
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).map_err(|e| TournamentError::io(parent, e))?;

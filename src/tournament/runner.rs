@@ -6,6 +6,7 @@ use super::config::{check_concurrency, RunConfig};
 use super::lock::RunLock;
 use super::schedule::{pairings, schedule, PairJob, Pairing};
 use super::stats::SprtDecision;
+use super::store::StoreError;
 use super::store::{
     cut_torn_line, open_run_dir, read_games, record_path, write_atomic, write_json_atomic,
     write_record, GameLine, GamesFile, GamesWriter, TornLine, GAMES_FILE,
@@ -28,6 +29,7 @@ pub struct RunOptions {
     pub config: RunConfig,
     /// The terrains named by `config.terrains`, in the same order.
     pub terrains: Vec<Arc<Terrain>>,
+    /// The run folder.
     pub out: PathBuf,
     /// Games played at once; `None` for one per core.
     pub concurrency: Option<usize>,
@@ -40,11 +42,13 @@ pub struct RunOptions {
 /// What a run did.
 #[derive(Debug)]
 pub struct RunReport {
+    /// The run's summary over every game counted.
     pub summary: Summary,
     /// `summary.md`, to print.
     pub markdown: String,
-    /// Games found in `games.jsonl` at start, and games played now.
+    /// Games found in `games.jsonl` at start.
     pub resumed: usize,
+    /// Games played now.
     pub played: usize,
     /// A torn last line found (and cut off) at start.
     pub torn: Option<TornLine>,
@@ -71,8 +75,7 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
     let mut config = options.config;
     config.validate()?;
     if let Some(k) = options.concurrency {
-        check_concurrency(k)
-            .map_err(|e| TournamentError::Usage(format!("--concurrency {k}: {e}")))?;
+        check_concurrency(k)?;
     }
     let bots = resolve_bots(&mut config)?;
     if options
@@ -81,9 +84,10 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         .map(|t| &t.key)
         .ne(config.terrains.iter())
     {
-        return Err(TournamentError::Usage(
-            "the terrains given do not match the settings' terrain list".into(),
-        ));
+        return Err(TournamentError::TerrainsMismatch {
+            given: options.terrains.iter().map(|t| t.key.clone()).collect(),
+            settings: config.terrains.clone(),
+        });
     }
     let out = options.out.as_path();
     std::fs::create_dir_all(out).map_err(|e| TournamentError::io(out, e))?;
@@ -138,7 +142,6 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
             .map(|t| {
                 Game::new(Arc::clone(t), config.variant)
                     .with_what_if(config.what_ifs.for_terrain(&t.key))
-                    .map_err(|e| TournamentError::Usage(e.to_string()))
             })
             .collect::<Result<_, _>>()?,
         bots,
@@ -190,17 +193,18 @@ fn drop_games_without_records(
     if !lost.is_empty() {
         let mut text = String::new();
         for g in &kept {
-            text += &serde_json::to_string(g).map_err(|e| TournamentError::io(games_path, e))?;
+            text += &serde_json::to_string(g).map_err(|e| StoreError::io(games_path, e))?;
             text.push('\n');
         }
         write_atomic(games_path, text.as_bytes())?;
     }
     if !quiet {
         for g in &lost {
+            let problem = record_problem(out, g, Some(&names));
             eprintln!(
                 "note: {}: {}; deal {} game {} is played again",
                 out.join(&g.record).display(),
-                record_problem(out, g, Some(&names)).unwrap_or_default(),
+                problem.map_or(String::new(), |p| p.to_string()),
                 g.position,
                 g.game
             );
@@ -210,21 +214,55 @@ fn drop_games_without_records(
     Ok(existing)
 }
 
+/// What is wrong with a counted game's record file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum RecordProblem {
+    /// There is no record file.
+    #[error("missing")]
+    Missing,
+    /// The file cannot be read.
+    #[error("unreadable ({reason})")]
+    Unreadable {
+        /// The system's reason.
+        reason: String,
+    },
+    /// The file is no game record (cut short, or edited).
+    #[error("damaged, not a game record ({reason})")]
+    Damaged {
+        /// What the JSON reader found wrong.
+        reason: String,
+    },
+    /// The record is of another game.
+    #[error("the record is not this game's ({} differ from games.jsonl)", .fields.join(", "))]
+    OtherGame {
+        /// What differs: terrain, variant, deal seed, players, winner, end, turns.
+        fields: Vec<&'static str>,
+    },
+}
+
 /// What is wrong with the record of game `g` in run folder `out`, or `None` when it is there and
 /// is that game's. The players' names are checked only when `names` maps bot specs to them.
 pub(super) fn record_problem(
     out: &Path,
     g: &GameLine,
     names: Option<&BTreeMap<&String, String>>,
-) -> Option<String> {
+) -> Option<RecordProblem> {
     let text = match std::fs::read_to_string(out.join(&g.record)) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some("missing".into()),
-        Err(e) => return Some(format!("unreadable ({e})")),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(RecordProblem::Missing),
+        Err(e) => {
+            return Some(RecordProblem::Unreadable {
+                reason: e.to_string(),
+            })
+        }
     };
     let record: GameRecord = match serde_json::from_str(&text) {
         Ok(r) => r,
-        Err(e) => return Some(format!("damaged, not a game record ({e})")),
+        Err(e) => {
+            return Some(RecordProblem::Damaged {
+                reason: e.to_string(),
+            })
+        }
     };
     let players_differ = names.is_some_and(|names| {
         let name = |spec: &String| names.get(spec).cloned().unwrap_or_else(|| spec.clone());
@@ -239,13 +277,8 @@ pub(super) fn record_problem(
         ("end", record.result.end != g.end),
         ("turns", record.result.turns != g.turns),
     ];
-    let differs: Vec<&str> = differs.iter().filter(|d| d.1).map(|d| d.0).collect();
-    (!differs.is_empty()).then(|| {
-        format!(
-            "the record is not this game's ({} differ from games.jsonl)",
-            differs.join(", ")
-        )
-    })
+    let fields: Vec<&'static str> = differs.iter().filter(|d| d.1).map(|d| d.0).collect();
+    (!fields.is_empty()).then_some(RecordProblem::OtherGame { fields })
 }
 
 /// Resolves every bot spec and records its version in the settings.
@@ -256,7 +289,7 @@ fn resolve_bots(config: &mut RunConfig) -> Result<BTreeMap<String, BotEntry>, To
     };
     let mut bots = BTreeMap::new();
     for spec in config.bots.iter().chain(&config.gauntlet) {
-        let entry = BotEntry::resolve(spec, timeout).map_err(TournamentError::Usage)?;
+        let entry = BotEntry::resolve(spec, timeout)?;
         config.versions.insert(spec.clone(), entry.version.clone());
         bots.insert(spec.clone(), entry);
     }
@@ -346,7 +379,9 @@ fn play_all(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(concurrency.unwrap_or(0))
         .build()
-        .map_err(|e| TournamentError::Usage(format!("cannot start the thread pool: {e}")))?;
+        .map_err(|e| TournamentError::ThreadPool {
+            reason: e.to_string(),
+        })?;
     let next = AtomicUsize::new(0);
     pool.scope(|scope| {
         for _ in 0..pool.current_num_threads() {
@@ -412,7 +447,7 @@ fn seat_deal(shared: &Shared, job: &PairJob, deal: &Deal, g: u8) -> Deal {
 }
 
 fn poisoned() -> TournamentError {
-    TournamentError::Usage("a game thread panicked; results so far are saved".into())
+    TournamentError::Panicked
 }
 
 fn sprt_now(shared: &Shared) -> Option<SprtSummary> {
@@ -451,12 +486,14 @@ fn play_one(
         &mut [&mut blue.player, &mut red.player],
         &config,
     );
-    if let Some((step, v)) = &played.violation {
-        return Err(TournamentError::Invariant(format!(
-            "{} deal seed {} game {g}, step {step}: {v}",
-            game.terrain().key,
-            job.deal_seed
-        )));
+    if let Some((step, violation)) = &played.violation {
+        return Err(TournamentError::Invariant {
+            terrain: game.terrain().key.clone(),
+            deal_seed: job.deal_seed,
+            game: g,
+            step: *step,
+            violation: violation.clone(),
+        });
     }
     let result = &played.record.result;
     let failure = |c: Colour| {

@@ -13,7 +13,9 @@ use crate::vocabulary::hash::{fnv1a, splitmix64 as mix};
 /// Two bots that meet: `a` is the one whose score, win rate and Elo are reported.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pairing {
+    /// The bot reported on.
     pub a: String,
+    /// Its opponent.
     pub b: String,
 }
 
@@ -67,10 +69,13 @@ pub fn pairings(config: &RunConfig) -> Vec<Pairing> {
 pub struct PairJob {
     /// Position in the global ordered list of the run (shards split on it).
     pub position: usize,
+    /// Index of the pairing in [`pairings`].
     pub pairing: usize,
+    /// Index of the terrain in the settings' terrain list.
     pub terrain: usize,
     /// Index of the deal within its pairing and terrain.
     pub pair: u32,
+    /// The deal's seed: see [`deal_seed`].
     pub deal_seed: u64,
 }
 

@@ -418,21 +418,74 @@ pub fn mean_and_ci95(values: &[f64]) -> (f64, f64) {
     (mean, Z95 * (var / n).sqrt())
 }
 
+/// Why sequential-test parameters are refused.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SprtParamsError {
+    /// An Elo bound that is infinite or not a number.
+    #[error("elo0 and elo1 must be finite numbers")]
+    NotFinite,
+    /// Bounds in the wrong order: the test needs elo0 < elo1.
+    #[error("elo0 ({elo0}) must be smaller than elo1 ({elo1})")]
+    EloOrder {
+        /// The null hypothesis's Elo difference.
+        elo0: f64,
+        /// The alternative's Elo difference.
+        elo1: f64,
+    },
+    /// An error rate outside (0, 0.5).
+    #[error("{name} ({value}) must be strictly between 0 and 0.5")]
+    Risk {
+        /// `alpha` or `beta`.
+        name: &'static str,
+        /// The rate given.
+        value: f64,
+    },
+}
+
+/// Why a `--sprt` value is refused; every message quotes the value and says what was expected.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum SprtError {
+    /// Other than 2 or 4 comma-separated fields.
+    #[error("invalid --sprt value {input:?}: got {count} comma-separated fields, {SPRT_EXPECTED}")]
+    FieldCount {
+        /// The value given.
+        input: String,
+        /// Fields found.
+        count: usize,
+    },
+    /// A field that is not a finite number.
+    #[error("invalid --sprt value {input:?}: {field:?} is not a finite number, {SPRT_EXPECTED}")]
+    NotANumber {
+        /// The value given.
+        input: String,
+        /// The field at fault.
+        field: String,
+    },
+    /// Numbers that make no test.
+    #[error("invalid --sprt value {input:?}: {problem}")]
+    Params {
+        /// The value given.
+        input: String,
+        /// What is wrong with the numbers.
+        problem: SprtParamsError,
+    },
+}
+
 impl SprtParams {
     /// Checks `elo0 < elo1`, `0 < alpha < 0.5`, `0 < beta < 0.5`, all finite.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), SprtParamsError> {
         if !(self.elo0.is_finite() && self.elo1.is_finite()) {
-            return Err("elo0 and elo1 must be finite numbers".to_string());
+            return Err(SprtParamsError::NotFinite);
         }
         if self.elo0 >= self.elo1 {
-            return Err(format!(
-                "elo0 ({}) must be smaller than elo1 ({})",
-                self.elo0, self.elo1
-            ));
+            return Err(SprtParamsError::EloOrder {
+                elo0: self.elo0,
+                elo1: self.elo1,
+            });
         }
-        for (name, v) in [("alpha", self.alpha), ("beta", self.beta)] {
-            if !(v > 0.0 && v < 0.5) {
-                return Err(format!("{name} ({v}) must be strictly between 0 and 0.5"));
+        for (name, value) in [("alpha", self.alpha), ("beta", self.beta)] {
+            if !(value > 0.0 && value < 0.5) {
+                return Err(SprtParamsError::Risk { name, value });
             }
         }
         Ok(())
@@ -454,24 +507,25 @@ const SPRT_EXPECTED: &str = "expected elo0,elo1[,alpha,beta] such as 0,5 or 0,5,
 /// Parses the `--sprt elo0,elo1[,alpha,beta]` flag value. `alpha` and `beta`
 /// default to 0.05. The error names the input and says what was expected.
 impl FromStr for SprtParams {
-    type Err = String;
+    type Err = SprtError;
 
     fn from_str(input: &str) -> Result<Self, Self::Err> {
         let fields: Vec<&str> = input.split(',').map(str::trim).collect();
         if fields.len() != 2 && fields.len() != 4 {
-            return Err(format!(
-                "invalid --sprt value {input:?}: got {} comma-separated fields, {SPRT_EXPECTED}",
-                fields.len()
-            ));
+            return Err(SprtError::FieldCount {
+                input: input.into(),
+                count: fields.len(),
+            });
         }
         let mut nums = Vec::with_capacity(fields.len());
         for field in &fields {
             match field.parse::<f64>() {
                 Ok(v) if v.is_finite() => nums.push(v),
                 _ => {
-                    return Err(format!(
-                        "invalid --sprt value {input:?}: {field:?} is not a finite number, {SPRT_EXPECTED}"
-                    ));
+                    return Err(SprtError::NotANumber {
+                        input: input.into(),
+                        field: field.to_string(),
+                    });
                 }
             }
         }
@@ -481,9 +535,10 @@ impl FromStr for SprtParams {
             alpha: nums.get(2).copied().unwrap_or(0.05),
             beta: nums.get(3).copied().unwrap_or(0.05),
         };
-        params
-            .validate()
-            .map_err(|e| format!("invalid --sprt value {input:?}: {e}"))?;
+        params.validate().map_err(|problem| SprtError::Params {
+            input: input.into(),
+            problem,
+        })?;
         Ok(params)
     }
 }
@@ -805,11 +860,43 @@ mod tests {
         assert_eq!((p.elo0, p.elo1, p.alpha, p.beta), (0.0, 5.0, 0.05, 0.05));
         let q: SprtParams = "0, 5, 0.05, 0.1".parse().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((q.alpha, q.beta), (0.05, 0.1));
-        assert!("5,0".parse::<SprtParams>().is_err());
-        assert!("0,5,0.6,0.05".parse::<SprtParams>().is_err());
-        assert!("0,5,0.05".parse::<SprtParams>().is_err());
-        assert!("".parse::<SprtParams>().is_err());
-        let err = "a,b".parse::<SprtParams>().err().unwrap_or_default();
+        let problem = |s: &str| match s.parse::<SprtParams>() {
+            Err(SprtError::Params { problem, .. }) => problem,
+            other => panic!("{s}: {other:?}"),
+        };
+        assert_eq!(
+            problem("5,0"),
+            SprtParamsError::EloOrder {
+                elo0: 5.0,
+                elo1: 0.0
+            }
+        );
+        assert_eq!(
+            problem("0,5,0.6,0.05"),
+            SprtParamsError::Risk {
+                name: "alpha",
+                value: 0.6
+            }
+        );
+        assert!(matches!(
+            "0,5,0.05".parse::<SprtParams>(),
+            Err(SprtError::FieldCount { count: 3, .. })
+        ));
+        assert!(matches!(
+            "".parse::<SprtParams>(),
+            Err(SprtError::FieldCount { count: 1, .. })
+        ));
+        let infinite = SprtParams {
+            elo0: f64::INFINITY,
+            ..p
+        };
+        assert_eq!(infinite.validate(), Err(SprtParamsError::NotFinite));
+        let err = "a,b".parse::<SprtParams>().unwrap_err();
+        assert!(
+            matches!(&err, SprtError::NotANumber { field, .. } if field == "a"),
+            "{err:?}"
+        );
+        let err = err.to_string();
         assert!(
             err.contains("\"a,b\"") && err.contains("elo0,elo1"),
             "{err}"

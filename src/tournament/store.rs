@@ -9,7 +9,6 @@
 
 use super::config::{RunConfig, RUN_FORMAT};
 use super::lock::LOCK_FILE;
-use super::TournamentError;
 use crate::record::GameRecord;
 use crate::rules::{Colour, Variant};
 use serde::{Deserialize, Serialize};
@@ -18,9 +17,109 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+/// The settings file of a run folder.
 pub const RUN_FILE: &str = "run.json";
+/// The list of finished games of a run folder, one JSON line per game.
 pub const GAMES_FILE: &str = "games.jsonl";
+/// The folder of a run's game records.
 pub const RECORDS_DIR: &str = "records";
+
+/// Why a run folder's files cannot be read, written or trusted; each message names the file
+/// (and line) at fault.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StoreError {
+    /// A file or folder that cannot be read or written.
+    #[error("{path}: {reason}")]
+    Io {
+        /// The file or folder.
+        path: String,
+        /// The system's reason.
+        reason: String,
+    },
+    /// A line of `games.jsonl` before the last that is no game line.
+    #[error("{path} line {line}: not a game line ({reason}); the file was edited or damaged")]
+    NotAGameLine {
+        /// The games file.
+        path: String,
+        /// The line, from 1.
+        line: usize,
+        /// What the JSON reader found wrong.
+        reason: String,
+    },
+    /// A game line of another run (other settings) in the folder's games file.
+    #[error("{path} line {line}: game of run {found}, but this folder's run is {expected}")]
+    OtherRun {
+        /// The games file.
+        path: String,
+        /// The line, from 1.
+        line: usize,
+        /// The run id on the line.
+        found: String,
+        /// The run id of the folder's settings.
+        expected: String,
+    },
+    /// A game counted twice.
+    #[error("{path} line {line}: game {game} of deal {deal} is already on line {first}")]
+    CountedTwice {
+        /// The games file.
+        path: String,
+        /// The line, from 1.
+        line: usize,
+        /// The deal's position in the run.
+        deal: usize,
+        /// 0 or 1: which game of the deal's pair.
+        game: u8,
+        /// The line that counted it first.
+        first: usize,
+    },
+    /// A `run.json` that is not the settings of a run.
+    #[error("{path}: not the settings of a tournament run: {reason}")]
+    NotRunSettings {
+        /// The settings file.
+        path: String,
+        /// What the JSON reader found wrong.
+        reason: String,
+    },
+    /// A `run.json` of another format.
+    #[error("{path}: format '{found}', expected '{RUN_FORMAT}'")]
+    RunFormat {
+        /// The settings file.
+        path: String,
+        /// The format it names.
+        found: String,
+    },
+    /// A folder holding a run with other settings.
+    #[error(
+        "{dir} holds a run with different settings ({}); use another --out folder or the same \
+         settings",
+        .differences.join("; ")
+    )]
+    Settings {
+        /// The run folder.
+        dir: String,
+        /// Each differing setting, as "name: value now, value in run.json".
+        differences: Vec<String>,
+    },
+    /// A folder with other files and no run settings.
+    #[error(
+        "{dir} is not empty and holds no {RUN_FILE}: refusing to mix a tournament with other \
+         files; choose an empty or new --out folder"
+    )]
+    NotEmpty {
+        /// The folder.
+        dir: String,
+    },
+}
+
+impl StoreError {
+    /// A file or folder that could not be read or written.
+    pub(crate) fn io(path: &Path, e: impl std::fmt::Display) -> StoreError {
+        StoreError::Io {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        }
+    }
+}
 
 /// One finished game, as one line of `games.jsonl`. Per-colour arrays are (blue, red).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -31,28 +130,39 @@ pub struct GameLine {
     pub position: usize,
     /// The pairing's bots; `a` is the one reported on.
     pub a: String,
+    /// The opponent of `a`.
     pub b: String,
+    /// The terrain's key.
     pub terrain: String,
+    /// Normal game or beginner variant.
     pub variant: Variant,
+    /// The seed of the deal both games of the pair are played on.
     pub deal_seed: u64,
     /// Deal index within pairing and terrain.
     pub pair: u32,
     /// 0: `a` plays blue; 1: `b` plays blue.
     pub game: u8,
+    /// The bot playing blue.
     pub blue: String,
+    /// The bot playing red.
     pub red: String,
-    /// First player colour (fixed by the deal) and the bot on it.
+    /// The colour moving first (fixed by the deal).
     pub first: Colour,
+    /// The bot on that colour.
     pub first_bot: String,
     /// The winning bot; `None` when the turn cap stopped the game.
     pub winner: Option<String>,
+    /// The winning colour; `None` when the turn cap stopped the game.
     pub winner_colour: Option<Colour>,
     /// "hq", "medals", "blocked", "turn_cap" or "forfeit".
     pub end: String,
     /// Why the loser forfeited, when known (external bot failures).
     pub forfeit_reason: Option<String>,
+    /// Turns played.
     pub turns: u16,
+    /// Medals at the end (blue, red).
     pub medals: [u8; 2],
+    /// Decisions taken by each colour (blue, red).
     pub decisions: [u32; 2],
     /// Total thinking time in milliseconds.
     pub think_ms: [f64; 2],
@@ -66,6 +176,7 @@ pub struct GameLine {
 pub type GameKey = (usize, u8);
 
 impl GameLine {
+    /// The game's place in the run: deal position and game of the pair.
     pub fn key(&self) -> GameKey {
         (self.position, self.game)
     }
@@ -93,14 +204,18 @@ impl GameLine {
 /// A torn last line that was cut off.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TornLine {
+    /// Its line number, from 1.
     pub line: usize,
+    /// Its length in bytes.
     pub bytes: usize,
 }
 
 /// The games of a `games.jsonl`, with its torn last line if any.
 #[derive(Debug, Default)]
 pub struct GamesFile {
+    /// The game lines before any torn line.
     pub games: Vec<GameLine>,
+    /// The torn last line, if the last write was interrupted.
     pub torn: Option<TornLine>,
     /// Length in bytes of the valid part (everything before a torn line).
     pub valid_len: u64,
@@ -109,11 +224,11 @@ pub struct GamesFile {
 /// Reads `games.jsonl`. A last line that is incomplete (no final newline) or unreadable is
 /// reported in `torn`; an unreadable line before the last, a line of another run or a game
 /// counted twice is an error naming the line. A missing file has no games.
-pub fn read_games(path: &Path, run_id: &str) -> Result<GamesFile, TournamentError> {
+pub fn read_games(path: &Path, run_id: &str) -> Result<GamesFile, StoreError> {
     let text = match fs::read(path) {
         Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(GamesFile::default()),
-        Err(e) => return Err(TournamentError::io(path, e)),
+        Err(e) => return Err(StoreError::io(path, e)),
     };
     let mut out = GamesFile::default();
     let mut seen = std::collections::HashMap::new();
@@ -129,24 +244,25 @@ pub fn read_games(path: &Path, run_id: &str) -> Result<GamesFile, TournamentErro
                 true => Ok(g),
                 false => Err("the line has no end".to_string()),
             });
-        let corrupt = |reason: String| TournamentError::Corrupt {
-            path: path.display().to_string(),
-            line: line_no,
-            reason,
-        };
+        let path_text = || path.display().to_string();
         match parsed {
             Ok(g) => {
                 if g.run != run_id {
-                    return Err(corrupt(format!(
-                        "game of run {}, but this folder's run is {run_id}",
-                        g.run
-                    )));
+                    return Err(StoreError::OtherRun {
+                        path: path_text(),
+                        line: line_no,
+                        found: g.run,
+                        expected: run_id.into(),
+                    });
                 }
                 if let Some(first) = seen.insert(g.key(), line_no) {
-                    return Err(corrupt(format!(
-                        "game {} of deal {} is already on line {first}",
-                        g.game, g.position
-                    )));
+                    return Err(StoreError::CountedTwice {
+                        path: path_text(),
+                        line: line_no,
+                        deal: g.position,
+                        game: g.game,
+                        first,
+                    });
                 }
                 out.games.push(g);
             }
@@ -158,9 +274,11 @@ pub fn read_games(path: &Path, run_id: &str) -> Result<GamesFile, TournamentErro
                 break;
             }
             Err(reason) => {
-                return Err(corrupt(format!(
-                    "not a game line ({reason}); the file was edited or damaged"
-                )))
+                return Err(StoreError::NotAGameLine {
+                    path: path_text(),
+                    line: line_no,
+                    reason,
+                })
             }
         }
         offset += chunk.len();
@@ -170,15 +288,15 @@ pub fn read_games(path: &Path, run_id: &str) -> Result<GamesFile, TournamentErro
 }
 
 /// Cuts a torn last line off `games.jsonl` so that appends start on a fresh line.
-pub fn cut_torn_line(path: &Path, file: &GamesFile) -> Result<(), TournamentError> {
+pub fn cut_torn_line(path: &Path, file: &GamesFile) -> Result<(), StoreError> {
     if file.torn.is_some() {
         let f = OpenOptions::new()
             .write(true)
             .open(path)
-            .map_err(|e| TournamentError::io(path, e))?;
+            .map_err(|e| StoreError::io(path, e))?;
         f.set_len(file.valid_len)
             .and_then(|()| f.sync_all())
-            .map_err(|e| TournamentError::io(path, e))?;
+            .map_err(|e| StoreError::io(path, e))?;
     }
     Ok(())
 }
@@ -190,47 +308,49 @@ pub struct GamesWriter {
 }
 
 impl GamesWriter {
-    pub fn open(path: &Path) -> Result<GamesWriter, TournamentError> {
+    /// Opens (or creates) the games file for appending.
+    pub fn open(path: &Path) -> Result<GamesWriter, StoreError> {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
-            .map_err(|e| TournamentError::io(path, e))?;
+            .map_err(|e| StoreError::io(path, e))?;
         Ok(GamesWriter {
             path: path.to_path_buf(),
             file: Mutex::new(file),
         })
     }
 
-    pub fn append(&self, game: &GameLine) -> Result<(), TournamentError> {
-        let mut line =
-            serde_json::to_string(game).map_err(|e| TournamentError::io(&self.path, e))?;
+    /// Appends one game's line and flushes it to disk before returning.
+    pub fn append(&self, game: &GameLine) -> Result<(), StoreError> {
+        let mut line = serde_json::to_string(game).map_err(|e| StoreError::io(&self.path, e))?;
         line.push('\n');
         let mut f = self
             .file
             .lock()
-            .map_err(|_| TournamentError::io(&self.path, "a writer thread panicked"))?;
+            .map_err(|_| StoreError::io(&self.path, "a writer thread panicked"))?;
         f.write_all(line.as_bytes())
             .and_then(|()| f.sync_data())
-            .map_err(|e| TournamentError::io(&self.path, e))
+            .map_err(|e| StoreError::io(&self.path, e))
     }
 }
 
 /// Writes `value` as pretty JSON to `path` through a temporary file and a rename, so that a
 /// reader never sees half a file.
-pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), TournamentError> {
-    let text = serde_json::to_string_pretty(value).map_err(|e| TournamentError::io(path, e))?;
+pub fn write_json_atomic<T: Serialize>(path: &Path, value: &T) -> Result<(), StoreError> {
+    let text = serde_json::to_string_pretty(value).map_err(|e| StoreError::io(path, e))?;
     write_atomic(path, text.as_bytes())
 }
 
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), TournamentError> {
+/// Writes `bytes` to `path` through a temporary file and a rename, so that a reader never sees half a file; creates the folder.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), StoreError> {
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent).map_err(|e| TournamentError::io(parent, e))?;
+        fs::create_dir_all(parent).map_err(|e| StoreError::io(parent, e))?;
     }
     let tmp = path.with_extension("tmp");
     fs::write(&tmp, bytes)
         .and_then(|()| fs::rename(&tmp, path))
-        .map_err(|e| TournamentError::io(path, e))
+        .map_err(|e| StoreError::io(path, e))
 }
 
 /// The record path of a game, relative to the run folder:
@@ -259,36 +379,39 @@ fn file_safe(name: &str) -> String {
         .collect()
 }
 
-pub fn write_record(dir: &Path, rel: &str, record: &GameRecord) -> Result<(), TournamentError> {
+/// Writes a game's record at `rel` in run folder `dir`, atomically.
+pub fn write_record(dir: &Path, rel: &str, record: &GameRecord) -> Result<(), StoreError> {
     write_json_atomic(&dir.join(rel), record)
 }
 
 /// Reads `run.json`, or `None` when the folder has none.
-pub fn read_run(dir: &Path) -> Result<Option<RunConfig>, TournamentError> {
+pub fn read_run(dir: &Path) -> Result<Option<RunConfig>, StoreError> {
     let path = dir.join(RUN_FILE);
     let text = match fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(TournamentError::io(&path, e)),
+        Err(e) => return Err(StoreError::io(&path, e)),
     };
-    let config: RunConfig = serde_json::from_str(&text).map_err(|e| {
-        TournamentError::io(&path, format!("not the settings of a tournament run: {e}"))
-    })?;
+    let config: RunConfig =
+        serde_json::from_str(&text).map_err(|e| StoreError::NotRunSettings {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        })?;
     if config.format != RUN_FORMAT {
-        return Err(TournamentError::io(
-            &path,
-            format!("format '{}', expected '{RUN_FORMAT}'", config.format),
-        ));
+        return Err(StoreError::RunFormat {
+            path: path.display().to_string(),
+            found: config.format,
+        });
     }
     Ok(Some(config))
 }
 
 /// Prepares the run folder: a new or empty folder gets `run.json`; a folder of the same run is
 /// resumed; anything else is refused with the differing settings named.
-pub fn open_run_dir(dir: &Path, config: &RunConfig) -> Result<(), TournamentError> {
+pub fn open_run_dir(dir: &Path, config: &RunConfig) -> Result<(), StoreError> {
     match read_run(dir)? {
         Some(stored) if stored == *config => Ok(()),
-        Some(stored) => Err(TournamentError::Settings {
+        Some(stored) => Err(StoreError::Settings {
             dir: dir.display().to_string(),
             differences: config
                 .differences(&stored)
@@ -301,11 +424,9 @@ pub fn open_run_dir(dir: &Path, config: &RunConfig) -> Result<(), TournamentErro
                 .map(|d| d.flatten().any(|e| e.file_name() != LOCK_FILE))
                 .unwrap_or(false);
             if non_empty {
-                return Err(TournamentError::Usage(format!(
-                    "{} is not empty and holds no {RUN_FILE}: refusing to mix a tournament \
-                     with other files; choose an empty or new --out folder",
-                    dir.display()
-                )));
+                return Err(StoreError::NotEmpty {
+                    dir: dir.display().to_string(),
+                });
             }
             write_json_atomic(&dir.join(RUN_FILE), config)
         }
@@ -382,13 +503,76 @@ pub(crate) mod tests {
             &d,
             &format!("{}garbage\n{}", json(&line(0, 0)), json(&line(0, 1))),
         );
-        let e = read_games(&p, "r").unwrap_err().to_string();
-        assert!(e.contains("line 2"), "{e}");
+        let e = read_games(&p, "r").unwrap_err();
+        assert!(
+            matches!(e, StoreError::NotAGameLine { line: 2, .. }),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("line 2"), "{e}");
         let p = file_with(&d, &format!("{}{}", json(&line(0, 0)), json(&line(0, 0))));
-        let e = read_games(&p, "r").unwrap_err().to_string();
+        let e = read_games(&p, "r").unwrap_err();
+        assert!(
+            matches!(
+                e,
+                StoreError::CountedTwice {
+                    line: 2,
+                    first: 1,
+                    deal: 0,
+                    game: 0,
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.contains("line 2") && e.contains("line 1"), "{e}");
-        let e = read_games(&p, "other").unwrap_err().to_string();
+        let e = read_games(&p, "other").unwrap_err();
+        assert!(
+            matches!(&e, StoreError::OtherRun { line: 1, found, expected, .. }
+                if found == "r" && expected == "other"),
+            "{e:?}"
+        );
+        let e = e.to_string();
         assert!(e.contains("line 1") && e.contains("run r"), "{e}");
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    #[test]
+    fn run_folders_that_cannot_be_trusted_are_refused_by_kind() {
+        let d = temp_dir("run-file");
+        let config = crate::tournament::config::tests::sample();
+        // A folder with other files and no settings.
+        fs::write(d.join("notes.txt"), "mine").unwrap();
+        let e = open_run_dir(&d, &config).unwrap_err();
+        assert!(matches!(e, StoreError::NotEmpty { .. }), "{e:?}");
+        fs::remove_file(d.join("notes.txt")).unwrap();
+        // Settings of another run.
+        open_run_dir(&d, &config).unwrap();
+        let other = RunConfig {
+            seed: 2,
+            ..config.clone()
+        };
+        let e = open_run_dir(&d, &other).unwrap_err();
+        assert!(
+            matches!(&e, StoreError::Settings { differences, .. }
+                if differences == &["seed: 2 now, 1 in run.json"]),
+            "{e:?}"
+        );
+        // A run.json that is not settings, or of another format.
+        fs::write(d.join(RUN_FILE), "{}").unwrap();
+        let e = read_run(&d).unwrap_err();
+        assert!(matches!(e, StoreError::NotRunSettings { .. }), "{e:?}");
+        let mut json = serde_json::to_value(&config).unwrap();
+        json["format"] = "toybattle-tournament/9".into();
+        fs::write(d.join(RUN_FILE), json.to_string()).unwrap();
+        let e = read_run(&d).unwrap_err();
+        assert!(
+            matches!(&e, StoreError::RunFormat { found, .. } if found == "toybattle-tournament/9"),
+            "{e:?}"
+        );
+        // A games file that is a folder.
+        let e = read_games(&d, "r").unwrap_err();
+        assert!(matches!(e, StoreError::Io { .. }), "{e:?}");
         fs::remove_dir_all(d).unwrap();
     }
 

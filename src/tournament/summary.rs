@@ -22,6 +22,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+/// The format tag of `summary.json`.
 pub const SUMMARY_FORMAT: &str = "toybattle-summary/1";
 
 /// The end types, in table order.
@@ -30,14 +31,20 @@ pub const END_TYPES: [&str; 5] = ["hq", "medals", "blocked", "turn_cap", "forfei
 /// A proportion with its Wilson 95% interval; `rate` is `None` without games.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Rate {
+    /// Successes (a draw counts one half in a score).
     pub count: f64,
+    /// Games counted.
     pub games: u64,
+    /// The proportion; `None` without games.
     pub rate: Option<f64>,
+    /// Lower bound of the 95% Wilson interval.
     pub lo: f64,
+    /// Upper bound of the 95% Wilson interval.
     pub hi: f64,
 }
 
 impl Rate {
+    /// The proportion of `count` in `games`, with its interval.
     pub fn new(count: f64, games: u64) -> Rate {
         let (lo, hi) = wilson_interval(count, games as f64, Z95);
         Rate {
@@ -66,18 +73,24 @@ impl Rate {
 /// Seat balance and shape of a set of games.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SideStats {
+    /// Games counted.
     pub games: u64,
+    /// Games won by the player moving first.
     pub first_player_wins: Rate,
+    /// Games won by blue.
     pub blue_wins: Rate,
+    /// Games won by red.
     pub red_wins: Rate,
     /// Games per end type (every type of [`END_TYPES`] present, zeros included).
     pub ends: BTreeMap<String, u64>,
+    /// Mean game length in turns; `None` without games.
     pub mean_turns: Option<f64>,
     /// 95% half-width of the mean length; `None` with fewer than two games.
     pub turns_ci95: Option<f64>,
 }
 
 impl SideStats {
+    /// The seat statistics of `games`.
     pub fn of(games: &[&GameLine]) -> SideStats {
         let n = games.len() as u64;
         let count = |f: &dyn Fn(&GameLine) -> bool| games.iter().filter(|g| f(g)).count() as f64;
@@ -103,9 +116,13 @@ impl SideStats {
 /// Results of one pairing over a set of games, from the side of bot `a`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MatchStats {
+    /// Games counted.
     pub games: u64,
+    /// Games won by `a`.
     pub wins_a: u64,
+    /// Games won by `b`.
     pub wins_b: u64,
+    /// Games stopped by the turn cap.
     pub draws: u64,
     /// Score of `a` (wins + draws / 2) per game.
     pub score_a: Rate,
@@ -113,10 +130,12 @@ pub struct MatchStats {
     pub pentanomial: Pentanomial,
     /// Elo of `a` over `b` from the pentanomial.
     pub elo: EloEstimate,
+    /// Seat balance and shape of these games.
     pub sides: SideStats,
 }
 
 impl MatchStats {
+    /// The statistics of `games`, all of one pairing.
     pub fn of(games: &[&GameLine]) -> MatchStats {
         let n = games.len() as u64;
         let wins_a = games.iter().filter(|g| g.score_a() == 1.0).count() as u64;
@@ -156,48 +175,73 @@ pub fn pentanomial(games: &[&GameLine]) -> Pentanomial {
     p
 }
 
+/// One pairing's results on one terrain.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TerrainMatch {
+    /// The terrain's key.
     pub terrain: String,
+    /// The results there.
     pub stats: MatchStats,
 }
 
+/// One pairing's results, overall and by terrain.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PairingSummary {
+    /// The bot reported on.
     pub a: String,
+    /// Its opponent.
     pub b: String,
+    /// Results over every terrain.
     pub overall: MatchStats,
+    /// Results on each terrain, in the settings' order.
     pub terrains: Vec<TerrainMatch>,
 }
 
+/// Seat balance and shape of the games on one terrain, all pairings together.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TerrainSummary {
+    /// The terrain's key.
     pub terrain: String,
+    /// Its statistics.
     pub stats: SideStats,
 }
 
 /// A bot's results against everyone.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BotStanding {
+    /// The bot's spec.
     pub bot: String,
+    /// Games against other bots (games against itself do not count).
     pub games: u64,
+    /// Games it won.
     pub wins: u64,
+    /// Games stopped by the turn cap.
     pub draws: u64,
+    /// Games it lost by forfeit.
     pub forfeits: u64,
+    /// Its score (wins + draws / 2) per game.
     pub score: Rate,
 }
 
+/// Where the sequential test stands.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SprtSummary {
+    /// The test's Elo bounds and error rates.
     pub params: SprtParams,
+    /// Complete pairs counted.
     pub pairs: u64,
+    /// The log-likelihood ratio so far.
     pub llr: f64,
+    /// The bound at or below which H0 is accepted.
     pub lower: f64,
+    /// The bound at or above which H1 is accepted.
     pub upper: f64,
+    /// H0, H1, or no decision yet.
     pub decision: SprtDecision,
 }
 
 impl SprtSummary {
+    /// The test's state after the pairs counted in `p`.
     pub fn of(params: SprtParams, p: &Pentanomial) -> SprtSummary {
         let (llr, decision) = sprt_decide(p, &params);
         let (lower, upper) = sprt_bounds(params.alpha, params.beta);
@@ -211,6 +255,7 @@ impl SprtSummary {
         }
     }
 
+    /// One line for people: bounds, LLR and verdict.
     pub fn describe(&self) -> String {
         let verdict = match self.decision {
             SprtDecision::H0 => format!("H0 accepted (Elo <= {})", self.params.elo0),
@@ -227,17 +272,27 @@ impl SprtSummary {
 /// Everything `summary.json` holds.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
+    /// The format tag, [`SUMMARY_FORMAT`].
     pub format: String,
+    /// The run id (hash of the unsharded settings).
     pub run: String,
+    /// The run's settings.
     pub config: RunConfig,
-    /// Games this run (or shard) is to play, and games played.
+    /// Games this run (or shard) is to play.
     pub expected_games: u64,
+    /// Games counted.
     pub games: u64,
+    /// Whether every game the run (or shard) is to play was counted.
     pub complete: bool,
+    /// Every bot's standing: the gauntlet bot first, then in the settings' order.
     pub bots: Vec<BotStanding>,
+    /// Each pairing's results.
     pub pairings: Vec<PairingSummary>,
+    /// Each terrain's seat balance, all pairings together.
     pub terrains: Vec<TerrainSummary>,
+    /// Seat balance and shape over all games.
     pub overall: SideStats,
+    /// The sequential test, when the run has one.
     pub sprt: Option<SprtSummary>,
 }
 
