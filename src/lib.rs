@@ -73,6 +73,9 @@
 //! A library user who depends on toybattle with `default-features = false` compiles none of the
 //! command line's, progress bars' or web server's crates.
 
+// Every public item says what it is in the game's words; a new one without a doc fails the build.
+#![deny(missing_docs)]
+
 pub mod balance;
 pub mod bot;
 pub mod info;
