@@ -553,3 +553,46 @@ fn two_games_differing_only_in_hidden_tiles_look_the_same_to_the_browser() {
     }
     assert!(hinted > 5 && undone > 3, "{hinted} hints, {undone} undos");
 }
+
+/// `toybattle serve` on HOST, any free port: its first line on standard output (the address
+/// to open) and everything it wrote on standard error until it was ended, at once.
+fn serve_briefly(host: &str) -> (String, String) {
+    use std::io::{BufRead, Read};
+    use std::process::{Command, Stdio};
+    let saves = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web-saves-host");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args(["serve", "--host", host, "--port", "0", "--saves"])
+        .arg(&saves)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut ready = String::new();
+    let read = std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut ready);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    read.unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (ready, stderr)
+}
+
+/// A host other machines can reach gets a warning; the default, loopback, gets none. (The
+/// server on all interfaces is ended as soon as it says it is ready.)
+#[test]
+fn serving_beyond_this_machine_prints_a_warning() {
+    let (ready, stderr) = serve_briefly("0.0.0.0");
+    assert!(ready.contains("toybattle is ready"), "{ready}{stderr}");
+    assert!(
+        stderr.contains("warning: listening on 0.0.0.0, which other machines can reach"),
+        "{stderr}"
+    );
+    let (ready, stderr) = serve_briefly("127.0.0.1");
+    assert!(ready.contains("open http://127.0.0.1:"), "{ready}{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
