@@ -596,3 +596,48 @@ fn serving_beyond_this_machine_prints_a_warning() {
     assert!(ready.contains("open http://127.0.0.1:"), "{ready}{stderr}");
     assert!(!stderr.contains("warning"), "{stderr}");
 }
+
+/// A seed above 2^53, which a JavaScript number would round to another deal, deals its own game
+/// whether sent as text (as the page does) or as a JSON number; the replay viewer answers it as
+/// text; a seed that is not a whole number of 64 bits is refused in words.
+#[test]
+fn a_large_seed_deals_exactly_its_game() {
+    const SEED: u64 = 9707717164044761510;
+    let rounded = SEED as f64 as u64;
+    assert_ne!(
+        Deal::from_seed(rounded).reserve,
+        Deal::from_seed(SEED).reserve
+    );
+    let (addr, _) = server("seed", 8);
+    for seed in [
+        format!("\"{SEED}\""),
+        SEED.to_string(),
+        format!("\" {SEED} \""),
+    ] {
+        let body = format!(r#"{{"terrain": "battlefield", "level": "beginner", "seed": {seed}}}"#);
+        let created = post(addr, "/api/games", &body);
+        assert_eq!(created.status, 200, "{}", created.body);
+        let id = created.json()["id"].as_str().unwrap().to_string();
+        assert_eq!(
+            post(addr, &format!("/api/games/{id}/resign"), "").status,
+            200
+        );
+        let text = get(addr, &format!("/api/games/{id}/record")).body;
+        let record: GameRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!((record.seed, record.deal.seed), (SEED, SEED), "{seed}");
+        assert_eq!(record.deal.reserve, Deal::from_seed(SEED).reserve);
+        let replayed = post(addr, "/api/replay", &text);
+        assert_eq!(replayed.status, 200, "{}", replayed.body);
+        assert_eq!(replayed.json()["seed"], SEED.to_string());
+    }
+    for bad in ["\"12x\"", "-1", "1.5", "\"18446744073709551616\"", "true"] {
+        let body = format!(r#"{{"terrain": "battlefield", "level": "beginner", "seed": {bad}}}"#);
+        let r = post(addr, "/api/games", &body);
+        assert_eq!(r.status, 400, "{bad}: {}", r.body);
+        let msg = r.json()["error"].as_str().unwrap().to_string();
+        assert!(
+            msg.contains("is not a whole number from 0 to"),
+            "{bad}: {msg}"
+        );
+    }
+}
