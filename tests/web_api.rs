@@ -641,3 +641,28 @@ fn a_large_seed_deals_exactly_its_game() {
         );
     }
 }
+
+/// The page's new-game dialog gets the levels (never the cheating reference) and the ladder of
+/// `results/levels/ladder.md`, the text `toybattle play --help` prints.
+#[test]
+fn meta_lists_the_levels_and_their_ladder() {
+    let (addr, _) = server("meta", 8);
+    let meta = get(addr, "/api/meta");
+    assert_eq!(meta.status, 200, "{}", meta.body);
+    let meta = meta.json();
+    let levels: Vec<&str> = meta["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(levels, ["beginner", "casual", "strong", "strongest"]);
+    assert!(!meta.to_string().contains("cheat"));
+    let ladder = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/levels/ladder.md"),
+    )
+    .unwrap();
+    assert_eq!(meta["ladder"], ladder.as_str());
+    assert!(ladder.contains("scripts/level-ladder.sh"));
+    assert_eq!(meta["terrains"].as_array().unwrap().len(), 8);
+}

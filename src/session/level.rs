@@ -6,6 +6,10 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
+/// The measured ladder of the levels against each other, as `results/levels/ladder.md` gives it
+/// (written by `scripts/level-ladder.sh`): `toybattle play --help` and the page show it.
+pub const LADDER: &str = include_str!("../../results/levels/ladder.md");
+
 /// How strongly the computer plays. Each level is a preset file of `bots/` compiled into the
 /// binary; every one is a fair bot (it sees its own observation only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]

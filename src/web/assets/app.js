@@ -552,6 +552,7 @@ document.addEventListener("keydown", (e) => {
   try {
     app.meta = await api("GET", "/api/meta");
     $("levels-text").textContent = "Levels: " + app.meta.levels.map((l) => l.name + " (" + l.description + ")").join("; ");
+    $("ladder-text").textContent = app.meta.ladder;
     const id = localStorage.getItem("toybattle-game");
     if (id) {
       try { await showGame(await api("GET", "/api/games/" + id)); } catch (e) { localStorage.removeItem("toybattle-game"); }
