@@ -107,4 +107,18 @@ mod tests {
         }
         assert!("cheat-uct".parse::<Level>().is_err());
     }
+
+    /// The strongest level plays the same on every machine: an iteration budget over a fixed
+    /// number of trees, one per thread (docs/play.md says why not one per core).
+    #[test]
+    fn the_strongest_level_decides_from_its_seed_alone() {
+        let preset = Level::Strongest.preset();
+        assert_eq!(preset.budget.iterations, Some(60_000));
+        match preset.config {
+            crate::bot::preset::BotConfig::Search { config, .. } => {
+                assert_eq!((config.threads, config.trees), (2, 2));
+            }
+            other => panic!("strongest is a search, not {other:?}"),
+        }
+    }
 }
