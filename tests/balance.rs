@@ -396,6 +396,7 @@ fn scores_count_a_turn_cap_half() {
         preset: 0,
         terrain: 0,
         variant: Variant::Normal,
+        restricted: Default::default(),
         deal: 1,
         first: Colour::Blue,
         winner: None,
@@ -627,4 +628,259 @@ fn the_objective_search_reports_every_candidate_and_the_best() {
     ]);
     assert!(!ok && err.contains("leave out --objective"), "{err}");
     fs::remove_dir_all(dir).unwrap();
+}
+
+fn restricted_study(out: &Path) -> (bool, String) {
+    balance(&[
+        "--bots",
+        "random",
+        "--games",
+        "2",
+        "--terrains",
+        "castle_field,caribbean_sea",
+        "--variants",
+        "normal",
+        "--seed",
+        "9",
+        "--restricted-play",
+        "--out",
+        out.to_str().unwrap(),
+    ])
+}
+
+/// Restricted play from the command line: one run per special base on the deals of the
+/// normal games, a "Restricted play" section in every report file, records that carry their
+/// restriction and replay only with it, and a run folder that refuses another restriction.
+#[test]
+fn a_restricted_play_study_reports_each_special_base_and_replays_its_records() {
+    let dir = temp_dir("restricted");
+    let (ok, err) = restricted_study(&dir);
+    assert!(ok, "{err}");
+    // Castle Field's four special bases; Caribbean Sea has none.
+    let runs: Vec<String> =
+        serde_json::from_str(&fs::read_to_string(dir.join("study.json")).unwrap()).unwrap();
+    let restricted: Vec<&String> = runs.iter().filter(|r| r.contains("restricted")).collect();
+    assert_eq!(
+        restricted,
+        ["15", "16", "20", "21"]
+            .map(|n| format!("random-normal-restricted-castle_field-{n}"))
+            .iter()
+            .collect::<Vec<_>>()
+    );
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    let section = &md[md.find("## Restricted play").expect("the section")..];
+    for n in ["15", "16", "20", "21"] {
+        assert!(
+            section.contains(&format!("| castle_field | {n} | 2 |")),
+            "{section}"
+        );
+    }
+    assert!(!section.contains("caribbean_sea"), "{section}");
+    let html = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("<h2>Restricted play</h2>") && well_formed(&html));
+    assert!(html.contains("Restricted play: change in the first player"));
+    let csv = fs::read_to_string(dir.join("restricted_play.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 5, "{csv}");
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("balance.json")).unwrap()).unwrap();
+    let rows = json["restricted_play"].as_array().unwrap();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0]["restricted"], serde_json::json!([15]));
+    assert!(
+        rows[0]["first_player"]["value"].is_number(),
+        "paired with the normal games"
+    );
+    // The normal games' figures leave the restricted ones out: 2 games per terrain.
+    assert!(md.contains("| castle_field | 2 |"), "{md}");
+
+    // Records carry the restriction and replay under it only.
+    let run = dir.join("runs/random-normal-restricted-castle_field-20");
+    let config: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(run.join("run.json")).unwrap()).unwrap();
+    assert_eq!(config["terrains"], serde_json::json!(["castle_field"]));
+    assert_eq!(
+        config["what_ifs"]["restricted"]["castle_field"],
+        serde_json::json!([20])
+    );
+    let line: serde_json::Value = fs::read_to_string(run.join(GAMES_FILE))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|l| l["game"] == 0)
+        .unwrap();
+    let path = run.join(line["record"].as_str().unwrap());
+    let mut record: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(record["what_if"]["restricted"], serde_json::json!([20]));
+    let (ok, text) = toybattle(&["replay", path.to_str().unwrap()]);
+    assert!(ok, "{text}");
+    record["what_if"]
+        .as_object_mut()
+        .unwrap()
+        .remove("restricted");
+    let stripped = dir.join("stripped.json");
+    fs::write(&stripped, record.to_string()).unwrap();
+    let (ok, text) = toybattle(&["replay", stripped.to_str().unwrap()]);
+    assert!(!ok && text.contains("fingerprint"), "{text}");
+
+    // The report is written again from the folders alone.
+    let again = dir.join("again");
+    let (ok, err) = balance(&[
+        "--from",
+        dir.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        fs::read_to_string(again.join("restricted_play.csv")).unwrap(),
+        csv
+    );
+    // Restricted runs alone have nothing to be compared with, and the report says so.
+    let alone = dir.join("alone");
+    let (ok, err) = balance(&[
+        "--from",
+        dir.join("runs/random-normal-restricted-castle_field-16")
+            .to_str()
+            .unwrap(),
+        "--out",
+        alone.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let md = fs::read_to_string(alone.join("report.md")).unwrap();
+    assert!(md.contains("no normal-variant run of random"), "{md}");
+    // A restricted run must play exactly the terrains it restricts.
+    let fifteen = dir.join("runs/random-normal-restricted-castle_field-15/run.json");
+    let original = fs::read_to_string(&fifteen).unwrap();
+    let mut config: serde_json::Value = serde_json::from_str(&original).unwrap();
+    config["terrains"] = serde_json::json!(["castle_field", "caribbean_sea"]);
+    fs::write(&fifteen, config.to_string()).unwrap();
+    let (ok, err) = balance(&[
+        "--from",
+        dir.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && err.contains("plays exactly the terrains it restricts"),
+        "{err}"
+    );
+    fs::write(&fifteen, original).unwrap();
+
+    // A run folder of one restriction refuses to resume as another; its games are kept.
+    let other = dir.join("runs/random-normal-restricted-castle_field-21");
+    let kept = fs::read_to_string(other.join(GAMES_FILE)).unwrap();
+    fs::remove_dir_all(&other).unwrap();
+    copy_dir(&run, &other);
+    let (ok, err) = restricted_study(&dir);
+    assert!(
+        !ok && err.contains("what_ifs") && err.contains("[20]"),
+        "{err}"
+    );
+    assert_ne!(fs::read_to_string(other.join(GAMES_FILE)).unwrap(), kept);
+    assert_eq!(
+        fs::read_to_string(other.join(GAMES_FILE)).unwrap(),
+        fs::read_to_string(run.join(GAMES_FILE)).unwrap(),
+        "the folder's games are kept"
+    );
+    fs::remove_dir_all(dir).unwrap();
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Restricted play needs the normal games it is compared with.
+#[test]
+fn restricted_play_without_the_normal_variant_is_refused() {
+    let dir = temp_dir("restricted-beginner");
+    let (ok, err) = balance(&[
+        "--bots",
+        "random",
+        "--variants",
+        "beginner",
+        "--restricted-play",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(!ok && err.contains("add normal to --variants"), "{err}");
+    assert!(!dir.join("runs").exists(), "nothing played");
+}
+
+/// Restricted play's figures on a constructed study: blue wins every normal game, the first
+/// player every restricted one, 3 turns later, on the same deals; the row says +50 pp for the
+/// first player, −50 pp for blue and +3 turns, and the normal figures leave the restricted
+/// games out.
+#[test]
+fn restricted_play_is_the_paired_change_against_the_normal_games() {
+    use toybattle::balance::{End, Study};
+    use toybattle::rules::Restricted;
+    use toybattle::terrain::NodeId;
+    let game =
+        |deal: u64, first: Colour, first_wins: bool, restricted: Restricted, turns| StudyGame {
+            preset: 0,
+            terrain: 0,
+            variant: Variant::Normal,
+            restricted,
+            deal,
+            first,
+            winner: Some(if first_wins { first } else { first.opponent() }),
+            end: End::Medals,
+            turns,
+            lost: [[0; 8]; 2],
+            placed: None,
+        };
+    let fifteen = Restricted::of([NodeId(15)]);
+    let mut games = Vec::new();
+    for deal in 0..30 {
+        for first in Colour::BOTH {
+            games.push(game(
+                deal,
+                first,
+                first == Colour::Blue,
+                Restricted::NONE,
+                20,
+            ));
+            games.push(game(deal, first, true, fifteen, 23));
+        }
+    }
+    let study = Study {
+        presets: vec!["greedy".into()],
+        terrains: vec!["castle_field".into()],
+        games,
+        what_ifs: Default::default(),
+    };
+    let report = analyse(&study);
+    let [row] = report.restricted_play.as_slice() else {
+        panic!("one restricted node: {:?}", report.restricted_play)
+    };
+    assert_eq!(
+        (row.terrain.as_str(), row.restricted, row.games),
+        ("castle_field", fifteen, 60)
+    );
+    let first = row.first_player.unwrap();
+    assert!(
+        (first.value - 0.5).abs() < 1e-12 && first.n == 30,
+        "{first:?}"
+    );
+    assert!((row.turns.unwrap().value - 3.0).abs() < 1e-12);
+    // Blue wins every normal game (as first player, and when red moves first and loses) and
+    // half of the restricted ones.
+    assert!((row.blue.unwrap().value + 0.5).abs() < 1e-12);
+    let normal = report
+        .seats
+        .iter()
+        .find(|s| s.terrain == "castle_field")
+        .unwrap();
+    assert_eq!(normal.games, 60, "restricted games are not pooled in");
+    assert!((normal.first_player.unwrap().value - 0.5).abs() < 1e-12);
 }

@@ -6,7 +6,7 @@ use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, 
 use super::objective::ObjectiveSearch;
 use super::regression::{fit, Design};
 use super::{End, Study, StudyGame};
-use crate::rules::{Colour, Troop, Variant, WhatIfs};
+use crate::rules::{Colour, Restricted, Troop, Variant, WhatIfs};
 use serde::Serialize;
 
 /// Format tag of `balance.json`.
@@ -40,6 +40,9 @@ pub struct Report {
     pub plays: Vec<PlayRow>,
     /// Per preset and terrain (and all terrains): normal minus beginner, on the same deals.
     pub special_bases: Vec<SpecialRow>,
+    /// Restricted play, per preset, terrain and restricted node: restricted minus normal, on
+    /// the same deals.
+    pub restricted_play: Vec<RestrictedRow>,
     /// The plain-language summary, computed from the figures above.
     pub summary: Vec<String>,
     /// The medal-objective search, when the study was one (`--objective-search`).
@@ -122,6 +125,28 @@ pub struct SpecialRow {
     pub ends: Vec<(End, Option<Estimate>)>,
 }
 
+#[derive(Clone, Debug, Serialize)]
+/// The value of one special base for the game (Jaffe's restricted play): the games with its
+/// effect never used, by either player, minus the normal games on the same deals.
+pub struct RestrictedRow {
+    /// The preset playing itself.
+    pub preset: String,
+    /// Terrain key.
+    pub terrain: String,
+    /// The node ids whose effect was never used (one special base in a study's runs).
+    pub restricted: Restricted,
+    /// Games played with the restriction.
+    pub games: u64,
+    /// Restricted minus normal, each paired by deal: the first player's score.
+    pub first_player: Option<Estimate>,
+    /// Change in blue's score.
+    pub blue: Option<Estimate>,
+    /// Change in mean length (turns).
+    pub turns: Option<Estimate>,
+    /// Change in the share of each end type.
+    pub ends: Vec<(End, Option<Estimate>)>,
+}
+
 /// Games as `(deal, value)` pairs, the input of every estimate.
 fn items(games: &[&StudyGame], f: impl Fn(&StudyGame) -> f64) -> Vec<(u64, f64)> {
     games.iter().map(|g| (g.deal, f(g))).collect()
@@ -155,7 +180,8 @@ impl<'a> Cells<'a> {
     fn new(study: &'a Study) -> Cells<'a> {
         let t = study.terrains.len() + 1;
         let mut cells = vec![Vec::new(); study.presets.len() * 2 * t];
-        for g in &study.games {
+        // Restricted-play games are other rules: compared with these, never pooled in.
+        for g in study.games.iter().filter(|g| g.restricted.is_empty()) {
             let base = (g.preset as usize * 2 + variant_index(g.variant)) * t;
             cells[base + g.terrain as usize].push(g);
             cells[base + t - 1].push(g);
@@ -204,6 +230,7 @@ pub fn analyse(study: &Study) -> Report {
             }
         }
     }
+    let restricted_play = restricted_rows(study, &cells);
     let (troops, troop_notes) = troop_values(study);
     let mut report = Report {
         format: REPORT_FORMAT.into(),
@@ -217,6 +244,7 @@ pub fn analyse(study: &Study) -> Report {
         troop_notes,
         plays,
         special_bases,
+        restricted_play,
         summary: Vec::new(),
         objective_search: None,
     };
@@ -275,6 +303,45 @@ fn special_row(
     }
 }
 
+/// Restricted play: each (preset, terrain, restriction) of the restricted games against the
+/// normal games of its preset and terrain, in the order the study names them.
+fn restricted_rows(study: &Study, cells: &Cells) -> Vec<RestrictedRow> {
+    // (preset, terrain, restricted nodes) and the games played so.
+    type Group<'a> = ((u16, u16, Restricted), Vec<&'a StudyGame>);
+    let mut groups: Vec<Group> = Vec::new();
+    for g in study.games.iter().filter(|g| !g.restricted.is_empty()) {
+        let key = (g.preset, g.terrain, g.restricted);
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, games)) => games.push(g),
+            None => groups.push((key, vec![g])),
+        }
+    }
+    groups.sort_by_key(|((p, t, r), _)| (*p, *t, r.ids().next()));
+    groups
+        .into_iter()
+        .map(|((p, t, restricted), games)| {
+            let normal = cells.get(p as usize, Variant::Normal, Some(t as usize));
+            let diff = |f: &dyn Fn(&StudyGame) -> f64| {
+                paired_difference(&mut items(&games, f), &mut items(normal, f))
+            };
+            RestrictedRow {
+                preset: study.presets[p as usize].clone(),
+                terrain: study.terrains[t as usize].clone(),
+                restricted,
+                games: games.len() as u64,
+                first_player: diff(&first_score),
+                blue: diff(&blue_score),
+                turns: diff(&|g| g.turns as f64),
+                ends: End::ALL
+                    .into_iter()
+                    .filter(|e| *e != End::Forfeit)
+                    .map(|e| (e, diff(&|g| (g.end == e) as u8 as f64)))
+                    .collect(),
+            }
+        })
+        .collect()
+}
+
 fn play_rows(preset: &str, variant: Variant, games: &[&StudyGame]) -> Vec<PlayRow> {
     Troop::ALL
         .into_iter()
@@ -316,12 +383,16 @@ fn troop_values(study: &Study) -> (Vec<TroopRow>, Vec<String>) {
         .iter()
         .enumerate()
         .map(|(p, name)| {
-            let games = study.games.iter().filter(|g| g.preset as usize == p);
+            let games = study
+                .games
+                .iter()
+                .filter(|g| g.preset as usize == p && g.restricted.is_empty());
             (name.clone(), games.collect())
         })
         .collect();
     if study.presets.len() > 1 {
-        groups.push((ALL.to_string(), study.games.iter().collect()));
+        let unrestricted = study.games.iter().filter(|g| g.restricted.is_empty());
+        groups.push((ALL.to_string(), unrestricted.collect()));
     }
     for (name, games) in groups {
         match troop_fit(study, &games) {
@@ -535,7 +606,43 @@ fn summarise(r: &Report) -> Vec<String> {
         }
         out.push(line);
     }
+    if let Some(line) = restricted_summary(r, preset) {
+        out.push(line);
+    }
     out
+}
+
+/// The special base whose restriction moves the first player's score most.
+fn restricted_summary(r: &Report, preset: &str) -> Option<String> {
+    let size = |row: &RestrictedRow| row.first_player.map_or(0.0, |e| e.value.abs());
+    let mut rows: Vec<&RestrictedRow> = r
+        .restricted_play
+        .iter()
+        .filter(|row| row.preset == preset && row.first_player.is_some())
+        .collect();
+    rows.sort_by(|a, b| size(b).total_cmp(&size(a)));
+    let best = rows.first()?;
+    let e = best.first_player?;
+    let mut line = format!(
+        "Special base that matters most in restricted play: {} node {} (never using its effect \
+         changes the first player's score by {}).",
+        best.terrain,
+        best.restricted.describe(),
+        pp(&e)
+    );
+    if e.covers(0.0) {
+        line += " Caution: the interval holds 0: no effect is shown.";
+    } else if let Some(e2) = rows.get(1).and_then(|row| row.first_player) {
+        if sizes_overlap(&e, &e2, 0.0) {
+            line += &format!(
+                " Caution: {} node {} ({}) is not clearly smaller; the intervals overlap.",
+                rows[1].terrain,
+                rows[1].restricted.describe(),
+                pp(&e2)
+            );
+        }
+    }
+    Some(line)
 }
 
 /// Whether two effects' sizes (distances from `neutral`, the figure of no effect) cannot be

@@ -5,7 +5,7 @@
 
 use super::{BalanceError, End, PerTroop, Study, StudyGame};
 use crate::record::GameRecord;
-use crate::rules::{Decision, Game, Troop, Variant};
+use crate::rules::{Decision, Game, Restricted, Troop, Variant, WhatIfs};
 use crate::terrain::Terrain;
 use crate::tournament::store::{read_games, read_run, GameLine, GAMES_FILE, RUN_FILE};
 use crate::tournament::RunConfig;
@@ -84,7 +84,11 @@ struct Run {
 /// be given together). `terrains` are the terrains the records may name.
 pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded, BalanceError> {
     let runs = gather_runs(&run_folders(paths)?)?;
-    let first = &runs[0];
+    // The study's terrains and what-ifs are those of its runs without restricted play.
+    let first = runs
+        .iter()
+        .find(|r| r.config.what_ifs.restricted.is_empty())
+        .unwrap_or(&runs[0]);
     let mut presets: Vec<String> = Vec::new();
     for r in &runs {
         if !presets.contains(&r.preset) {
@@ -94,9 +98,10 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
     let terrain_names = first.config.terrains.clone();
     let by_key: HashMap<&str, &Arc<Terrain>> =
         terrains.iter().map(|t| (t.key.as_str(), t)).collect();
-    let mut rules: HashMap<(String, Variant), Game> = HashMap::new();
+    let mut rules: HashMap<(String, Variant, Restricted), Game> = HashMap::new();
     for r in &runs {
         for t in &r.config.terrains {
+            let what_if = r.config.what_ifs.for_terrain(t);
             let terrain = by_key
                 .get(t.as_str())
                 .ok_or_else(|| BalanceError::Settings {
@@ -105,9 +110,10 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
                     "terrain '{t}' is not among the terrains given (pass the run's --terrain-file)"
                 ),
                 })?;
-            if let Entry::Vacant(slot) = rules.entry((t.clone(), r.config.variant)) {
+            let key = (t.clone(), r.config.variant, what_if.restricted);
+            if let Entry::Vacant(slot) = rules.entry(key) {
                 let game = Game::new(Arc::clone(terrain), r.config.variant)
-                    .with_what_if(r.config.what_ifs.for_terrain(t))
+                    .with_what_if(what_if)
                     .map_err(|e| BalanceError::Settings {
                         dir: r.dirs[0].display().to_string(),
                         reason: e.to_string(),
@@ -117,7 +123,25 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
         }
     }
     let mut notes = Vec::new();
-    let mut lines: Vec<(u16, &Path, GameLine)> = Vec::new();
+    for r in runs
+        .iter()
+        .filter(|r| !r.config.what_ifs.restricted.is_empty())
+    {
+        let compared = runs.iter().any(|n| {
+            n.preset == r.preset
+                && n.config.variant == Variant::Normal
+                && n.config.what_ifs.restricted.is_empty()
+        });
+        if !compared {
+            notes.push(format!(
+                "{} has no normal-variant run of {} without restrictions to be compared with: \
+                 its restricted-play rows are empty (give that run's folder too)",
+                r.dirs[0].display(),
+                r.preset
+            ));
+        }
+    }
+    let mut lines: Vec<(u16, &Path, Restricted, GameLine)> = Vec::new();
     for r in &runs {
         let preset = presets.iter().position(|p| *p == r.preset).unwrap_or(0) as u16;
         let mut seen = HashSet::new();
@@ -142,7 +166,8 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
                         ),
                     });
                 }
-                lines.push((preset, dir.as_path(), g));
+                let restricted = r.config.what_ifs.for_terrain(&g.terrain).restricted;
+                lines.push((preset, dir.as_path(), restricted, g));
             }
         }
     }
@@ -153,15 +178,20 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
         .collect();
     let games = lines
         .par_iter()
-        .map(|(preset, dir, line)| {
-            let game = &rules[&(line.terrain.clone(), line.variant)];
-            study_game(
-                *preset,
-                terrain_index[line.terrain.as_str()],
-                dir,
-                line,
-                game,
-            )
+        .map(|(preset, dir, restricted, line)| {
+            let game = &rules[&(line.terrain.clone(), line.variant, *restricted)];
+            let terrain =
+                terrain_index
+                    .get(line.terrain.as_str())
+                    .ok_or_else(|| BalanceError::Settings {
+                        dir: dir.display().to_string(),
+                        reason: format!(
+                            "terrain '{}' is not among the study's terrains ({})",
+                            line.terrain,
+                            terrain_names.join(", ")
+                        ),
+                    })?;
+            study_game(*preset, *terrain, dir, line, game)
         })
         .collect::<Result<Vec<StudyGame>, BalanceError>>()?;
     let without = games.iter().filter(|g| g.placed.is_none()).count();
@@ -205,6 +235,7 @@ fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
                 )))
             }
         };
+        check_terrains(&config, &runs).map_err(settings)?;
         if let Some(first) = runs.first() {
             let differences: Vec<String> = study_settings(&config)
                 .differences(&study_settings(&first.config))
@@ -224,13 +255,15 @@ fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
         match runs.iter_mut().find(|r| r.config == config) {
             Some(r) => r.dirs.push(dir.clone()),
             None => {
-                if let Some(other) = runs
-                    .iter()
-                    .find(|r| r.preset == preset && r.config.variant == config.variant)
-                {
+                if let Some(other) = runs.iter().find(|r| {
+                    r.preset == preset
+                        && r.config.variant == config.variant
+                        && r.config.what_ifs.restricted == config.what_ifs.restricted
+                }) {
                     return Err(settings(format!(
-                        "a second run of {preset} in the {} variant with other settings than {} ({})",
+                        "a second run of {preset} in the {} variant{} with other settings than {} ({})",
                         config.variant,
+                        restriction_words(&config),
                         other.dirs[0].display(),
                         config.differences(&other.config).join("; ")
                     )));
@@ -249,9 +282,60 @@ fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
     Ok(runs)
 }
 
+/// " with restricted play on castle_field: no effect of node 15", or nothing.
+fn restriction_words(c: &RunConfig) -> String {
+    let r = &c.what_ifs.restricted;
+    match r.is_empty() {
+        true => String::new(),
+        false => format!(
+            " with {}",
+            WhatIfs {
+                restricted: r.clone(),
+                ..WhatIfs::default()
+            }
+            .describe()
+        ),
+    }
+}
+
+/// Runs of a study play the same terrains, except restricted-play runs, which play exactly the
+/// terrains they restrict (each one of the study's terrains, checked when the games are read).
+fn check_terrains(c: &RunConfig, runs: &[Run]) -> Result<(), String> {
+    let restricted = &c.what_ifs.restricted;
+    if !restricted.is_empty() {
+        return match restricted.keys().eq(c.terrains.iter()) {
+            true => Ok(()),
+            false => Err(format!(
+                "a restricted-play run plays exactly the terrains it restricts: it plays {} \
+                 and restricts {}",
+                c.terrains.join(", "),
+                restricted.keys().cloned().collect::<Vec<_>>().join(", ")
+            )),
+        };
+    }
+    let unrestricted = runs
+        .iter()
+        .find(|r| r.config.what_ifs.restricted.is_empty());
+    match unrestricted {
+        Some(r) if r.config.terrains != c.terrains => Err(format!(
+            "its terrains ({}) are not those of {} ({}); a study's runs must share terrains",
+            c.terrains.join(", "),
+            r.dirs[0].display(),
+            r.config.terrains.join(", ")
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The settings every run of a study shares: those that fix the deals and the game lengths.
+/// Terrains are checked by [`check_terrains`], and restricted play differs from run to run.
 fn study_settings(c: &RunConfig) -> RunConfig {
     RunConfig {
+        terrains: Vec::new(),
+        what_ifs: WhatIfs {
+            restricted: Default::default(),
+            ..c.what_ifs.clone()
+        },
         bots: Vec::new(),
         gauntlet: None,
         variant: Variant::Normal,
@@ -298,6 +382,7 @@ fn study_game(
         preset,
         terrain,
         variant: line.variant,
+        restricted: game.what_if().restricted,
         deal: line.deal_seed,
         first: line.first,
         winner: line.winner_colour,

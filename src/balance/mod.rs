@@ -22,7 +22,7 @@ pub use analysis::{analyse, Report};
 pub use load::load_study;
 pub use study::{run_study, StudyPlan};
 
-use crate::rules::{Colour, Troop, Variant, WhatIfs};
+use crate::rules::{Colour, Restricted, Troop, Variant, WhatIfs};
 use serde::Serialize;
 
 /// Why a study could not run or be read; each message names the folder, file or setting.
@@ -107,6 +107,8 @@ pub struct StudyGame {
     pub terrain: u16,
     /// The variant played.
     pub variant: Variant,
+    /// Restricted play: the nodes whose effect was never used (none for the study's rules).
+    pub restricted: Restricted,
     /// The deal seed: games on one deal share their tiles (one cluster in every interval).
     pub deal: u64,
     /// The player who moved first.

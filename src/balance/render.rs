@@ -2,7 +2,7 @@
 //! external resource), `balance.json` and one CSV per table. Tables are built once and
 //! rendered to Markdown and HTML alike.
 
-use super::analysis::{pct, pp, Report, SeatRow, ALL};
+use super::analysis::{pct, pp, Report, RestrictedRow, SeatRow, ALL};
 use super::estimate::Estimate;
 use super::objective::{ObjectiveRow, ObjectiveSearch};
 use super::svg::{dot_plot, escape, DotPlot, Series};
@@ -72,6 +72,9 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
     out.push(plays_section(r));
     if !r.special_bases.is_empty() {
         out.push(special_section(r));
+    }
+    if !r.restricted_play.is_empty() {
+        out.push(restricted_section(r));
     }
     if let Some(search) = &r.objective_search {
         out.insert(1, objective_section(search));
@@ -472,6 +475,96 @@ fn special_section(r: &Report) -> Section {
     }
 }
 
+/// Restricted play: per preset, a row per terrain and restricted node, and a plot of the
+/// change in the first player's and blue's scores.
+fn restricted_section(r: &Report) -> Section {
+    let shown_ends: Vec<End> = End::ALL
+        .into_iter()
+        .filter(|e| *e != End::Forfeit)
+        .collect();
+    let mut headers: Vec<String> = [
+        "terrain",
+        "node",
+        "games",
+        "first player's score, pp",
+        "blue's score, pp",
+        "turns",
+    ]
+    .map(String::from)
+    .to_vec();
+    headers.extend(shown_ends.iter().map(|e| format!("{}, pp", e.name())));
+    let label = |row: &RestrictedRow| format!("{} {}", row.terrain, row.restricted.describe());
+    let tables = r
+        .presets
+        .iter()
+        .map(|preset| Table {
+            caption: format!("{preset}: effect never used minus normal"),
+            headers: headers.clone(),
+            rows: r
+                .restricted_play
+                .iter()
+                .filter(|row| row.preset == *preset)
+                .map(|row| {
+                    let mut cells = vec![
+                        row.terrain.clone(),
+                        row.restricted.describe(),
+                        row.games.to_string(),
+                        opt(&row.first_player, pp),
+                        opt(&row.blue, pp),
+                        opt(&row.turns, signed),
+                    ];
+                    cells.extend(row.ends.iter().map(|(_, e)| opt(e, pp)));
+                    cells
+                })
+                .collect(),
+        })
+        .collect();
+    let plot = |title: &str, f: fn(&RestrictedRow) -> Option<Estimate>| {
+        dot_plot(&DotPlot {
+            title: title.into(),
+            axis: "percentage points, effect never used minus normal".into(),
+            reference: Some(0.0),
+            scale: 100.0,
+            series: r
+                .presets
+                .iter()
+                .enumerate()
+                .map(|(i, p)| Series {
+                    name: p.clone(),
+                    colour: COLOURS[i % COLOURS.len()],
+                    points: r
+                        .restricted_play
+                        .iter()
+                        .filter(|row| row.preset == *p)
+                        .filter_map(|row| f(row).map(|e| (label(row), e)))
+                        .collect(),
+                })
+                .collect(),
+        })
+    };
+    Section {
+        title: "Restricted play".into(),
+        text: vec![
+            "Each special base (and each restricted HQ of Tropical Pool) in turn acts as a plain \
+             node for both players: an optional effect is never used, a forced one (Station \
+             Metal-X's cancelled troop effects, Tropical Pool's allowed values) no longer \
+             applies. Each such run plays the deals of the normal games, so every change below \
+             (effect never used minus normal) is paired deal by deal; a negative first-player \
+             change means the base's effect helps the first player. Node ids are those of \
+             docs/rules.md §15."
+                .into(),
+        ],
+        tables,
+        plots: vec![
+            plot(
+                "Restricted play: change in the first player's score",
+                |row| row.first_player,
+            ),
+            plot("Restricted play: change in blue's score", |row| row.blue),
+        ],
+    }
+}
+
 /// The rules the games were played under: "retail rules" or the what-ifs.
 fn rules(r: &Report) -> String {
     match r.what_ifs.is_retail() {
@@ -683,6 +776,28 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
             cells.join(",")
         );
     }
+    let mut restricted = format!(
+        "preset,terrain,node,games,{},{}\n",
+        csv_header(&["first_player", "blue", "turns"]),
+        csv_header(&shown)
+    );
+    for row in &r.restricted_play {
+        let cells: Vec<String> = [row.first_player, row.blue, row.turns]
+            .iter()
+            .chain(row.ends.iter().map(|(_, e)| e))
+            .map(csv_estimate)
+            .collect();
+        // Several restricted nodes are separated by spaces: one CSV field.
+        let _ = writeln!(
+            restricted,
+            "{},{},{},{},{}",
+            row.preset,
+            row.terrain,
+            row.restricted.describe().replace(", ", " "),
+            row.games,
+            cells.join(",")
+        );
+    }
     let mut search = String::from(
         "terrain,preset,variant,objective,games,first_player,first_player_lo,first_player_hi,\
          blue,blue_lo,blue_hi,turns_mean,turns_mean_lo,turns_mean_hi\n",
@@ -714,6 +829,9 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
         ("plays.csv", plays),
         ("special_bases.csv", special),
     ];
+    if !r.restricted_play.is_empty() {
+        tables.push(("restricted_play.csv", restricted));
+    }
     if r.objective_search.is_some() {
         tables.push(("objective_search.csv", search));
     }

@@ -1,11 +1,14 @@
 //! Playing a study: one tournament run per preset and variant, each the preset against itself,
 //! in `DIR/runs/<preset>-<variant>/`, all with the same seed and terrains (hence the same
-//! deals). Each run resumes, shards and merges like any tournament.
+//! deals). Restricted play adds one run per preset and node with an effect, on that node's
+//! terrain alone, in `DIR/runs/<preset>-normal-restricted-<terrain>-<node>/`: the same deals
+//! again, since a deal's seed depends on the terrain, not on the other terrains of the run.
+//! Each run resumes, shards and merges like any tournament.
 
 use super::load::{RUNS_DIR, STUDY_FILE};
 use super::BalanceError;
-use crate::rules::{Variant, WhatIfs};
-use crate::terrain::Terrain;
+use crate::rules::{Restricted, Variant, WhatIfs};
+use crate::terrain::{NodeId, Terrain};
 use crate::tournament::bots::{BotEntry, ExternalTimeouts};
 use crate::tournament::config::{DEFAULT_EXT_STARTUP_MS, RUN_FORMAT};
 use crate::tournament::store::write_json_atomic;
@@ -39,6 +42,9 @@ pub struct StudyPlan {
     pub quiet: bool,
     /// Rules parameters changed from the printed game, the same in every run.
     pub what_ifs: WhatIfs,
+    /// Restricted play: also play, in the normal variant, each node with an effect restricted
+    /// (its effect never used by either player), one run per preset and node.
+    pub restricted_play: bool,
     /// The study folder.
     pub out: PathBuf,
 }
@@ -59,13 +65,92 @@ pub fn run_name(preset: &str, variant: Variant) -> String {
     format!("{safe}-{variant}")
 }
 
+/// One run of a study: a preset against itself in a variant, on the study's terrains, or on
+/// one terrain with one node restricted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StudyRun {
+    /// The preset playing itself.
+    pub preset: String,
+    /// The variant played.
+    pub variant: Variant,
+    /// Restricted play: the terrain (an index into the plan's terrains) and its node whose
+    /// effect is never used; `None` for the study's own rules on every terrain.
+    pub restricted: Option<(usize, NodeId)>,
+}
+
+impl StudyRun {
+    /// The run's folder name under `DIR/runs/`.
+    pub fn folder(&self, plan: &StudyPlan) -> String {
+        let name = run_name(&self.preset, self.variant);
+        match self.restricted {
+            None => name,
+            Some((t, node)) => format!("{name}-restricted-{}-{node}", plan.terrains[t].key),
+        }
+    }
+}
+
+/// The runs of a plan in report order: every preset in every variant, then, with restricted
+/// play, every preset with each node with an effect of each terrain restricted in turn.
+pub fn study_runs(plan: &StudyPlan) -> Vec<StudyRun> {
+    let mut runs: Vec<StudyRun> = plan
+        .presets
+        .iter()
+        .flat_map(|p| {
+            plan.variants.iter().map(move |&variant| StudyRun {
+                preset: p.clone(),
+                variant,
+                restricted: None,
+            })
+        })
+        .collect();
+    if plan.restricted_play {
+        for preset in &plan.presets {
+            for (t, terrain) in plan.terrains.iter().enumerate() {
+                for node in terrain.nodes.iter().filter(|n| n.effect.is_some()) {
+                    runs.push(StudyRun {
+                        preset: preset.clone(),
+                        variant: Variant::Normal,
+                        restricted: Some((t, node.id)),
+                    });
+                }
+            }
+        }
+    }
+    runs
+}
+
 /// The tournament settings of one run of the study.
 pub fn run_config(plan: &StudyPlan, preset: &str, variant: Variant) -> RunConfig {
+    run_config_of(
+        plan,
+        &StudyRun {
+            preset: preset.to_string(),
+            variant,
+            restricted: None,
+        },
+    )
+}
+
+/// The tournament settings of a run of the study: a restricted run plays its terrain alone,
+/// with the restriction added to the study's what-ifs.
+fn run_config_of(plan: &StudyPlan, run: &StudyRun) -> RunConfig {
+    let (preset, variant) = (run.preset.as_str(), run.variant);
+    let mut what_ifs = plan.what_ifs.clone();
+    let terrains = match run.restricted {
+        None => plan.terrains.iter().map(|t| t.key.clone()).collect(),
+        Some((t, node)) => {
+            let key = plan.terrains[t].key.clone();
+            what_ifs
+                .restricted
+                .insert(key.clone(), Restricted::of([node]));
+            vec![key]
+        }
+    };
     RunConfig {
         format: RUN_FORMAT.into(),
         bots: vec![preset.to_string()],
         gauntlet: None,
-        terrains: plan.terrains.iter().map(|t| t.key.clone()).collect(),
+        terrains,
         terrain_file_hash: plan.terrain_file_hash.clone(),
         games: plan.games,
         seed: plan.seed,
@@ -76,7 +161,7 @@ pub fn run_config(plan: &StudyPlan, preset: &str, variant: Variant) -> RunConfig
         ext_startup_ms: DEFAULT_EXT_STARTUP_MS,
         versions: BTreeMap::new(),
         shard: plan.shard,
-        what_ifs: plan.what_ifs.clone(),
+        what_ifs,
     }
 }
 
@@ -84,28 +169,33 @@ pub fn run_config(plan: &StudyPlan, preset: &str, variant: Variant) -> RunConfig
 /// preset is resolved before any game is played, so a misspelt one costs nothing.
 pub fn run_study(plan: &StudyPlan) -> Result<Vec<PathBuf>, BalanceError> {
     check(plan)?;
-    let names: Vec<(String, Variant)> = plan
-        .presets
-        .iter()
-        .flat_map(|p| plan.variants.iter().map(move |v| (p.clone(), *v)))
-        .collect();
+    let runs = study_runs(plan);
     std::fs::create_dir_all(plan.out.join(RUNS_DIR))
         .map_err(|e| crate::tournament::TournamentError::io(&plan.out, e))?;
-    let folders: Vec<String> = names.iter().map(|(p, v)| run_name(p, *v)).collect();
+    let folders: Vec<String> = runs.iter().map(|r| r.folder(plan)).collect();
     write_json_atomic(&plan.out.join(STUDY_FILE), &folders)?;
     let mut dirs = Vec::new();
-    for (i, ((preset, variant), folder)) in names.iter().zip(&folders).enumerate() {
+    for (i, (run, folder)) in runs.iter().zip(&folders).enumerate() {
         if !plan.quiet {
+            let restricted = run.restricted.map_or(String::new(), |(t, node)| {
+                format!(", {} node {node} restricted", plan.terrains[t].key)
+            });
             eprintln!(
-                "study run {}/{}: {preset} against itself, {variant} variant",
+                "study run {}/{}: {} against itself, {} variant{restricted}",
                 i + 1,
-                names.len()
+                runs.len(),
+                run.preset,
+                run.variant
             );
         }
         let out = plan.out.join(RUNS_DIR).join(folder);
+        let terrains = match run.restricted {
+            None => plan.terrains.clone(),
+            Some((t, _)) => vec![plan.terrains[t].clone()],
+        };
         run_tournament(RunOptions {
-            config: run_config(plan, preset, *variant),
-            terrains: plan.terrains.clone(),
+            config: run_config_of(plan, run),
+            terrains,
             out: out.clone(),
             concurrency: plan.concurrency,
             quiet: plan.quiet,
@@ -123,6 +213,20 @@ fn check(plan: &StudyPlan) -> Result<(), BalanceError> {
     }
     if plan.variants.is_empty() {
         return usage("no variant named: give --variants normal,beginner".into());
+    }
+    if plan.restricted_play && !plan.variants.contains(&Variant::Normal) {
+        return usage(
+            "restricted play is compared with the normal variant on the same deals: add normal \
+             to --variants"
+                .into(),
+        );
+    }
+    if !plan.what_ifs.restricted.is_empty() {
+        return usage(
+            "restrictions are played by restricted play (--restricted-play), one special base \
+             at a time beside the study's own rules"
+                .into(),
+        );
     }
     for (what, list) in [
         ("preset", plan.presets.clone()),

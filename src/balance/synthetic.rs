@@ -61,6 +61,7 @@ pub fn synthetic_study(
                         preset: 0,
                         terrain: t as u16,
                         variant,
+                        restricted: Default::default(),
                         deal: deal.seed,
                         first,
                         winner: Some(winner),

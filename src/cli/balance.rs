@@ -81,6 +81,11 @@ pub struct Args {
         requires = "objective_search"
     )]
     objective_spread: u8,
+    /// Restricted play: also play, in the normal variant, every special base (and restricted
+    /// HQ) of every terrain with its effect never used by either player, one run each on the
+    /// same deals, and report each as a change against the normal games.
+    #[arg(long, conflicts_with_all = ["from", "objective_search"])]
+    restricted_play: bool,
     /// Study folder: runs/ (one tournament run per preset and variant) and the report.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -221,6 +226,7 @@ pub fn run(args: Args) -> CliResult {
                 concurrency: args.concurrency,
                 quiet: args.quiet,
                 what_ifs: what_ifs(&args, &terrains)?,
+                restricted_play: args.restricted_play,
                 out: args.out.clone(),
             };
             if args.objective_search.is_some() {

@@ -19,11 +19,16 @@ pub fn fingerprint(game: &Game) -> String {
     // What-ifs change rules, so they count; the retail rules add nothing (old fingerprints hold).
     let w = game.what_if();
     if !w.is_retail() {
-        let _ = writeln!(
+        let _ = write!(
             text,
             "what-if objective {:?} removed {} racks {:?}",
             w.objective, w.removed, w.racks
         );
+        // Restricted play joins the line only when used: older what-if fingerprints hold.
+        if !w.restricted.is_empty() {
+            let _ = write!(text, " restricted {}", w.restricted.describe());
+        }
+        text.push('\n');
     }
     format!("{:016x}", fnv1a(text.as_bytes()))
 }

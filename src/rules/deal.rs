@@ -4,7 +4,7 @@ use super::decision::Decision;
 use super::game::Game;
 use super::state::{Chance, Phase, State};
 use super::tile::{Colour, Troop, TroopCounts, RACK_LIMIT, REMOVED_PER_COLOUR, TILES_PER_COLOUR};
-use crate::terrain::Terrain;
+use crate::terrain::{NodeId, NodeMask, Terrain};
 use crate::vocabulary::ByColour;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -17,10 +17,70 @@ pub const RESERVE_AT_SETUP: usize = (TILES_PER_COLOUR - REMOVED_PER_COLOUR) as u
 /// Opening racks of the first and the second player under the retail rules (R3.5).
 pub const RETAIL_RACKS: [u8; 2] = [3, 4];
 
+/// Special bases (and restricted HQs) whose effect is never used: restricted play, a study
+/// option and not a rule of the game. Both players are bound by it, and a restricted node acts
+/// as a plain one: its queued effect (R6.4) is never offered (as if always declined), a Station
+/// Metal-X base no longer cancels troop effects (R9.7) and a Tropical Pool node accepts every
+/// value (R5.4). A set of node ids (as terrain files name them), written as a list of ids.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(from = "Vec<NodeId>", into = "Vec<NodeId>")]
+pub struct Restricted([u64; 4]);
+
+impl Restricted {
+    /// No node restricted: the printed rules.
+    pub const NONE: Restricted = Restricted([0; 4]);
+
+    /// The set of these node ids.
+    pub fn of(ids: impl IntoIterator<Item = NodeId>) -> Restricted {
+        let mut r = Restricted::NONE;
+        for id in ids {
+            r.0[id.get() as usize / 64] |= 1 << (id.get() % 64);
+        }
+        r
+    }
+
+    /// Whether no node is restricted.
+    pub fn is_empty(&self) -> bool {
+        *self == Restricted::NONE
+    }
+
+    /// Whether node `id` is restricted.
+    pub fn contains(&self, id: NodeId) -> bool {
+        self.0[id.get() as usize / 64] & 1 << (id.get() % 64) != 0
+    }
+
+    /// The restricted node ids, ascending.
+    pub fn ids(&self) -> impl Iterator<Item = NodeId> + '_ {
+        (0..=u8::MAX).map(NodeId).filter(|&id| self.contains(id))
+    }
+
+    /// The ids in words, e.g. "15, 20".
+    pub fn describe(&self) -> String {
+        self.ids()
+            .map(|id| id.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl From<Vec<NodeId>> for Restricted {
+    fn from(ids: Vec<NodeId>) -> Restricted {
+        Restricted::of(ids)
+    }
+}
+
+impl From<Restricted> for Vec<NodeId> {
+    fn from(r: Restricted) -> Vec<NodeId> {
+        r.ids().collect()
+    }
+}
+
 /// The rules parameters a designer changes when fixing balance ("what-ifs"), for one game:
-/// the medal objective (R2.4), the tiles each player removes at setup (R3.4) and the opening
-/// racks (R3.5). [`WhatIf::RETAIL`] is the printed game. They are read at setup and where the
-/// objective is compared, so the retail rules cost nothing more.
+/// the medal objective (R2.4), the tiles each player removes at setup (R3.4), the opening
+/// racks (R3.5), and the special bases whose effect is never used (restricted play).
+/// [`WhatIf::RETAIL`] is the printed game. They are read at setup, where the objective is
+/// compared, and folded into the game's tables of special bases when it is built, so the
+/// retail rules cost nothing more.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WhatIf {
@@ -33,6 +93,9 @@ pub struct WhatIf {
     /// Opening rack sizes of the first and the second player (retail 3 and 4).
     #[serde(default = "retail_racks")]
     pub racks: [u8; 2],
+    /// Special bases whose effect is never used (none in the printed rules).
+    #[serde(default, skip_serializing_if = "Restricted::is_empty")]
+    pub restricted: Restricted,
 }
 
 fn retail_removed() -> u8 {
@@ -93,6 +156,20 @@ pub enum WhatIfError {
         /// The opening rack asked for.
         rack: u8,
     },
+    /// A restricted node that the terrain lacks or that carries no effect.
+    #[error(
+        "restricted play on {terrain}: node {node} {problem}; the nodes with an effect are {effects}"
+    )]
+    Restricted {
+        /// The terrain's key.
+        terrain: String,
+        /// The node id asked for.
+        node: NodeId,
+        /// "is not on the terrain" or "carries no special effect".
+        problem: &'static str,
+        /// The terrain's nodes that carry an effect, e.g. "15, 16, 20, 21" (or "none").
+        effects: String,
+    },
 }
 
 impl WhatIf {
@@ -101,6 +178,7 @@ impl WhatIf {
         objective: None,
         removed: REMOVED_PER_COLOUR,
         racks: RETAIL_RACKS,
+        restricted: Restricted::NONE,
     };
 
     /// Whether these are the printed rules (records and run settings then leave them out).
@@ -137,7 +215,42 @@ impl WhatIf {
                 });
             }
         }
+        self.check_restricted(terrain)
+    }
+
+    /// Every restricted node is on the terrain and carries an effect (R9).
+    fn check_restricted(&self, terrain: &Terrain) -> Result<(), WhatIfError> {
+        for node in self.restricted.ids() {
+            let problem = match terrain.index_of(node) {
+                None => "is not on the terrain",
+                Some(i) if terrain.effect_at(i).is_none() => "carries no special effect",
+                Some(_) => continue,
+            };
+            let effects: Vec<String> = terrain
+                .nodes
+                .iter()
+                .filter(|n| n.effect.is_some())
+                .map(|n| n.id.to_string())
+                .collect();
+            return Err(WhatIfError::Restricted {
+                terrain: terrain.key.clone(),
+                node,
+                problem,
+                effects: match effects.is_empty() {
+                    true => "none".into(),
+                    false => effects.join(", "),
+                },
+            });
+        }
         Ok(())
+    }
+
+    /// The dense indices of the restricted nodes on `terrain` (checked by [`WhatIf::check`]).
+    pub fn restricted_nodes(&self, terrain: &Terrain) -> NodeMask {
+        self.restricted
+            .ids()
+            .filter_map(|id| terrain.index_of(id))
+            .fold(0, |m, i| m | i.bit())
     }
 
     /// Opening rack size of colour `c` when `first` moves first.
@@ -161,6 +274,12 @@ impl WhatIf {
                 self.racks[0], self.racks[1]
             ));
         }
+        if !self.restricted.is_empty() {
+            parts.push(format!(
+                "restricted play: no effect of node {}",
+                self.restricted.describe()
+            ));
+        }
         parts.join(", ")
     }
 }
@@ -179,6 +298,9 @@ pub struct WhatIfs {
     /// Opening rack sizes of the first and the second player (retail 3 and 4).
     #[serde(default = "retail_racks")]
     pub racks: [u8; 2],
+    /// Restricted play: the nodes whose effect is never used, per terrain key.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub restricted: BTreeMap<String, Restricted>,
 }
 
 impl Default for WhatIfs {
@@ -187,6 +309,7 @@ impl Default for WhatIfs {
             objectives: BTreeMap::new(),
             removed: REMOVED_PER_COLOUR,
             racks: RETAIL_RACKS,
+            restricted: BTreeMap::new(),
         }
     }
 }
@@ -203,6 +326,7 @@ impl WhatIfs {
             objective: self.objectives.get(key).copied(),
             removed: self.removed,
             racks: self.racks,
+            restricted: self.restricted.get(key).copied().unwrap_or_default(),
         }
     }
 
@@ -213,8 +337,14 @@ impl WhatIfs {
             .iter()
             .map(|(k, o)| format!("objective {o} medals on {k}"))
             .collect();
+        parts.extend(
+            self.restricted.iter().map(|(k, r)| {
+                format!("restricted play on {k}: no effect of node {}", r.describe())
+            }),
+        );
         let setup = WhatIf {
             objective: None,
+            restricted: Restricted::NONE,
             ..self.for_terrain("")
         }
         .describe();
@@ -439,6 +569,9 @@ pub fn sample_chance<R: Rng>(game: &Game, s: &State, rng: &mut R) -> Decision {
 }
 
 #[cfg(test)]
+mod restricted_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::rules::{invariants, random_decision, Variant, WinType};
@@ -595,6 +728,7 @@ mod tests {
             objective: Some(total as u8),
             removed: 16,
             racks: [8, 8],
+            restricted: Restricted::of([NodeId(15), NodeId(21)]),
         };
         assert!(
             castle(edge).is_ok(),

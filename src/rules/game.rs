@@ -135,6 +135,13 @@ impl std::fmt::Debug for NeighbourTable {
 impl Game {
     /// The rules of `terrain` in `variant` under the retail rules parameters.
     pub fn new(terrain: Arc<Terrain>, variant: Variant) -> Game {
+        Game::with_plain_nodes(terrain, variant, 0)
+    }
+
+    /// The rules of `terrain` in `variant` where the nodes of `plain` act as plain nodes, their
+    /// effects switched off (restricted play; the beginner game switches off every one, R13).
+    /// Everything is decided here, in the tables, so that the rules read no restriction later.
+    fn with_plain_nodes(terrain: Arc<Terrain>, variant: Variant, plain: NodeMask) -> Game {
         let normal = variant == Variant::Normal;
         let n = terrain.node_count();
         let all: NodeMask = if n == 32 { u32::MAX } else { (1 << n) - 1 };
@@ -142,8 +149,9 @@ impl Game {
         let mut queued_nodes = 0;
         let mut allowed = [all; 8];
         for (i, node) in terrain.nodes.iter().enumerate() {
+            let active = normal && plain & (1 << i) == 0;
             match node.effect {
-                Some(e) if normal && e.is_queued() => {
+                Some(e) if active && e.is_queued() => {
                     queued[i] = Some(e);
                     queued_nodes |= 1 << i;
                 }
@@ -151,13 +159,13 @@ impl Game {
             }
             for (t, mask) in allowed.iter_mut().enumerate() {
                 // Kwak passes every restriction (R5.4, A2); the beginner game has none (A9).
-                if normal && t != Troop::Kwak.index() && terrain.allowed_troops[i] & (1 << t) == 0 {
+                if active && t != Troop::Kwak.index() && terrain.allowed_troops[i] & (1 << t) == 0 {
                     *mask &= !(1 << i);
                 }
             }
         }
         let no_troop_effect = if normal {
-            terrain.nodes_with(SpecialEffect::NoTroopEffect)
+            terrain.nodes_with(SpecialEffect::NoTroopEffect) & !plain
         } else {
             0
         };
@@ -182,10 +190,16 @@ impl Game {
     }
 
     /// The same game under the rules parameters `what_if` (medal objective, tiles removed at
-    /// setup, opening racks), checked against the terrain: a what-if that makes the game
-    /// impossible is refused.
+    /// setup, opening racks, restricted special bases), checked against the terrain: a what-if
+    /// that makes the game impossible is refused. A restriction in the beginner game changes
+    /// nothing: its special bases are plain already (R13.1).
     pub fn with_what_if(mut self, what_if: WhatIf) -> Result<Game, WhatIfError> {
         what_if.check(&self.terrain)?;
+        let plain = what_if.restricted_nodes(&self.terrain);
+        // Built again also when a restriction is lifted: the tables then lose it.
+        if plain != 0 || !self.what_if.restricted.is_empty() {
+            self = Game::with_plain_nodes(Arc::clone(&self.terrain), self.variant, plain);
+        }
         self.medals_to_win = what_if.objective.unwrap_or(self.terrain.medals_to_win);
         self.what_if = what_if;
         Ok(self)

@@ -445,6 +445,16 @@ fn connected_from_scratch(t: &Terrain, s: &State, c: Colour) -> NodeMask {
     }
 }
 
+/// The node ids of a mask as the terrain file writes them, e.g. "3, 12, 14" ("none" if empty).
+fn node_list(t: &Terrain, mask: NodeMask) -> String {
+    let ids: Vec<String> = t.ids(mask).iter().map(|id| id.to_string()).collect();
+    if ids.is_empty() {
+        "none".to_string()
+    } else {
+        ids.join(", ")
+    }
+}
+
 fn check_connection(game: &Game, s: &State) -> Checked {
     let t = game.terrain();
     for c in Colour::BOTH {
@@ -453,9 +463,9 @@ fn check_connection(game: &Game, s: &State) -> Checked {
             InvariantViolation::new(
                 Invariant::Connection,
                 format!(
-                    "connected nodes {:?}, a plain search finds {:?}",
-                    t.ids(fast),
-                    t.ids(plain)
+                    "connected nodes {}, a plain search finds {}",
+                    node_list(t, fast),
+                    node_list(t, plain)
                 ),
             )
             .colour(c)
@@ -469,11 +479,11 @@ fn check_phase(game: &Game, s: &State) -> Checked {
     let (p, beginner) = (s.active(), game.variant() == Variant::Beginner);
     let broken = |detail: String| InvariantViolation::new(Invariant::Phase, detail);
     ensure(s.is_over() == s.outcome().is_some(), || {
-        broken(format!(
-            "phase {:?} with outcome {:?}",
-            s.phase(),
-            s.outcome()
-        ))
+        let outcome = match s.outcome() {
+            Some(o) => format!("{} won by {}", o.winner, o.win),
+            None => "no result".to_string(),
+        };
+        broken(format!("{} with {outcome}", game.describe_phase(s)))
     })?;
     // Turns alternate from the first player (R4.5); the count saturates at its maximum.
     let first_to_move = s.turn() % 2 == 1 || s.turn() == u16::MAX;
@@ -491,8 +501,11 @@ fn check_phase(game: &Game, s: &State) -> Checked {
         let on_hq = bits(t.hqs[o.winner.opponent().index()]).any(|n| s.board().top(n).is_some());
         ensure(on_hq == (o.win == WinType::Hq), || {
             broken(format!(
-                "{} won by {:?} with a tile on the enemy HQ: {on_hq}",
-                o.winner, o.win
+                "{} won by {}, yet {} tile stands on {}'s HQ",
+                o.winner,
+                o.win,
+                if on_hq { "a" } else { "no" },
+                o.winner.opponent()
             ))
             .colour(o.winner)
         })?;
@@ -631,9 +644,9 @@ fn check_legal_decisions(game: &Game, s: &State) -> Checked {
     game.legal_decisions(s, &mut list);
     ensure(list.is_empty() == s.is_over(), || {
         broken(format!(
-            "{} legal decisions in phase {:?}",
+            "{} legal decisions while {}",
             list.len(),
-            s.phase()
+            game.describe_phase(s)
         ))
     })?;
     for &d in &list {
@@ -654,8 +667,13 @@ fn check_legal_decisions(game: &Game, s: &State) -> Checked {
                 .zip(&list)
                 .all(|(&(o, w), &d)| d == Decision::Chance(o) && w > 0);
         ensure(same, || {
+            let listed: Vec<String> = outcomes
+                .iter()
+                .map(|(troop, weight)| format!("{troop} (weight {weight})"))
+                .collect();
             broken(format!(
-                "the chance outcomes {outcomes:?} are not the decisions listed"
+                "the chance outcomes {} are not the decisions listed",
+                listed.join(", ")
             ))
         })?;
     }
@@ -744,6 +762,36 @@ mod tests {
         s.active = s.active.opponent();
         let v = check(&game, &s).unwrap_err();
         assert_eq!(v.invariant, Invariant::Phase, "{v}");
+    }
+
+    /// Violations are read by people running `--check` and the fuzz targets: they name phases,
+    /// results and nodes in the game's words, never Rust's debug spelling.
+    #[test]
+    fn violations_speak_the_games_words() {
+        let (game, mut s) = midgame();
+        let pending = game.describe_phase(&s);
+        s.outcome = Some(crate::rules::state::Outcome {
+            winner: Colour::Blue,
+            win: WinType::Medals,
+        });
+        let v = check(&game, &s).unwrap_err().to_string();
+        assert!(
+            v.contains(&format!("{pending} with blue won by medals")),
+            "{v}"
+        );
+        s.phase = Phase::Over;
+        s.outcome = Some(crate::rules::state::Outcome {
+            winner: Colour::Blue,
+            win: WinType::Hq,
+        });
+        let v = check(&game, &s).unwrap_err().to_string();
+        assert!(
+            v.contains("blue won by HQ capture, yet no tile stands on red's HQ"),
+            "{v}"
+        );
+        for debug in ["Some(", "None", "Phase", "Hq,", "Over", "NodeId", "["] {
+            assert!(!v.contains(debug), "{debug} in {v}");
+        }
     }
 
     #[test]

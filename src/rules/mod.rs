@@ -11,7 +11,7 @@ pub mod state;
 pub mod tile;
 
 pub use board::Board;
-pub use deal::{sample_chance, Deal, DealError, Referee, WhatIf, WhatIfError, WhatIfs};
+pub use deal::{sample_chance, Deal, DealError, Referee, Restricted, WhatIf, WhatIfError, WhatIfs};
 pub use decision::{Decision, DecisionList, ParseDecisionError, MAX_DECISIONS};
 pub use game::{ChanceOutcomes, Game, IllegalDecision, ParseVariantError, Variant};
 pub use playout::{random_decision, random_playout};

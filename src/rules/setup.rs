@@ -184,7 +184,7 @@ pub enum SetupError {
         phase: String,
     },
     /// Medals that are not a split of the taken regions' medals between the two colours.
-    #[error("medals blue {blue} and red {red} cannot be the medals of the regions taken {regions:?} (they hold {held:?})")]
+    #[error("medals blue {blue} and red {red} cannot be split from the medals of the regions taken ({})", regions_held(regions, held))]
     MedalsDoNotSplit {
         /// Blue's medals.
         blue: u8,
@@ -766,6 +766,19 @@ fn check_census(s: &State, c: Colour) -> Result<(), SetupError> {
 }
 
 /// Whether the medals of `regions` split into `a` for one colour and `b` for the other.
+/// The taken regions and their medals in words, e.g. "region 1 holds 2, region 4 holds 3".
+fn regions_held(regions: &[u8], held: &[u8]) -> String {
+    if regions.is_empty() {
+        return "none taken".to_string();
+    }
+    let each: Vec<String> = regions
+        .iter()
+        .zip(held)
+        .map(|(r, m)| format!("region {r} holds {m}"))
+        .collect();
+    each.join(", ")
+}
+
 fn splits(regions: &[u8], a: u8, b: u8) -> bool {
     let total: u32 = regions.iter().map(|&m| m as u32).sum();
     if total != a as u32 + b as u32 {
@@ -781,6 +794,21 @@ fn splits(regions: &[u8], a: u8, b: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn medals_that_do_not_split_are_named_region_by_region() {
+        let e = SetupError::MedalsDoNotSplit {
+            blue: 2,
+            red: 0,
+            regions: vec![1, 4],
+            held: vec![3, 1],
+        };
+        assert_eq!(
+            e.to_string(),
+            "medals blue 2 and red 0 cannot be split from the medals of the regions taken \
+             (region 1 holds 3, region 4 holds 1)"
+        );
+    }
     use crate::rules::{Deal, Variant};
 
     fn game(key: &str) -> Game {

@@ -18,6 +18,17 @@ pub enum WinType {
     Blocked,
 }
 
+impl std::fmt::Display for WinType {
+    /// How the game was won, in the rules' words: "HQ capture", "medals" or "blocked".
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            WinType::Hq => "HQ capture",
+            WinType::Medals => "medals",
+            WinType::Blocked => "blocked opponent",
+        })
+    }
+}
+
 /// The end of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Outcome {
