@@ -77,6 +77,62 @@ fn a_scripted_game_against_beginner_plays_to_its_end_and_saves() {
     assert!(text(&replay.stdout).contains("blue human vs red beginner"));
 }
 
+/// A scripted game with a hint (its candidates printed with the human's chances) and an undo
+/// that takes back the human's first decision and the computer's reply, played on to the end;
+/// the saved record keeps the hint and the undo.
+#[test]
+fn a_scripted_game_with_a_hint_and_an_undo_plays_to_its_end() {
+    let record = temp("hint-undo.json");
+    // A placement, taken by notation: unlike a draw, it shows no chance outcome before the reply.
+    let mut script = "hint\nplace Jumbo 13\nundo\n".to_string() + &"1\n".repeat(600);
+    script += &format!("save {}\nquit\n", record.display());
+    let out = play(
+        &[
+            "--terrain",
+            "volcanic_jungle",
+            "--level",
+            "beginner",
+            "--seat",
+            "blue",
+            "--first",
+            "blue",
+            "--seed",
+            "14",
+        ],
+        &script,
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let hint = stdout.find("Hint (").expect("a hint");
+    let first = &stdout[hint..];
+    assert!(
+        first.contains("  1. ") && first.contains("your chances"),
+        "no candidates in:\n{first}"
+    );
+    let undo = stdout
+        .find("Taken back.")
+        .unwrap_or_else(|| panic!("no undo in:\n{stdout}"));
+    assert!(hint < undo);
+    assert!(!stdout.contains("cannot undo"), "{stdout}");
+    assert!(
+        stdout[undo..].contains("You win (") || stdout[undo..].contains("beginner wins ("),
+        "no result after the undo in:\n{stdout}"
+    );
+    let saved: toybattle::record::GameRecord =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    let notes = saved.session.unwrap();
+    assert_eq!(notes.hints.len(), 1);
+    assert_eq!(notes.hints[0].step, 0);
+    assert_eq!(notes.undos.len(), 1);
+    assert_eq!(notes.undos[0].step, 0);
+    assert!(
+        notes.undos[0].taken_back.len() > 1,
+        "the reply is taken back too"
+    );
+    assert_eq!(notes.undos[0].taken_back[0], "place Jumbo 13");
+    assert_eq!(saved.steps[0], "draw", "decision 1 after the undo");
+}
+
 #[test]
 fn bad_input_gets_a_message_and_the_game_goes_on_until_end_of_input() {
     let script = "dance\n0\n9999\nplace Roxy 99\nsave\nundo\nhelp\n1\n";

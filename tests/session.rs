@@ -287,6 +287,108 @@ fn a_saved_game_replays_and_loads_back_to_the_same_view() {
     assert!(Session::load(&record).unwrap().is_over());
 }
 
+/// Undos and hints go into the saved record with the steps they were taken at, and
+/// `toybattle replay` accepts the record.
+#[test]
+fn undos_and_hints_are_written_into_the_saved_record() {
+    let stop = AtomicBool::new(false);
+    let mut s = Session::new(SessionConfig {
+        first: Some(Colour::Blue),
+        ..config("tropical_pool", Level::Beginner, Colour::Blue, 5)
+    })
+    .unwrap();
+    // Some rounds in, to a decision of the human that offers placements (not a draw: no
+    // chance outcome the human sees comes before the bot's reply).
+    let placements = |s: &Session| -> Vec<String> {
+        s.legal()
+            .iter()
+            .flat_map(|g| g.options.iter().map(|o| o.notation.clone()))
+            .filter(|d| d.starts_with("place "))
+            .collect()
+    };
+    let mut n = 0;
+    while n < 6 || s.to_move() != ToMove::Human || placements(&s).is_empty() {
+        step(&mut s);
+        n += 1;
+        assert!(n < MAX_STEPS);
+    }
+    let at = s.record().steps.len();
+    let hint = s.hint(Budget::iterations(200), &stop).unwrap();
+    assert_eq!(hint.step, at);
+    assert!(!hint.candidates.is_empty());
+    // Each placement is taken back at once (only the human's own decision goes), until one
+    // hands the turn to the bot.
+    let mut tried = Vec::new();
+    for p in placements(&s) {
+        s.apply(&p).unwrap();
+        let bot_next = s.to_move() != ToMove::Human;
+        s.undo().expect("a decision just taken can be taken back");
+        tried.push(p);
+        if bot_next {
+            break;
+        }
+    }
+    let placement = tried.last().unwrap().clone();
+    // Taken back after the bot's reply: the reply goes too.
+    s.apply(&placement).unwrap();
+    assert_ne!(s.to_move(), ToMove::Human, "no placement ends the turn");
+    let reply = s.advance(&stop).unwrap();
+    assert!(!reply.is_empty(), "the bot replies");
+    s.undo()
+        .expect("the bot's reply showed no chance outcome to the human");
+    assert_eq!(s.record().steps.len(), at);
+    let second = s.hint(Budget::iterations(200), &stop).unwrap();
+    s.apply(&placement).unwrap();
+    s.advance(&stop).unwrap();
+
+    let path = std::env::temp_dir().join(format!(
+        "toybattle-session-notes-{}.json",
+        std::process::id()
+    ));
+    std::fs::write(&path, serde_json::to_string_pretty(&s.record()).unwrap()).unwrap();
+    let record: GameRecord =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let notes = record.session.as_ref().expect("session notes");
+    assert_eq!(notes.hints.len(), 2);
+    for (saved, asked) in notes.hints.iter().zip([&hint, &second]) {
+        assert_eq!((saved.step, saved.iterations), (at, asked.iterations));
+        for (a, b) in saved.candidates.iter().zip(&asked.candidates) {
+            // JSON keeps the win probability to within a unit of its last digit.
+            assert_eq!((&a.decision, a.visits), (&b.decision, b.visits));
+            assert!((a.value - b.value).abs() < 1e-12);
+        }
+        assert_eq!(saved.candidates.len(), asked.candidates.len());
+    }
+    assert_eq!(notes.undos.len(), tried.len() + 1);
+    for (note, p) in notes.undos.iter().zip(&tried) {
+        assert_eq!((note.step, &note.taken_back), (at, &vec![p.clone()]));
+    }
+    let last = notes.undos.last().unwrap();
+    assert_eq!((last.step, &last.taken_back[0]), (at, &placement));
+    let taken: Vec<String> = reply.iter().map(|e| e.text.clone()).collect();
+    assert_eq!(last.taken_back.len(), 1 + taken.len());
+    for (note, seen) in last.taken_back[1..].iter().zip(&taken) {
+        assert!(
+            seen == "chance ?" || note == seen,
+            "{note} taken back, {seen} seen"
+        );
+    }
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .arg("replay")
+        .arg(&path)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let loaded = Session::load(&record).unwrap().record();
+    assert_eq!(loaded.steps, s.record().steps);
+    assert_eq!(loaded.session.unwrap().undos, notes.undos);
+}
+
 #[test]
 fn a_corrupt_or_foreign_record_is_refused_with_a_clear_error() {
     let s = Session::new(config("castle_field", Level::Beginner, Colour::Blue, 2)).unwrap();

@@ -1,5 +1,6 @@
 //! `toybattle serve` end to end over HTTP: complete games against `beginner` on several terrains,
-//! with the check that no response carries hidden information; bad requests get 4xx JSON
+//! with a hint, an undo, a save and a load on the way, and the check that no response carries
+//! hidden information; bad requests get 4xx JSON
 //! errors in words and leave the game unchanged.
 
 mod session_support;
@@ -9,6 +10,7 @@ use serde_json::Value;
 use session_support::hidden_twin;
 use std::net::SocketAddr;
 use std::sync::atomic::AtomicBool;
+use toybattle::bot::Budget;
 use toybattle::info::Observation;
 use toybattle::record::GameRecord;
 use toybattle::rules::{Colour, Deal, Decision, Game, Phase, State, Variant};
@@ -17,47 +19,101 @@ use toybattle::terrain::builtin_terrains;
 use toybattle::web::GameView;
 use web_support::{get, post, server};
 
+/// A game played through the API: every response (JSON) in order, the final record, and the
+/// log length at which the game was saved and loaded again (a loaded game shows the computer's
+/// candidates only for the decisions after loading).
+struct Played {
+    responses: Vec<Value>,
+    record: GameRecord,
+    loaded_at: usize,
+}
+
+/// The human's decisions in a response, in notation.
+fn options(game: &Value) -> Vec<String> {
+    game["legal"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|g| g["options"].as_array().unwrap())
+        .map(|o| o["notation"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The body of a save or the saves list: only the fields named, and no troop name anywhere
+/// (a save's name and description are public facts; the record with its deal stays on disk).
+fn assert_plain_save_answer(body: &str, fields: &[&str]) {
+    let mut all = Vec::new();
+    keys(&serde_json::from_str(body).unwrap(), &mut all);
+    assert!(all.iter().all(|k| fields.contains(&k.as_str())), "{body}");
+    for t in toybattle::rules::Troop::ALL {
+        assert!(!body.contains(t.name()), "a save answer names {t}: {body}");
+    }
+}
+
 /// Plays one game through the API, choosing the human's decisions with a small deterministic
-/// generator; returns every game response (JSON) and the final record.
-fn play(
-    addr: SocketAddr,
-    (terrain, seat, seed, level): (&str, &str, u64, &str),
-) -> (Vec<Value>, GameRecord) {
+/// generator. On the way it asks a hint, takes a decision back (and takes it again, so the line
+/// of play ends as the final record says), saves, lists the saves and goes on in the loaded game.
+fn play(addr: SocketAddr, (terrain, seat, seed, level): (&str, &str, u64, &str)) -> Played {
     let body = format!(
         r#"{{"terrain": "{terrain}", "level": "{level}", "seat": "{seat}", "seed": {seed}}}"#
     );
     let created = post(addr, "/api/games", &body);
     assert_eq!(created.status, 200, "{}", created.body);
     let mut game = created.json();
-    let id = game["id"].as_str().unwrap().to_string();
+    let mut id = game["id"].as_str().unwrap().to_string();
     let mut seen = vec![game.clone()];
     let mut pick = seed;
+    let (mut decided, mut last, mut again) = (0, None::<String>, None::<String>);
+    let (mut hinted, mut undone, mut loaded_at) = (false, false, None);
     for _ in 0..3000 {
+        let at = |call: &str| format!("/api/games/{id}/{call}");
         let reply = match game["view"]["to_move"].as_str().unwrap() {
             "over" => break,
             _ if !game["thinking"].is_null() => {
                 std::thread::sleep(std::time::Duration::from_millis(5));
                 get(addr, &format!("/api/games/{id}"))
             }
-            "bot" | "chance" => post(addr, &format!("/api/games/{id}/bot"), ""),
+            "bot" | "chance" => post(addr, &at("bot"), ""),
+            "human" if decided >= 2 && !hinted => {
+                hinted = true;
+                let r = post(addr, &at("hint"), "");
+                let hint = r.json()["hint"].clone();
+                let legal = options(&game);
+                for c in hint["candidates"].as_array().unwrap() {
+                    assert!(legal.contains(&c["decision"].as_str().unwrap().to_string()));
+                }
+                r
+            }
+            "human" if decided >= 4 && !undone && game["view"]["undo"]["available"] == true => {
+                undone = true;
+                again = last.take();
+                post(addr, &at("undo"), "")
+            }
+            "human" if decided >= 6 && loaded_at.is_none() => {
+                let saved = post(addr, &at("save"), "");
+                assert_eq!(saved.status, 200, "{}", saved.body);
+                assert_plain_save_answer(&saved.body, &["name"]);
+                let list = get(addr, "/api/saves");
+                assert_eq!(list.status, 200, "{}", list.body);
+                assert_plain_save_answer(&list.body, &["name", "description"]);
+                let name = saved.json()["name"].as_str().unwrap().to_string();
+                loaded_at = Some(game["view"]["log"].as_array().unwrap().len());
+                let r = post(addr, &format!("/api/saves/{name}/load"), "");
+                id = r.json()["id"].as_str().unwrap().to_string();
+                r
+            }
             "human" => {
-                let options: Vec<&str> = game["legal"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .flat_map(|g| g["options"].as_array().unwrap())
-                    .map(|o| o["notation"].as_str().unwrap())
-                    .collect();
+                let options = options(&game);
                 assert!(!options.is_empty(), "the human must have a decision");
                 pick = pick
                     .wrapping_mul(6364136223846793005)
                     .wrapping_add(1442695040888963407);
-                let d = options[(pick >> 33) as usize % options.len()];
-                post(
-                    addr,
-                    &format!("/api/games/{id}/decision"),
-                    &format!(r#"{{"decision": "{d}"}}"#),
-                )
+                let d = again
+                    .take()
+                    .unwrap_or_else(|| options[(pick >> 33) as usize % options.len()].clone());
+                decided += 1;
+                last = Some(d.clone());
+                post(addr, &at("decision"), &format!(r#"{{"decision": "{d}"}}"#))
             }
             other => panic!("unexpected to_move {other}"),
         };
@@ -66,10 +122,15 @@ fn play(
         seen.push(game.clone());
     }
     assert_eq!(game["view"]["to_move"], "over", "the game ends");
+    assert!(hinted && undone, "a hint and an undo on the way");
     let record = get(addr, &format!("/api/games/{id}/record"));
     assert_eq!(record.status, 200, "{}", record.body);
     let record: GameRecord = serde_json::from_str(&record.body).unwrap();
-    (seen, record)
+    Played {
+        responses: seen,
+        record,
+        loaded_at: loaded_at.expect("saved and loaded on the way"),
+    }
 }
 
 fn troops(v: &Value) -> Vec<String> {
@@ -116,8 +177,10 @@ fn keys(v: &Value, out: &mut Vec<String>) {
 /// at that step (the observation has the bot's rack, both reserves' order and contents and the
 /// removed tiles erased), every chance outcome the human did not see is masked in the log, and no
 /// response has a field that could carry the deal. The bot's candidates (which name its rack
-/// tiles) come only once the game is over, then for each of its decisions.
-fn assert_no_hidden_information(responses: &[Value], record: &GameRecord) {
+/// tiles) come only once the game is over, then for each of its decisions since the game was
+/// loaded. The responses to hint, undo and load are views and get the same check.
+fn assert_no_hidden_information(played: &Played) {
+    let (responses, record) = (&played.responses, &played.record);
     let game = Game::builtin(&record.terrain, record.variant).unwrap();
     let human: Colour = serde_json::from_value(responses[0]["view"]["human"].clone()).unwrap();
     let bot = human.opponent();
@@ -140,6 +203,7 @@ fn assert_no_hidden_information(responses: &[Value], record: &GameRecord) {
                 .iter()
                 .filter(|e| e["actor"] == bot.name())
                 .map(|e| e["step"].as_u64().unwrap())
+                .filter(|&step| step >= played.loaded_at as u64)
                 .collect();
             let thought_steps: Vec<u64> = thoughts
                 .iter()
@@ -230,13 +294,16 @@ fn complete_games_over_http_show_only_the_humans_observation() {
         ("tropical_pool", "blue", 6, "casual"),
     ];
     for (terrain, seat, seed, level) in games {
-        let (responses, record) = play(addr, (terrain, seat, seed, level));
+        let played = play(addr, (terrain, seat, seed, level));
+        let (responses, record) = (&played.responses, &played.record);
         assert!(responses.len() > 10, "{terrain}: a whole game");
         assert_eq!(record.terrain, terrain);
         // The record the page downloads replays.
         let game = Game::builtin(terrain, record.variant).unwrap();
-        toybattle::record::replay(&game, &record).expect("the record replays");
-        assert_no_hidden_information(&responses, &record);
+        toybattle::record::replay(&game, record).expect("the record replays");
+        let notes = record.session.as_ref().unwrap();
+        assert_eq!((notes.hints.len(), notes.undos.len()), (1, 1), "{terrain}");
+        assert_no_hidden_information(&played);
         // A searching level shows its candidates, with visits, after the end.
         let thoughts = responses.last().unwrap()["view"]["bot_thoughts"].clone();
         let searched = thoughts.as_array().unwrap().iter().any(|t| {
@@ -390,7 +457,7 @@ fn the_oldest_games_are_closed_beyond_the_cap() {
 #[test]
 fn the_replay_viewer_steps_through_a_record() {
     let (addr, _) = server("replay", 8);
-    let (_, record) = play(addr, ("tropical_pool", "blue", 21, "beginner"));
+    let record = play(addr, ("tropical_pool", "blue", 21, "beginner")).record;
     let text = serde_json::to_string(&record).unwrap();
     let r = post(addr, "/api/replay", &text);
     assert_eq!(r.status, 200, "{}", r.body);
@@ -418,18 +485,20 @@ fn the_replay_viewer_steps_through_a_record() {
 /// Two sessions whose deals differ only in tiles the human cannot see (a removed tile swapped
 /// with the last of each reserve) are sent the same answers, byte for byte, until one of those
 /// tiles is drawn: on every terrain, through the function every answer about a game starts from.
-/// (Through HTTP the twins cannot be made: a game is loaded only from a record whose deal is its
-/// seed's, and such twins never share a seed.)
+/// Hints and undos on the way are answered alike too. (Through HTTP the twins cannot be made: a
+/// game is loaded only from a record whose deal is its seed's, and such twins never share a
+/// seed; so a loaded game's answers are checked by the complete games above.)
 #[test]
 fn two_games_differing_only_in_hidden_tiles_look_the_same_to_the_browser() {
     let stop = AtomicBool::new(false);
+    let (mut hinted, mut undone) = (0, 0);
     for (k, terrain) in builtin_terrains().iter().enumerate() {
         let base = Deal::from_seed(500 + k as u64);
         let other = hidden_twin(&base);
         let game = || Game::builtin(&terrain.key, Variant::Normal).unwrap();
         let mut a = Session::on_deal(game(), Level::Beginner, Colour::Blue, base).unwrap();
         let mut b = Session::on_deal(game(), Level::Beginner, Colour::Blue, other).unwrap();
-        let mut compared = 0;
+        let (mut compared, mut since_undo) = (0, 0);
         while !a.is_over() {
             let (va, vb) = (GameView::of("g", &a), GameView::of("g", &b));
             if va.view.reserve.blue == 0 || va.view.reserve.red == 0 {
@@ -443,7 +512,29 @@ fn two_games_differing_only_in_hidden_tiles_look_the_same_to_the_browser() {
                 terrain.key
             );
             compared += 1;
-            if a.to_move() == ToMove::Human {
+            if a.to_move() == ToMove::Human && compared % 4 == 0 {
+                // A hint's answer: the search sees the human's observation only.
+                let budget = Budget::iterations(300);
+                let (ha, hb) = (a.hint(budget, &stop), b.hint(budget, &stop));
+                let answer = |s: &Session, hint| GameView {
+                    hint: Some(hint),
+                    ..GameView::of("g", s)
+                };
+                assert_eq!(
+                    serde_json::to_string(&answer(&a, ha.unwrap())).unwrap(),
+                    serde_json::to_string(&answer(&b, hb.unwrap())).unwrap(),
+                    "{}: the hint after {compared} answers",
+                    terrain.key
+                );
+                hinted += 1;
+            }
+            if a.to_move() == ToMove::Human && since_undo >= 3 && a.can_undo().is_ok() {
+                // An undo's answer is the view it goes back to, compared at the loop's top.
+                a.undo().unwrap();
+                b.undo().unwrap();
+                (undone, since_undo) = (undone + 1, 0);
+            } else if a.to_move() == ToMove::Human {
+                since_undo += 1;
                 let d = va.legal[0].options[compared % va.legal[0].options.len()]
                     .notation
                     .clone();
@@ -460,4 +551,118 @@ fn two_games_differing_only_in_hidden_tiles_look_the_same_to_the_browser() {
             terrain.key
         );
     }
+    assert!(hinted > 5 && undone > 3, "{hinted} hints, {undone} undos");
+}
+
+/// `toybattle serve` on HOST, any free port: its first line on standard output (the address
+/// to open) and everything it wrote on standard error until it was ended, at once.
+fn serve_briefly(host: &str) -> (String, String) {
+    use std::io::{BufRead, Read};
+    use std::process::{Command, Stdio};
+    let saves = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web-saves-host");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args(["serve", "--host", host, "--port", "0", "--saves"])
+        .arg(&saves)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut ready = String::new();
+    let read = std::io::BufReader::new(child.stdout.take().unwrap()).read_line(&mut ready);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    read.unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    (ready, stderr)
+}
+
+/// A host other machines can reach gets a warning; the default, loopback, gets none. (The
+/// server on all interfaces is ended as soon as it says it is ready.)
+#[test]
+fn serving_beyond_this_machine_prints_a_warning() {
+    let (ready, stderr) = serve_briefly("0.0.0.0");
+    assert!(ready.contains("toybattle is ready"), "{ready}{stderr}");
+    assert!(
+        stderr.contains("warning: listening on 0.0.0.0, which other machines can reach"),
+        "{stderr}"
+    );
+    let (ready, stderr) = serve_briefly("127.0.0.1");
+    assert!(ready.contains("open http://127.0.0.1:"), "{ready}{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+/// A seed above 2^53, which a JavaScript number would round to another deal, deals its own game
+/// whether sent as text (as the page does) or as a JSON number; the replay viewer answers it as
+/// text; a seed that is not a whole number of 64 bits is refused in words.
+#[test]
+fn a_large_seed_deals_exactly_its_game() {
+    const SEED: u64 = 9707717164044761510;
+    let rounded = SEED as f64 as u64;
+    assert_ne!(
+        Deal::from_seed(rounded).reserve,
+        Deal::from_seed(SEED).reserve
+    );
+    let (addr, _) = server("seed", 8);
+    for seed in [
+        format!("\"{SEED}\""),
+        SEED.to_string(),
+        format!("\" {SEED} \""),
+    ] {
+        let body = format!(r#"{{"terrain": "battlefield", "level": "beginner", "seed": {seed}}}"#);
+        let created = post(addr, "/api/games", &body);
+        assert_eq!(created.status, 200, "{}", created.body);
+        let id = created.json()["id"].as_str().unwrap().to_string();
+        assert_eq!(
+            post(addr, &format!("/api/games/{id}/resign"), "").status,
+            200
+        );
+        let text = get(addr, &format!("/api/games/{id}/record")).body;
+        let record: GameRecord = serde_json::from_str(&text).unwrap();
+        assert_eq!((record.seed, record.deal.seed), (SEED, SEED), "{seed}");
+        assert_eq!(record.deal.reserve, Deal::from_seed(SEED).reserve);
+        let replayed = post(addr, "/api/replay", &text);
+        assert_eq!(replayed.status, 200, "{}", replayed.body);
+        assert_eq!(replayed.json()["seed"], SEED.to_string());
+    }
+    for bad in ["\"12x\"", "-1", "1.5", "\"18446744073709551616\"", "true"] {
+        let body = format!(r#"{{"terrain": "battlefield", "level": "beginner", "seed": {bad}}}"#);
+        let r = post(addr, "/api/games", &body);
+        assert_eq!(r.status, 400, "{bad}: {}", r.body);
+        let msg = r.json()["error"].as_str().unwrap().to_string();
+        assert!(
+            msg.contains("is not a whole number from 0 to"),
+            "{bad}: {msg}"
+        );
+    }
+}
+
+/// The page's new-game dialog gets the levels (never the cheating reference) and the ladder of
+/// `results/levels/ladder.md`, the text `toybattle play --help` prints.
+#[test]
+fn meta_lists_the_levels_and_their_ladder() {
+    let (addr, _) = server("meta", 8);
+    let meta = get(addr, "/api/meta");
+    assert_eq!(meta.status, 200, "{}", meta.body);
+    let meta = meta.json();
+    let levels: Vec<&str> = meta["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(levels, ["beginner", "casual", "strong", "strongest"]);
+    assert!(!meta.to_string().contains("cheat"));
+    let ladder = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("results/levels/ladder.md"),
+    )
+    .unwrap();
+    assert_eq!(meta["ladder"], ladder.as_str());
+    assert!(ladder.contains("scripts/level-ladder.sh"));
+    assert_eq!(meta["terrains"].as_array().unwrap().len(), 8);
 }

@@ -46,7 +46,7 @@ fn levels_help() -> String {
         out += &format!("  {:<10} {}\n", level.name(), level.description());
     }
     out += "\n";
-    out += include_str!("../../results/levels/ladder.md");
+    out += toybattle::session::LADDER;
     out += "\nIn the game, type `help` for the commands.";
     out
 }

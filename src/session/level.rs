@@ -6,6 +6,10 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
+/// The measured ladder of the levels against each other, as `results/levels/ladder.md` gives it
+/// (written by `scripts/level-ladder.sh`): `toybattle play --help` and the page show it.
+pub const LADDER: &str = include_str!("../../results/levels/ladder.md");
+
 /// How strongly the computer plays. Each level is a preset file of `bots/` compiled into the
 /// binary; every one is a fair bot (it sees its own observation only).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -102,5 +106,19 @@ mod tests {
             assert_eq!(level.name().parse::<Level>(), Ok(level));
         }
         assert!("cheat-uct".parse::<Level>().is_err());
+    }
+
+    /// The strongest level plays the same on every machine: an iteration budget over a fixed
+    /// number of trees, one per thread (docs/play.md says why not one per core).
+    #[test]
+    fn the_strongest_level_decides_from_its_seed_alone() {
+        let preset = Level::Strongest.preset();
+        assert_eq!(preset.budget.iterations, Some(60_000));
+        match preset.config {
+            crate::bot::preset::BotConfig::Search { config, .. } => {
+                assert_eq!((config.threads, config.trees), (2, 2));
+            }
+            other => panic!("strongest is a search, not {other:?}"),
+        }
     }
 }

@@ -24,7 +24,7 @@
 mod level;
 mod view;
 
-pub use level::Level;
+pub use level::{Level, LADDER};
 pub use view::{
     BotCandidate, BotThought, DecisionGroup, DecisionOption, GroupKind, HumanView, LogEntry,
     NodeView, OpponentRack, ResultView, Sides, TileView, ToMove, UndoStatus, WinPoint,

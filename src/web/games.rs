@@ -267,9 +267,26 @@ struct NewGame {
     /// "deal" (as the deal says), "human" or "bot".
     #[serde(default)]
     first: Option<String>,
-    /// The deal's seed; random when absent.
+    /// The deal's seed, 0 to 2^64 - 1: decimal text (the page sends text, as a JavaScript
+    /// number keeps only 53 bits) or a JSON number; random when absent, null or empty.
     #[serde(default)]
-    seed: Option<u64>,
+    seed: Option<serde_json::Value>,
+}
+
+/// The seed of a new game's request, read exactly; `None` for a random one.
+fn seed_of(seed: Option<&serde_json::Value>) -> Result<Option<u64>, ApiError> {
+    let text = match seed {
+        None | Some(serde_json::Value::Null) => return Ok(None),
+        Some(serde_json::Value::String(s)) if s.trim().is_empty() => return Ok(None),
+        Some(serde_json::Value::String(s)) => s.trim().to_string(),
+        Some(other) => other.to_string(),
+    };
+    text.parse().map(Some).map_err(|_| {
+        ApiError::BadRequest(format!(
+            "the seed '{text}' is not a whole number from 0 to {}",
+            u64::MAX
+        ))
+    })
 }
 
 async fn create(Ctx(app): Ctx<Arc<App>>, body: Bytes) -> ApiResult<GameView> {
@@ -315,7 +332,7 @@ async fn create(Ctx(app): Ctx<Arc<App>>, body: Bytes) -> ApiResult<GameView> {
         level,
         human,
         first,
-        seed: new.seed.unwrap_or_else(rand::random),
+        seed: seed_of(new.seed.as_ref())?.unwrap_or_else(rand::random),
     })
     .map_err(refused)?;
     let (id, slot) = app.games.insert(session);

@@ -146,6 +146,8 @@ async fn not_found(uri: Uri) -> ApiError {
 struct Meta {
     terrains: Vec<TerrainName>,
     levels: Vec<games::LevelInfo>,
+    /// The ladder of the levels, as `toybattle play --help` prints it.
+    ladder: &'static str,
 }
 
 #[derive(Serialize)]
@@ -165,6 +167,7 @@ async fn meta(State(app): State<Arc<App>>) -> Json<Meta> {
             })
             .collect(),
         levels: games::levels(),
+        ladder: crate::session::LADDER,
     })
 }
 

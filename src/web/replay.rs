@@ -47,8 +47,9 @@ pub struct Replay {
     pub terrain: TerrainView,
     /// "normal" or "beginner".
     pub variant: String,
-    /// The seed that dealt the game, as recorded.
-    pub seed: u64,
+    /// The seed that dealt the game, as recorded, in decimal: as text, since a JavaScript
+    /// number keeps only 53 of its 64 bits.
+    pub seed: String,
     /// Who played blue and red, as recorded: a preset name or a description.
     pub players: [String; 2],
     /// How the game ended, as recorded.
@@ -105,7 +106,7 @@ pub fn replay_record(
     Ok(Replay {
         terrain: TerrainView::of(game.terrain()),
         variant: record.variant.to_string(),
-        seed: record.seed,
+        seed: record.seed.to_string(),
         players: record.players,
         result: record.result,
         steps,

@@ -14,7 +14,8 @@ const ICON = {
 const app = { pending: 0, meta: null, terrains: {}, game: null, selected: null, moveFrom: null, polling: false, replay: null, replayAt: 0 };
 
 // ---------- server calls ----------
-async function api(method, path, body) {
+// The answer's text as sent: a record's 64-bit seeds would lose digits as JavaScript numbers.
+async function apiText(method, path, body) {
   const opts = { method, headers: {} };
   if (body !== undefined) {
     opts.headers["Content-Type"] = "application/json";
@@ -26,10 +27,16 @@ async function api(method, path, body) {
     res = await fetch(path, opts);
     text = await res.text();
   } finally { app.pending--; }
-  let data;
-  try { data = JSON.parse(text); } catch (e) { data = { error: text || res.statusText }; }
-  if (!res.ok) throw new Error(data.error || res.statusText);
-  return data;
+  if (!res.ok) {
+    let error;
+    try { error = JSON.parse(text).error; } catch (e) { error = text; }
+    throw new Error(error || res.statusText);
+  }
+  return text;
+}
+async function api(method, path, body) {
+  const text = await apiText(method, path, body);
+  try { return JSON.parse(text); } catch (e) { throw new Error("the server's answer is not JSON: " + text.slice(0, 80)); }
 }
 function showError(e) {
   const box = $("error");
@@ -432,7 +439,8 @@ $("form-new").addEventListener("submit", async (ev) => {
   if (ev.submitter && ev.submitter.value !== "ok") return;
   const f = new FormData($("form-new"));
   const body = { terrain: f.get("terrain"), variant: f.get("variant"), level: f.get("level"), seat: f.get("seat"), first: f.get("first") };
-  if (f.get("seed")) body.seed = Number(f.get("seed"));
+  // As text: a JavaScript number keeps only 53 bits of a 64-bit seed.
+  if (f.get("seed").trim()) body.seed = f.get("seed").trim();
   try { showError(null); await showGame(await api("POST", "/api/games", body)); } catch (e) { showError(e); }
 });
 $("btn-new").onclick = newGame;
@@ -490,7 +498,7 @@ $("replay-file").addEventListener("change", async () => {
 });
 $("btn-watch").onclick = async () => {
   try {
-    const rec = await api("GET", "/api/games/" + app.game.id + "/record");
+    const rec = await apiText("GET", "/api/games/" + app.game.id + "/record");
     await openReplay(await api("POST", "/api/replay", rec));
   } catch (e) { showError(e); }
 };
@@ -544,6 +552,7 @@ document.addEventListener("keydown", (e) => {
   try {
     app.meta = await api("GET", "/api/meta");
     $("levels-text").textContent = "Levels: " + app.meta.levels.map((l) => l.name + " (" + l.description + ")").join("; ");
+    $("ladder-text").textContent = app.meta.ladder;
     const id = localStorage.getItem("toybattle-game");
     if (id) {
       try { await showGame(await api("GET", "/api/games/" + id)); } catch (e) { localStorage.removeItem("toybattle-game"); }
