@@ -265,7 +265,7 @@ fn seat_row(preset: &str, variant: Variant, terrain: &str, games: &[&StudyGame])
         balance: first_player.as_ref().map(balance_of),
         decisiveness: proportion(&mut items(games, |g| g.winner.is_some() as u8 as f64)),
         turns_mean: mean(&mut items(games, |g| g.turns as f64)),
-        turns_sd: std_dev(&turns),
+        turns_sd: std_dev(&turns, first_player.map_or(0, |e| e.deals)),
         ends: End::ALL
             .into_iter()
             .map(|e| {
@@ -401,7 +401,7 @@ fn troop_values(study: &Study) -> (Vec<TroopRow>, Vec<String>) {
                 troop,
                 value,
             })),
-            Err(reason) => notes.push(format!("{name}: troop values not estimable: {reason}")),
+            Err(reason) => notes.push(format!("{name}: troop values not estimable ({reason})")),
         }
     }
     (rows, notes)
@@ -497,7 +497,7 @@ fn centred_troop_values(f: &super::regression::Fit, start: usize) -> Vec<(Troop,
                 .map(|(i, j)| weight(t, i) * weight(t, j) * cov(i, j))
                 .sum();
             let value = coef(t) - avg;
-            let half = crate::tournament::stats::Z95 * var.max(0.0).sqrt();
+            let half = f.quantile() * var.max(0.0).sqrt();
             (
                 troop,
                 Estimate {
@@ -505,6 +505,7 @@ fn centred_troop_values(f: &super::regression::Fit, start: usize) -> Vec<(Troop,
                     lo: value - half,
                     hi: value + half,
                     n: f.n,
+                    deals: f.clusters,
                 },
             )
         })
@@ -582,12 +583,9 @@ fn summarise(r: &Report) -> Vec<String> {
         size(b).total_cmp(&size(a))
     });
     if let Some(best) = specials.first() {
-        let e = best.first_player.unwrap_or(Estimate {
-            value: 0.0,
-            lo: 0.0,
-            hi: 0.0,
-            n: 0,
-        });
+        let e = best
+            .first_player
+            .unwrap_or(Estimate::not_estimable(0.0, 0, 0));
         let mut line = format!(
             "Special bases that matter most: {} (they change the first player's score by {}).",
             best.terrain,
@@ -657,8 +655,11 @@ fn sizes_overlap(a: &Estimate, b: &Estimate, neutral: f64) -> bool {
     a_lo <= b_hi && b_lo <= a_hi
 }
 
-/// "54.2% [51.0, 57.3]".
+/// "54.2% [51.0, 57.3]", or "50.0%, not estimable (1 deal)".
 pub fn pct(e: &Estimate) -> String {
+    if !e.is_estimable() {
+        return format!("{:.1}%, {}", 100.0 * e.value, e.not_estimable_note());
+    }
     format!(
         "{:.1}% [{:.1}, {:.1}]",
         100.0 * e.value,
@@ -667,8 +668,11 @@ pub fn pct(e: &Estimate) -> String {
     )
 }
 
-/// "+3.1 pp [+0.4, +5.8]".
+/// "+3.1 pp [+0.4, +5.8]", or "+0.0 pp, not estimable (2 deals)".
 pub fn pp(e: &Estimate) -> String {
+    if !e.is_estimable() {
+        return format!("{:+.1} pp, {}", 100.0 * e.value, e.not_estimable_note());
+    }
     format!(
         "{:+.1} pp [{:+.1}, {:+.1}]",
         100.0 * e.value,
