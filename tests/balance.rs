@@ -189,6 +189,43 @@ fn small_study(out: &Path, seed: &str) -> (bool, String) {
     ])
 }
 
+/// A study whose bot forfeits every game (an external engine that echoes its input) is warned
+/// about on the terminal and in the report, states no findings, and prints "not estimable"
+/// where a single deal gives no interval, never an infinite one.
+#[test]
+fn an_all_forfeit_study_is_warned_about_and_prints_no_infinite_interval() {
+    let out = temp_dir("forfeit");
+    let (ok, stderr) = balance(&[
+        "--bots",
+        "ext:/bin/cat",
+        "--terrains",
+        "castle_field",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains("warning: ext:/bin/cat forfeited 4 of 4 games"),
+        "{stderr}"
+    );
+    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("Warning: ext:/bin/cat forfeited 4 of 4 games"),
+        "{md}"
+    );
+    assert!(md.contains("No findings for ext:/bin/cat"), "{md}");
+    assert!(md.contains("not estimable (1 deal)"), "{md}");
+    for file in ["report.md", "report.html", "seats.csv", "balance.json"] {
+        let text = fs::read_to_string(out.join(file)).unwrap();
+        for infinite in ["inf]", "inf,", "inf\n", "inf<", "infinity"] {
+            assert!(!text.to_lowercase().contains(infinite), "{file}: {text}");
+        }
+    }
+    let _ = fs::remove_dir_all(&out);
+}
+
 /// Checks that an SVG or HTML fragment is a well-formed tree (tags balanced and nested).
 fn well_formed(text: &str) -> bool {
     let mut stack: Vec<&str> = Vec::new();

@@ -43,6 +43,8 @@ pub struct Report {
     /// Restricted play, per preset, terrain and restricted node: restricted minus normal, on
     /// the same deals.
     pub restricted_play: Vec<RestrictedRow>,
+    /// One warning per preset that forfeited games: how many of how many.
+    pub forfeits: Vec<String>,
     /// The plain-language summary, computed from the figures above.
     pub summary: Vec<String>,
     /// The medal-objective search, when the study was one (`--objective-search`).
@@ -245,6 +247,7 @@ pub fn analyse(study: &Study) -> Report {
         plays,
         special_bases,
         restricted_play,
+        forfeits: forfeit_warnings(study),
         summary: Vec::new(),
         objective_search: None,
     };
@@ -512,6 +515,28 @@ fn centred_troop_values(f: &super::regression::Fit, start: usize) -> Vec<(Troop,
         .collect()
 }
 
+/// "ext:x forfeited 2 of 2 games", for each preset with forfeits: a forfeit is a bot that
+/// failed (crashed, answered nonsense, ran out of time), so its games say nothing of balance.
+fn forfeit_warnings(study: &Study) -> Vec<String> {
+    study
+        .presets
+        .iter()
+        .enumerate()
+        .filter_map(|(p, preset)| {
+            let games = study.games.iter().filter(|g| g.preset as usize == p);
+            let (total, forfeits) = games.fold((0u64, 0u64), |(t, f), g| {
+                (t + 1, f + (g.end == End::Forfeit) as u64)
+            });
+            (forfeits > 0).then(|| {
+                format!(
+                    "{preset} forfeited {forfeits} of {total} games; forfeits are bot failures, not play, and the figures of {preset} include them \
+                     (each game's record says why it was forfeited)"
+                )
+            })
+        })
+        .collect()
+}
+
 /// Plain-language findings for the top of the report, with a caution where the leading
 /// figure's interval overlaps the runner-up's (or holds "no effect").
 fn summarise(r: &Report) -> Vec<String> {
@@ -520,6 +545,19 @@ fn summarise(r: &Report) -> Vec<String> {
         return out;
     };
     let variant = r.variants.first().copied().unwrap_or_default();
+    let played = r
+        .seats
+        .iter()
+        .find(|s| s.preset == *preset && s.variant == variant && s.terrain == ALL)
+        .and_then(|s| s.ends.iter().find(|(e, _)| *e == End::Forfeit))
+        .and_then(|(_, share)| *share)
+        .is_none_or(|share| share.value < 1.0);
+    if !played {
+        out.push(format!(
+            "No findings for {preset}: every game of it in the {variant} variant was forfeited."
+        ));
+        return out;
+    }
     out.push(format!(
         "Findings for {preset} (the last preset named) in the {variant} variant; every figure \
          below is in the tables with its 95% interval."

@@ -66,6 +66,7 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
             .summary
             .iter()
             .cloned()
+            .chain(r.forfeits.iter().map(|n| format!("Warning: {n}.")))
             .chain(notes.iter().map(|n| format!("Note: {n}")))
             .chain(r.troop_notes.iter().map(|n| format!("Note: {n}")))
             .collect(),
