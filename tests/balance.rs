@@ -226,6 +226,91 @@ fn an_all_forfeit_study_is_warned_about_and_prints_no_infinite_interval() {
     let _ = fs::remove_dir_all(&out);
 }
 
+/// A study on one terrain with `extra` arguments (shard, output).
+fn seeded_study(extra: &[&str]) -> (bool, String) {
+    let mut args = vec![
+        "--bots",
+        "random",
+        "--games",
+        "4",
+        "--terrains",
+        "castle_field",
+        "--seed",
+        "3",
+    ];
+    args.extend_from_slice(extra);
+    balance(&args)
+}
+
+fn same_tables(a: &Path, b: &Path) {
+    for table in ["seats.csv", "troops.csv"] {
+        let (x, y) = (
+            fs::read(a.join(table)).unwrap(),
+            fs::read(b.join(table)).unwrap(),
+        );
+        assert!(
+            x == y,
+            "{table} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+/// Shards 1/2 and 2/2 read back with `--from` give the same tables as one unsharded run.
+#[test]
+fn shards_merged_with_from_give_the_unsharded_tables() {
+    let dirs = ["whole", "shard1", "shard2", "merged"].map(temp_dir);
+    let path = |i: usize| dirs[i].to_str().unwrap().to_string();
+    for (i, shard) in [(0, None), (1, Some("1/2")), (2, Some("2/2"))] {
+        let out = path(i);
+        let mut extra = vec!["--out", out.as_str()];
+        extra.extend(shard.map(|s| ["--shard", s]).into_iter().flatten());
+        let (ok, stderr) = seeded_study(&extra);
+        assert!(ok, "{stderr}");
+    }
+    let (ok, stderr) = balance(&["--from", &path(1), &path(2), "--out", &path(3)]);
+    assert!(ok, "{stderr}");
+    same_tables(&dirs[0], &dirs[3]);
+    dirs.iter().for_each(|d| drop(fs::remove_dir_all(d)));
+}
+
+/// A study stopped midway (one games file cut back to three whole games, another cut inside
+/// its last line, the report not yet written) resumes when run again and ends with the same
+/// tables as a study that was never stopped.
+#[test]
+fn a_study_stopped_midway_resumes_to_the_same_result() {
+    let (whole, stopped) = (temp_dir("unstopped"), temp_dir("stopped"));
+    for d in [&whole, &stopped] {
+        let (ok, stderr) = seeded_study(&["--out", d.to_str().unwrap()]);
+        assert!(ok, "{stderr}");
+    }
+    let games = |variant: &str| {
+        stopped
+            .join("runs")
+            .join(format!("random-{variant}"))
+            .join(GAMES_FILE)
+    };
+    let normal = fs::read_to_string(games("normal")).unwrap();
+    let three: String = normal.lines().take(3).map(|l| format!("{l}\n")).collect();
+    fs::write(games("normal"), three).unwrap();
+    let beginner = fs::read(games("beginner")).unwrap();
+    fs::write(games("beginner"), &beginner[..beginner.len() - 40]).unwrap();
+    for table in ["seats.csv", "troops.csv"] {
+        fs::remove_file(stopped.join(table)).unwrap();
+    }
+    let (ok, stderr) = seeded_study(&["--out", stopped.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        fs::read_to_string(games("normal")).unwrap().lines().count(),
+        4
+    );
+    same_tables(&whole, &stopped);
+    for d in [&whole, &stopped] {
+        let _ = fs::remove_dir_all(d);
+    }
+}
+
 /// Checks that an SVG or HTML fragment is a well-formed tree (tags balanced and nested).
 fn well_formed(text: &str) -> bool {
     let mut stack: Vec<&str> = Vec::new();
