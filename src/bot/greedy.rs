@@ -35,7 +35,11 @@
 //!
 //! The weights are hand-set round numbers, not tuned. A decision costs well under a
 //! millisecond: every candidate is one simulated turn plus, for a Cap'n, one evaluation per
-//! extra placement.
+//! extra placement. The evaluations of one decision's candidates reuse what they share: the
+//! connections, races, region progress and region threats of the position the decision is
+//! taken in, recomputed only where a candidate changed what they depend on, and the whole
+//! evaluation of an earlier candidate that reached a position with the same inputs (another
+//! troop on the same node, where no term asks which troop it is).
 
 use super::{Bot, Choice, Request};
 use crate::info::Observation;
@@ -43,7 +47,7 @@ use crate::rules::{
     sample_chance, Colour, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts, Variant,
     WinType, MAX_DECISIONS,
 };
-use crate::terrain::{bits, NodeMask, SpecialEffect, MAX_NODES};
+use crate::terrain::{bits, NodeMask, RegionMask, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS};
 use arrayvec::ArrayVec;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -134,15 +138,134 @@ pub(crate) struct Judge<'a> {
     allowed: [u8; MAX_NODES],
     /// Troop types (bit per troop) able to cover each troop (R5.2, R5.3).
     covered_by: [u8; 8],
+    /// Tiles of the opponent's pool of the types of each set of types (bit per troop).
+    fitting: [u8; 256],
     /// [`Judge::holds_fit`] computed once per pair of (tiles of the opponent's pool that fit,
     /// opponent's rack size): row `fitting`, column `rack`.
     holds: Vec<[f64; RACKS]>,
+    /// The terrain's regions with their progress worth precomputed.
+    regions: Vec<RegionWorth>,
+    /// One bit per region of the terrain.
+    all_regions: RegionMask,
+    /// Medals of all the regions around each node, taken or not.
+    node_medals: [u32; MAX_NODES],
+    /// Bases next to our HQs, from which a Cap'n's extra placement reaches them.
+    capn_steps: NodeMask,
+    /// For each colour, `within[c][k]`: the nodes from which at most `k` placements reach an
+    /// HQ of `c` ([`steps_layers`]).
+    within: [[NodeMask; MAX_STEPS as usize]; 2],
 }
 
 /// Rack sizes the evaluation tells apart (`RACK_WORTH`).
 const RACKS: usize = RACK_WORTH.len();
 
+/// A region as the evaluation reads it.
+struct RegionWorth {
+    bases: NodeMask,
+    /// Bases in the region.
+    size: u32,
+    medals: i32,
+    /// `progress[k]`: the worth of `k` of the region's bases held by a side alone,
+    /// `PROGRESS_PER_MEDAL * medals * k² / size²` rounded toward zero.
+    progress: [i32; MAX_NODES + 1],
+}
+
+/// What the evaluation reads of the position a decision is taken in, computed once and reused
+/// for each candidate's position as long as the parts it depends on are unchanged (a placement
+/// of ours changes neither the opponent's connection nor their regions unless it covers one of
+/// their tiles). Every field is the exact value for its key, so reuse changes no score.
+struct Base {
+    /// Our bases, the key of our connection.
+    mine: NodeMask,
+    /// Our chain of bases from our HQs: the start of the flood fill of any later position where
+    /// we still hold all of it.
+    my_chain: NodeMask,
+    my_connected: NodeMask,
+    /// Steps of our race to the enemy HQ from `my_connected`.
+    my_steps: i32,
+    /// The opponent's bases, the key of their connection, race and region threats.
+    theirs: NodeMask,
+    their_chain: NodeMask,
+    their_connected: NodeMask,
+    their_steps: i32,
+    /// Regions taken, the other key of the opponent's region threats.
+    taken: RegionMask,
+    /// The opponent's region threats.
+    their_one_away: OneAway,
+    /// Our region term.
+    regions: RegionTerm,
+}
+
+/// The opponent's bases that would complete regions for them, and the medals gained at each.
+#[derive(Clone, Copy)]
+struct OneAway {
+    mask: NodeMask,
+    gain_at: [i32; MAX_NODES],
+}
+
+/// The region term of a position region by region, so that a later position recomputes only
+/// the regions around the nodes that changed.
+#[derive(Clone, Copy)]
+struct RegionTerm {
+    /// Nodes occupied by us, then by the opponent.
+    tops: [NodeMask; 2],
+    taken: RegionMask,
+    /// The progress of all open regions, and of each.
+    progress: i32,
+    part: [i32; MAX_REGIONS],
+    /// For each open region we lack one base of, that base; else 0.
+    missing: [NodeMask; MAX_REGIONS],
+    /// Medals of our one-away regions by missing base, and the bases with any.
+    gain_at: [i32; MAX_NODES],
+    one_away: NodeMask,
+}
+
+/// The connections, races and the opponent's region threats of a position: the parts of its
+/// evaluation that take flood fills and region scans.
+struct View<'b> {
+    my_connected: NodeMask,
+    my_steps: i32,
+    their_connected: NodeMask,
+    their_steps: i32,
+    their_one_away: &'b OneAway,
+}
+
+/// Everything [`Judge::terms`] reads of an unfinished position besides the [`View`] it derives:
+/// two positions with equal keys have equal terms. The troops of our tiles are kept only
+/// where the opponent can reach or needs a base, the only places where the terms ask which
+/// tiles could cover them.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
+struct EvalKey {
+    /// Nodes occupied by us, then by the opponent.
+    occupied: [NodeMask; 2],
+    /// Our top tiles by troop on the nodes the opponent reaches or lacks for a region.
+    tops: [NodeMask; 8],
+    /// Medals, then rack sizes, ours then the opponent's.
+    medals: [u8; 2],
+    rack_len: [u8; 2],
+    taken: RegionMask,
+}
+
+/// The sums of the terms of the positions reached by the candidates of one decision, one per
+/// node placed on: a candidate that places on the same node as an earlier one often reaches a
+/// position with the same [`EvalKey`] (another troop where the troop is never asked about).
+struct Memo {
+    /// Nodes whose entry holds a key.
+    filled: NodeMask,
+    entries: [(EvalKey, i32); MAX_NODES],
+}
+
+impl Memo {
+    fn new() -> Memo {
+        Memo {
+            filled: 0,
+            entries: [(EvalKey::default(), 0); MAX_NODES],
+        }
+    }
+}
+
 impl<'a> Judge<'a> {
+    /// The rules of `observation`'s player in `game`, with the tables its evaluation reads.
     pub(crate) fn new(game: &'a Game, observation: &Observation) -> Judge<'a> {
         let me = observation.observer();
         let terrain = game.terrain();
@@ -163,10 +286,37 @@ impl<'a> Judge<'a> {
                 .filter(|t| t.covers(Troop::ALL[top]))
                 .fold(0u8, |m, t| m | 1 << t.index())
         });
+        let fitting = std::array::from_fn(|types| {
+            bits(types as u32)
+                .map(|t| opponent_pool.0[t] as u32)
+                .sum::<u32>() as u8
+        });
         let pool = opponent_pool.total() as u32;
         let holds = (0..=pool)
             .map(|fitting| std::array::from_fn(|rack| chance_to_hold(pool, fitting, rack as u32)))
             .collect();
+        let regions = terrain
+            .regions
+            .iter()
+            .map(|region| {
+                let (size, medals) = (region.bases.count_ones(), region.medals as i32);
+                let n = size as i32;
+                RegionWorth {
+                    bases: region.bases,
+                    size,
+                    medals,
+                    progress: std::array::from_fn(|k| {
+                        let k = k as i32;
+                        PROGRESS_PER_MEDAL * medals * k * k / (n * n).max(1)
+                    }),
+                }
+            })
+            .collect();
+        let node_medals = std::array::from_fn(|n| {
+            bits(terrain.node_regions[n])
+                .map(|r| terrain.regions[r].medals as u32)
+                .sum()
+        });
         Judge {
             game,
             me,
@@ -174,7 +324,16 @@ impl<'a> Judge<'a> {
             hook_free: terrain.bases & !no_effect,
             allowed,
             covered_by,
+            fitting,
             holds,
+            regions,
+            all_regions: match terrain.regions.len() {
+                32.. => RegionMask::MAX,
+                n => (1 << n) - 1,
+            },
+            node_medals,
+            capn_steps: terrain.neighbours_of(terrain.hqs[me.index()]) & terrain.bases,
+            within: [Colour::Blue, Colour::Red].map(|c| steps_layers(terrain, c)),
         }
     }
 
@@ -228,8 +387,12 @@ impl<'a> Judge<'a> {
     /// The best scored decision of `list`; `decline` only when nothing scores strictly better,
     /// other ties broken by the seed.
     fn best<R: Rng>(&self, s: &State, list: &DecisionList, depth: u8, rng: &mut R) -> Decision {
-        let scores: ArrayVec<i32, MAX_DECISIONS> =
-            list.iter().map(|&d| self.score(s, d, depth, rng)).collect();
+        let base = self.base(s);
+        let mut memo = Memo::new();
+        let scores: ArrayVec<i32, MAX_DECISIONS> = list
+            .iter()
+            .map(|&d| self.score(s, &base, &mut memo, d, depth, rng))
+            .collect();
         let top = scores.iter().copied().max().unwrap_or(i32::MIN);
         let decline_ties = list
             .iter()
@@ -249,7 +412,16 @@ impl<'a> Judge<'a> {
     }
 
     /// The score after `d`: at depth 0, after the rest of the turn played by these rules.
-    fn score<R: Rng>(&self, s: &State, d: Decision, depth: u8, rng: &mut R) -> i32 {
+    /// `base` and `memo` are what the evaluation reuses of `s` and of the candidates before.
+    fn score<R: Rng>(
+        &self,
+        s: &State,
+        base: &Base,
+        memo: &mut Memo,
+        d: Decision,
+        depth: u8,
+        rng: &mut R,
+    ) -> i32 {
         let mut next = *s;
         self.game.apply_legal(&mut next, d);
         let mut steps = 0;
@@ -265,7 +437,11 @@ impl<'a> Judge<'a> {
                 break;
             }
         }
-        match self.evaluate(&next) {
+        let slot = match d {
+            Decision::Place { node, .. } => Some((memo, node.usize())),
+            _ => None,
+        };
+        match self.evaluate_from(&next, base, slot) {
             // A win now beats the same win later in the turn (rules 1 and 2 are about now).
             v if v >= BLOCKED_WIN => v - steps,
             v => v,
@@ -279,6 +455,12 @@ impl<'a> Judge<'a> {
 
     /// The position's worth for `me`, normally with the opponent to move.
     pub(crate) fn evaluate(&self, s: &State) -> i32 {
+        self.evaluate_from(s, &self.base(s), None)
+    }
+
+    /// [`Judge::evaluate`], reusing what `base` knows of an earlier position of the turn, and
+    /// with a `memo` entry, the sum of the terms of an earlier position with the same key.
+    fn evaluate_from(&self, s: &State, base: &Base, memo: Option<(&mut Memo, usize)>) -> i32 {
         if let Some(o) = s.outcome() {
             return match (o.winner == self.me, o.win) {
                 (true, WinType::Hq) => WIN + HQ_WIN_BONUS,
@@ -287,59 +469,212 @@ impl<'a> Judge<'a> {
                 (false, _) => -WIN,
             };
         }
-        self.terms(s).iter().sum()
+        let mut scratch = None;
+        let view = self.view(s, base, &mut scratch);
+        let Some((memo, slot)) = memo else {
+            return self.terms_of(s, &view, base).iter().sum();
+        };
+        let key = self.key(s, &view);
+        let entry = &mut memo.entries[slot];
+        if memo.filled & (1 << slot) != 0 && entry.0 == key {
+            return entry.1;
+        }
+        let v = self.terms_of(s, &view, base).iter().sum();
+        *entry = (key, v);
+        memo.filled |= 1 << slot;
+        v
     }
 
     /// The terms of [`Judge::evaluate`] for an unfinished game, in [`TERMS`] order; the
     /// evaluation is their sum.
     pub(crate) fn terms(&self, s: &State) -> [i32; TERMS.len()] {
+        self.terms_from(s, &self.base(s))
+    }
+
+    /// What the evaluation of `s` and of the positions that follow it in the turn can reuse.
+    fn base(&self, s: &State) -> Base {
+        let (me, them) = (self.me, self.me.opponent());
+        let bases = self.game.terrain().bases;
+        let (my_connected, my_chain) = self.game.connection(s, me, 0);
+        let (their_connected, their_chain) = self.game.connection(s, them, 0);
+        let one_away = self.one_away(s);
+        Base {
+            mine: s.board().occupied(me) & bases,
+            my_chain,
+            my_connected,
+            my_steps: self.steps_to_hq(my_connected, them),
+            theirs: s.board().occupied(them) & bases,
+            their_chain,
+            their_connected,
+            their_steps: self.steps_to_hq(their_connected, me),
+            taken: s.regions_taken(),
+            their_one_away: one_away,
+            regions: self.region_term(s),
+        }
+    }
+
+    /// The terms of `s`, reusing `base` where its keys match `s`.
+    fn terms_from(&self, s: &State, base: &Base) -> [i32; TERMS.len()] {
+        self.terms_of(s, &self.view(s, base, &mut None), base)
+    }
+
+    /// The view of `s`, reusing `base` where its keys match `s`.
+    /// `scratch` holds the opponent's region threats when they cannot be reused.
+    fn view<'b>(&self, s: &State, base: &'b Base, scratch: &'b mut Option<OneAway>) -> View<'b> {
+        let (me, them) = (self.me, self.me.opponent());
+        let bases = self.game.terrain().bases;
+        let board = s.board();
+        let (mine, theirs) = (board.occupied(me) & bases, board.occupied(them) & bases);
+        // A connection depends only on the player's bases; a known chain starts the fill.
+        let my_connected = if mine == base.mine {
+            base.my_connected
+        } else {
+            self.game.connection(s, me, base.my_chain).0
+        };
+        let my_steps = if my_connected == base.my_connected {
+            base.my_steps
+        } else {
+            self.steps_to_hq(my_connected, them)
+        };
+        let (their_connected, their_steps) = if theirs == base.theirs {
+            (base.their_connected, base.their_steps)
+        } else {
+            let connected = self.game.connection(s, them, base.their_chain).0;
+            (connected, self.steps_to_hq(connected, me))
+        };
+        let their_one_away = if theirs == base.theirs && s.regions_taken() == base.taken {
+            &base.their_one_away
+        } else {
+            scratch.insert(self.one_away(s))
+        };
+        View {
+            my_connected,
+            my_steps,
+            their_connected,
+            their_steps,
+            their_one_away,
+        }
+    }
+
+    /// The key of the unfinished position `s` whose view is `view`.
+    fn key(&self, s: &State, view: &View) -> EvalKey {
+        let (me, them) = (self.me, self.me.opponent());
+        let board = s.board();
+        let asked = view.their_connected | view.their_one_away.mask;
+        let tops = board.tops_by_troop(me);
+        EvalKey {
+            occupied: [board.occupied(me), board.occupied(them)],
+            tops: std::array::from_fn(|t| tops[t] & asked),
+            medals: [s.medals(me), s.medals(them)],
+            rack_len: [s.rack_len(me), s.rack_len(them)],
+            taken: s.regions_taken(),
+        }
+    }
+
+    /// The terms of the unfinished position `s` whose view is `view`, reusing `base`.
+    fn terms_of(&self, s: &State, view: &View, base: &Base) -> [i32; TERMS.len()] {
         let (me, them) = (self.me, self.me.opponent());
         let bases = self.game.terrain().bases;
         let board = s.board();
         let presence = (board.occupied(me) & bases).count_ones() as i32
             - (board.occupied(them) & bases).count_ones() as i32;
-        let connected = [
-            self.game.connected_nodes(s, Colour::Blue),
-            self.game.connected_nodes(s, Colour::Red),
-        ];
+        let attack = if view.my_steps == 0 { HQ_ATTACK } else { 0 };
+        let race = STEP * (view.their_steps - view.my_steps) + attack;
+        let one_away = view.their_one_away;
+        let threats = self.threats(s, view.their_connected, one_away.mask, &one_away.gain_at);
         [
             MEDAL * (s.medals(me) as i32 - s.medals(them) as i32),
             RACK_WORTH[s.rack_len(me) as usize] - RACK_WORTH[s.rack_len(them) as usize],
             PRESENCE * presence,
-            self.regions(s, &connected),
-            self.race(&connected),
-            -self.threats(s, &connected),
-            -self.exposure(s, connected[them.index()]),
+            self.regions(s, view.my_connected, &base.regions),
+            race,
+            -threats,
+            -self.exposure(s, view.their_connected),
         ]
     }
 
-    /// Progress in uncontested regions, and our own regions one base from complete.
-    fn regions(&self, s: &State, connected: &[NodeMask; 2]) -> i32 {
-        let (me, them) = (self.me, self.me.opponent());
-        let terrain = self.game.terrain();
-        let (mine_top, theirs_top) = (s.board().occupied(me), s.board().occupied(them));
-        let mut gain_at = [0i32; MAX_NODES];
+    /// The region term of `s`, region by region.
+    fn region_term(&self, s: &State) -> RegionTerm {
+        let board = s.board();
+        let tops = [board.occupied(self.me), board.occupied(self.me.opponent())];
+        let mut term = RegionTerm {
+            tops,
+            taken: s.regions_taken(),
+            progress: 0,
+            part: [0; MAX_REGIONS],
+            missing: [0; MAX_REGIONS],
+            gain_at: [0; MAX_NODES],
+            one_away: 0,
+        };
+        for r in bits(self.all_regions & !s.regions_taken()) {
+            let (part, missing) = self.region_part(r, tops);
+            term.progress += part;
+            term.part[r] = part;
+            term.missing[r] = missing;
+            if missing != 0 {
+                term.gain_at[missing.trailing_zeros() as usize] += self.regions[r].medals;
+                term.one_away |= missing;
+            }
+        }
+        term
+    }
+
+    /// Progress of open region `r` with our and the opponent's top tiles `tops` (uncontested
+    /// regions count for their holder), and its one missing base if we lack only one (else 0).
+    fn region_part(&self, r: usize, [mine_top, theirs_top]: [NodeMask; 2]) -> (i32, NodeMask) {
+        let region = &self.regions[r];
+        let mine = (region.bases & mine_top).count_ones();
+        let theirs = (region.bases & theirs_top).count_ones();
         let mut v = 0;
-        for (r, region) in terrain.regions.iter().enumerate() {
-            if s.regions_taken() & (1 << r) != 0 {
-                continue;
+        if theirs == 0 {
+            v += region.progress[mine as usize];
+        }
+        if mine == 0 {
+            v -= region.progress[theirs as usize];
+        }
+        let missing = if mine + 1 == region.size {
+            region.bases & !mine_top
+        } else {
+            0
+        };
+        (v, missing)
+    }
+
+    /// Progress in uncontested regions, and our own regions one base from complete; `known`
+    /// is the region term of an earlier position, of which only the regions around the nodes
+    /// that changed and the regions taken since are recomputed.
+    fn regions(&self, s: &State, my_connected: NodeMask, known: &RegionTerm) -> i32 {
+        let me = self.me;
+        let terrain = self.game.terrain();
+        let board = s.board();
+        let tops = [board.occupied(me), board.occupied(me.opponent())];
+        let taken = s.regions_taken();
+        let changed = (tops[0] ^ known.tops[0]) | (tops[1] ^ known.tops[1]);
+        let mut affected = taken ^ known.taken;
+        for n in bits(changed) {
+            affected |= terrain.node_regions[n];
+        }
+        let mut v = known.progress;
+        let mut gain_at = known.gain_at;
+        let mut one_away = known.one_away;
+        for r in bits(affected & self.all_regions) {
+            let medals = self.regions[r].medals;
+            v -= known.part[r];
+            if known.missing[r] != 0 {
+                gain_at[known.missing[r].trailing_zeros() as usize] -= medals;
             }
-            let n = region.bases.count_ones() as i32;
-            let m = region.medals as i32;
-            let mine = (region.bases & mine_top).count_ones() as i32;
-            let theirs = (region.bases & theirs_top).count_ones() as i32;
-            if theirs == 0 {
-                v += PROGRESS_PER_MEDAL * m * mine * mine / (n * n);
-            }
-            if mine == 0 {
-                v -= PROGRESS_PER_MEDAL * m * theirs * theirs / (n * n);
-            }
-            if mine == n - 1 {
-                gain_at[(region.bases & !mine_top).trailing_zeros() as usize] += m;
+            if taken & (1 << r) == 0 {
+                let (part, missing) = self.region_part(r, tops);
+                v += part;
+                if missing != 0 {
+                    gain_at[missing.trailing_zeros() as usize] += medals;
+                    one_away |= missing;
+                }
             }
         }
         let to_win = self.game.medals_to_win() as i32;
-        let best = bits(connected[me.index()])
+        // Other nodes have no gain and score 0, the default of an empty maximum.
+        let best = bits(my_connected & one_away)
             .map(|b| match gain_at[b] {
                 0 => 0,
                 g if s.medals(me) as i32 + g >= to_win => HQ_ATTACK,
@@ -350,38 +685,44 @@ impl<'a> Judge<'a> {
         v + best
     }
 
-    /// The race to the enemy HQ: placements each side still needs to be connected to it.
-    fn race(&self, connected: &[NodeMask; 2]) -> i32 {
-        let (me, them) = (self.me, self.me.opponent());
-        let mine = self.steps_to_hq(connected[me.index()], them);
-        let theirs = self.steps_to_hq(connected[them.index()], me);
-        let attack = if mine == 0 { HQ_ATTACK } else { 0 };
-        STEP * (theirs - mine) + attack
-    }
-
     /// Placements a player whose placeable nodes are `reach` needs before an HQ of `target`
     /// is among them (each placement on a base opens its neighbours); capped at `MAX_STEPS`.
-    fn steps_to_hq(&self, mut reach: NodeMask, target: Colour) -> i32 {
-        let terrain = self.game.terrain();
-        let hqs = terrain.hqs[target.index()];
-        let mut steps = 0;
-        while reach & hqs == 0 && steps < MAX_STEPS {
-            let grown = reach | self.game.neighbours_of(reach & terrain.bases);
-            if grown == reach {
-                return MAX_STEPS;
-            }
-            reach = grown;
-            steps += 1;
-        }
-        steps
+    /// The layers of `within` grow with the steps, so the steps are the layers `reach` misses.
+    fn steps_to_hq(&self, reach: NodeMask, target: Colour) -> i32 {
+        self.within[target.index()]
+            .iter()
+            .map(|&layer| i32::from(reach & layer == 0))
+            .sum()
     }
 
-    /// What the opponent threatens on their next turn: the worst of an HQ capture (directly or
-    /// through a Cap'n), and taking the last missing base of regions.
-    fn threats(&self, s: &State, connected: &[NodeMask; 2]) -> i32 {
+    /// The regions the opponent lacks exactly one base of.
+    fn one_away(&self, s: &State) -> OneAway {
+        let theirs_top = s.board().occupied(self.me.opponent());
+        let mut gain_at = [0i32; MAX_NODES];
+        let mut mask = 0;
+        for r in bits(self.all_regions & !s.regions_taken()) {
+            let region = &self.regions[r];
+            let missing = region.bases & !theirs_top;
+            if missing != 0 && missing & (missing - 1) == 0 {
+                gain_at[missing.trailing_zeros() as usize] += region.medals;
+                mask |= missing;
+            }
+        }
+        OneAway { mask, gain_at }
+    }
+
+    /// What the opponent, connected to `reach`, threatens on their next turn: the worst of an
+    /// HQ capture (directly or through a Cap'n), and taking the last missing base of regions
+    /// (`one_away`, with the medals `gain_at` each).
+    fn threats(
+        &self,
+        s: &State,
+        reach: NodeMask,
+        one_away: NodeMask,
+        gain_at: &[i32; MAX_NODES],
+    ) -> i32 {
         let (me, them) = (self.me, self.me.opponent());
         let terrain = self.game.terrain();
-        let reach = connected[them.index()];
         let my_hqs = terrain.hqs[me.index()];
         let mut worst = 0.0f64;
         for hq in bits(my_hqs & reach) {
@@ -389,21 +730,13 @@ impl<'a> Judge<'a> {
         }
         if self.opponent_pool.get(Troop::Capn) > 0 {
             let capn = 1u8 << Troop::Capn.index();
-            let steps = terrain.neighbours_of(my_hqs) & terrain.bases & reach;
-            if bits(steps).any(|b| self.fit(s, b) & capn != 0) {
+            if bits(self.capn_steps & reach).any(|b| self.fit(s, b) & capn != 0) {
                 worst = worst.max(LOSS_THREAT * CAPN_THREAT_SHARE);
             }
         }
-        let theirs_top = s.board().occupied(them);
-        let mut gain_at = [0i32; MAX_NODES];
-        for (r, region) in terrain.regions.iter().enumerate() {
-            let missing = region.bases & !theirs_top;
-            if s.regions_taken() & (1 << r) == 0 && missing.count_ones() == 1 {
-                gain_at[missing.trailing_zeros() as usize] += region.medals as i32;
-            }
-        }
         let to_win = self.game.medals_to_win() as i32;
-        for (b, &gain) in gain_at.iter().enumerate().filter(|(_, &g)| g > 0) {
+        for b in bits(one_away) {
+            let gain = gain_at[b];
             let mut fit = self.fit(s, b);
             if reach & (1 << b) == 0 {
                 // Unconnected: only a Hook may go there.
@@ -426,11 +759,13 @@ impl<'a> Judge<'a> {
     /// Our top tiles the opponent can reach and cover, weighted by what they hold.
     fn exposure(&self, s: &State, reach: NodeMask) -> i32 {
         let terrain = self.game.terrain();
+        let taken = s.regions_taken();
         let mut total = 0.0;
         for b in bits(s.board().occupied(self.me) & terrain.bases & reach) {
-            let open_medals: u32 = bits(terrain.node_regions[b] & !s.regions_taken())
-                .map(|r| terrain.regions[r].medals as u32)
+            let taken_medals: u32 = bits(terrain.node_regions[b] & taken)
+                .map(|r| self.regions[r].medals as u32)
                 .sum();
+            let open_medals = self.node_medals[b] - taken_medals;
             let stake = PRESENCE as f64 + EXPOSED_STAKE_PER_MEDAL * open_medals as f64;
             total += stake * self.holds_fit(s, self.fit(s, b));
         }
@@ -450,12 +785,23 @@ impl<'a> Judge<'a> {
     /// Chance that the opponent's rack holds a tile of one of the `types`, as if their rack were
     /// drawn at random from the tiles they may hold.
     fn holds_fit(&self, s: &State, types: u8) -> f64 {
-        let fitting: u32 = bits(types as u32)
-            .map(|t| self.opponent_pool.0[t] as u32)
-            .sum();
+        let fitting = self.fitting[types as usize];
         let rack = (s.rack_len(self.me.opponent()) as usize).min(RACKS - 1);
         self.holds[fitting as usize][rack]
     }
+}
+
+/// `layers[k]`: the nodes from which `k` placements or fewer reach an HQ of `target`: the HQs,
+/// then the bases next to the layer before (a placement on a base opens its neighbours).
+fn steps_layers(terrain: &Terrain, target: Colour) -> [NodeMask; MAX_STEPS as usize] {
+    let mut layer = terrain.hqs[target.index()];
+    std::array::from_fn(|_| {
+        let this = layer;
+        layer |= bits(terrain.bases)
+            .filter(|&b| terrain.neighbours[b] & layer != 0)
+            .fold(0, |m, b| m | 1 << b);
+        this
+    })
 }
 
 /// Chance that a rack of `rack` tiles drawn at random from a pool of `pool` tiles holds one of
@@ -485,7 +831,9 @@ mod tests {
 
     /// Positions of random games on every shipped terrain in both variants: the faster judge
     /// makes the decision the oracle makes and consumes the same random numbers, for both
-    /// players' judges and at both depths; its terms agree everywhere.
+    /// players' judges and at both depths; its terms and evaluations agree everywhere, also
+    /// where it reuses what it knows of the position before each legal decision and of the
+    /// candidates before.
     #[test]
     fn picks_what_the_oracle_picks() {
         let mut positions = 0;
@@ -528,6 +876,32 @@ mod tests {
             );
             if s.active() != observer {
                 continue;
+            }
+            // Each candidate's position, reusing what the evaluation knows of `s` and of the
+            // candidates before it.
+            let base = new.base(s);
+            let mut memo = Memo::new();
+            let mut list = DecisionList::new();
+            game.legal_decisions(s, &mut list);
+            for &d in &list {
+                let mut next = *s;
+                game.apply_legal(&mut next, d);
+                if !next.is_over() {
+                    assert_eq!(
+                        new.terms_from(&next, &base),
+                        old.terms(&next),
+                        "terms for {observer:?} after {d:?} in {s:?}"
+                    );
+                }
+                let slot = match d {
+                    Decision::Place { node, .. } => Some((&mut memo, node.usize())),
+                    _ => None,
+                };
+                assert_eq!(
+                    new.evaluate_from(&next, &base, slot),
+                    old.evaluate(&next),
+                    "evaluation for {observer:?} after {d:?} in {s:?}"
+                );
             }
             for depth in [0, 1] {
                 let mut a = Xoshiro256PlusPlus::seed_from_u64(seed);

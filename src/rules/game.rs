@@ -258,13 +258,6 @@ impl Game {
 
     // ----- §5 Placement legality -------------------------------------------------------------
 
-    /// Union of the neighbours of every node in `m`, as `Terrain::neighbours_of` but by
-    /// table lookup.
-    #[inline]
-    pub(crate) fn neighbours_of(&self, m: NodeMask) -> NodeMask {
-        self.neighbour_table.of(m)
-    }
-
     /// R5.5: nodes connected to `p`'s HQs — adjacent to an HQ or to a base reached from an HQ
     /// through bases `p` occupies. A bitmask flood fill; the neighbours of each wave of the chain
     /// are collected as it grows, so every node of the chain is looked at once.

@@ -17,8 +17,11 @@
 //! The greedy policy plays the `greedy` bot's rules (`bot::greedy::Judge::pick`) for both
 //! players, each judging from its own side: the searcher from its observation, the opponent from
 //! its view of one determinization of the root. Each of its decisions plays every candidate to
-//! the end of the turn and scores it, so an iteration costs about 30 times a heuristic one; at
-//! an equal number of iterations it plays much better (results/search-strength.md, eighth round).
+//! the end of the turn and scores it, so an iteration costs many heuristic ones (figures in
+//! results/search-speed.md); at an equal number of iterations it plays much better
+//! (results/search-strength.md, eighth round). Candidates that reach positions the evaluation
+//! cannot tell apart share one evaluation, and each evaluation reuses what it knows of the
+//! position the decision is taken in (`bot::greedy`).
 //!
 //! The heuristic costs two passes over the legal list with a few bit operations per decision
 //! (plus, for the tactical policy, one connection flood fill of the opponent per decision).
