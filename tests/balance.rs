@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use toybattle::balance::analysis::troop_fit;
 use toybattle::balance::estimate::proportion;
-use toybattle::balance::synthetic::{synthetic_study, Planted};
+use toybattle::balance::synthetic::{synthetic_study, synthetic_study_of_presets, Planted};
 use toybattle::balance::{analyse, StudyGame};
 use toybattle::rules::{Colour, Troop, Variant};
 use toybattle::tournament::store::GAMES_FILE;
@@ -80,6 +80,57 @@ fn intervals_have_their_stated_coverage_on_simulated_studies() {
     }
 }
 
+/// Small studies, where the cluster-robust intervals of the troop values are most at risk: two
+/// presets on two terrains in both variants, with 24 deals for the 12 coefficients of the
+/// pooled fit (the fewest allowed). Over 300 studies, the stated 95% intervals of all eight
+/// troops hold the truth 93% to 99% of the time, per preset and in the pooled "all" column.
+#[test]
+fn troop_value_intervals_keep_their_coverage_in_small_studies_and_pooled() {
+    let truth = planted(0.04, -0.04);
+    let both = [Variant::Normal, Variant::Beginner];
+    let (mut preset_hits, mut all_hits, studies) = (0, 0, 300);
+    for s in 0..studies {
+        let study = synthetic_study_of_presets(&truth, 2, 2, 12, &both, 3000 + s);
+        let report = analyse(&study);
+        assert!(report.troop_notes.is_empty(), "{:?}", report.troop_notes);
+        for row in &report.troops {
+            let hit = row.value.covers(truth.troop[row.troop.index()]) as u32;
+            match row.preset.as_str() {
+                "all" => all_hits += hit,
+                "simulated0" => preset_hits += hit,
+                _ => {}
+            }
+        }
+    }
+    for (what, hits) in [("one preset", preset_hits), ("all presets", all_hits)] {
+        let coverage = hits as f64 / (8 * studies) as f64;
+        assert!(
+            (0.93..=0.99).contains(&coverage),
+            "{what}: coverage {coverage}"
+        );
+    }
+}
+
+/// With fewer deals than twice the coefficients, no troop value is given, for one preset nor
+/// pooled (before the check, 10 deals for 12 coefficients gave the pooled column intervals a
+/// few points wide), and the note says how many deals there were for how many coefficients.
+#[test]
+fn troop_values_are_not_estimable_from_too_few_deals() {
+    let both = [Variant::Normal, Variant::Beginner];
+    let study = synthetic_study_of_presets(&planted(0.04, -0.04), 2, 2, 5, &both, 9);
+    let report = analyse(&study);
+    assert!(report.troops.is_empty(), "{:?}", report.troops);
+    let notes = report.troop_notes.join("\n");
+    assert!(
+        notes.contains("all: troop values not estimable (10 deals for 12 coefficients"),
+        "{notes}"
+    );
+    assert!(
+        notes.contains("simulated0: troop values not estimable (10 deals for 11 coefficients"),
+        "{notes}"
+    );
+}
+
 /// The analysis of 100,000 games runs (its speed is measured by `cargo bench --bench balance`).
 #[test]
 fn the_report_of_100000_games_is_computed() {
@@ -136,6 +187,128 @@ fn small_study(out: &Path, seed: &str) -> (bool, String) {
         "--out",
         out.to_str().unwrap(),
     ])
+}
+
+/// A study whose bot forfeits every game (an external engine that echoes its input) is warned
+/// about on the terminal and in the report, states no findings, and prints "not estimable"
+/// where a single deal gives no interval, never an infinite one.
+#[test]
+fn an_all_forfeit_study_is_warned_about_and_prints_no_infinite_interval() {
+    let out = temp_dir("forfeit");
+    let (ok, stderr) = balance(&[
+        "--bots",
+        "ext:/bin/cat",
+        "--terrains",
+        "castle_field",
+        "--games",
+        "2",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains("warning: ext:/bin/cat forfeited 4 of 4 games"),
+        "{stderr}"
+    );
+    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    assert!(
+        md.contains("Warning: ext:/bin/cat forfeited 4 of 4 games"),
+        "{md}"
+    );
+    assert!(md.contains("No findings for ext:/bin/cat"), "{md}");
+    assert!(md.contains("not estimable (1 deal)"), "{md}");
+    for file in ["report.md", "report.html", "seats.csv", "balance.json"] {
+        let text = fs::read_to_string(out.join(file)).unwrap();
+        for infinite in ["inf]", "inf,", "inf\n", "inf<", "infinity"] {
+            assert!(!text.to_lowercase().contains(infinite), "{file}: {text}");
+        }
+    }
+    let _ = fs::remove_dir_all(&out);
+}
+
+/// A study on one terrain with `extra` arguments (shard, output).
+fn seeded_study(extra: &[&str]) -> (bool, String) {
+    let mut args = vec![
+        "--bots",
+        "random",
+        "--games",
+        "4",
+        "--terrains",
+        "castle_field",
+        "--seed",
+        "3",
+    ];
+    args.extend_from_slice(extra);
+    balance(&args)
+}
+
+fn same_tables(a: &Path, b: &Path) {
+    for table in ["seats.csv", "troops.csv"] {
+        let (x, y) = (
+            fs::read(a.join(table)).unwrap(),
+            fs::read(b.join(table)).unwrap(),
+        );
+        assert!(
+            x == y,
+            "{table} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
+    }
+}
+
+/// Shards 1/2 and 2/2 read back with `--from` give the same tables as one unsharded run.
+#[test]
+fn shards_merged_with_from_give_the_unsharded_tables() {
+    let dirs = ["whole", "shard1", "shard2", "merged"].map(temp_dir);
+    let path = |i: usize| dirs[i].to_str().unwrap().to_string();
+    for (i, shard) in [(0, None), (1, Some("1/2")), (2, Some("2/2"))] {
+        let out = path(i);
+        let mut extra = vec!["--out", out.as_str()];
+        extra.extend(shard.map(|s| ["--shard", s]).into_iter().flatten());
+        let (ok, stderr) = seeded_study(&extra);
+        assert!(ok, "{stderr}");
+    }
+    let (ok, stderr) = balance(&["--from", &path(1), &path(2), "--out", &path(3)]);
+    assert!(ok, "{stderr}");
+    same_tables(&dirs[0], &dirs[3]);
+    dirs.iter().for_each(|d| drop(fs::remove_dir_all(d)));
+}
+
+/// A study stopped midway (one games file cut back to three whole games, another cut inside
+/// its last line, the report not yet written) resumes when run again and ends with the same
+/// tables as a study that was never stopped.
+#[test]
+fn a_study_stopped_midway_resumes_to_the_same_result() {
+    let (whole, stopped) = (temp_dir("unstopped"), temp_dir("stopped"));
+    for d in [&whole, &stopped] {
+        let (ok, stderr) = seeded_study(&["--out", d.to_str().unwrap()]);
+        assert!(ok, "{stderr}");
+    }
+    let games = |variant: &str| {
+        stopped
+            .join("runs")
+            .join(format!("random-{variant}"))
+            .join(GAMES_FILE)
+    };
+    let normal = fs::read_to_string(games("normal")).unwrap();
+    let three: String = normal.lines().take(3).map(|l| format!("{l}\n")).collect();
+    fs::write(games("normal"), three).unwrap();
+    let beginner = fs::read(games("beginner")).unwrap();
+    fs::write(games("beginner"), &beginner[..beginner.len() - 40]).unwrap();
+    for table in ["seats.csv", "troops.csv"] {
+        fs::remove_file(stopped.join(table)).unwrap();
+    }
+    let (ok, stderr) = seeded_study(&["--out", stopped.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        fs::read_to_string(games("normal")).unwrap().lines().count(),
+        4
+    );
+    same_tables(&whole, &stopped);
+    for d in [&whole, &stopped] {
+        let _ = fs::remove_dir_all(d);
+    }
 }
 
 /// Checks that an SVG or HTML fragment is a well-formed tree (tags balanced and nested).

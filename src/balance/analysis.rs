@@ -43,6 +43,8 @@ pub struct Report {
     /// Restricted play, per preset, terrain and restricted node: restricted minus normal, on
     /// the same deals.
     pub restricted_play: Vec<RestrictedRow>,
+    /// One warning per preset that forfeited games: how many of how many.
+    pub forfeits: Vec<String>,
     /// The plain-language summary, computed from the figures above.
     pub summary: Vec<String>,
     /// The medal-objective search, when the study was one (`--objective-search`).
@@ -245,6 +247,7 @@ pub fn analyse(study: &Study) -> Report {
         plays,
         special_bases,
         restricted_play,
+        forfeits: forfeit_warnings(study),
         summary: Vec::new(),
         objective_search: None,
     };
@@ -265,7 +268,7 @@ fn seat_row(preset: &str, variant: Variant, terrain: &str, games: &[&StudyGame])
         balance: first_player.as_ref().map(balance_of),
         decisiveness: proportion(&mut items(games, |g| g.winner.is_some() as u8 as f64)),
         turns_mean: mean(&mut items(games, |g| g.turns as f64)),
-        turns_sd: std_dev(&turns),
+        turns_sd: std_dev(&turns, first_player.map_or(0, |e| e.deals)),
         ends: End::ALL
             .into_iter()
             .map(|e| {
@@ -401,7 +404,7 @@ fn troop_values(study: &Study) -> (Vec<TroopRow>, Vec<String>) {
                 troop,
                 value,
             })),
-            Err(reason) => notes.push(format!("{name}: troop values not estimable: {reason}")),
+            Err(reason) => notes.push(format!("{name}: troop values not estimable ({reason})")),
         }
     }
     (rows, notes)
@@ -497,7 +500,7 @@ fn centred_troop_values(f: &super::regression::Fit, start: usize) -> Vec<(Troop,
                 .map(|(i, j)| weight(t, i) * weight(t, j) * cov(i, j))
                 .sum();
             let value = coef(t) - avg;
-            let half = crate::tournament::stats::Z95 * var.max(0.0).sqrt();
+            let half = f.quantile() * var.max(0.0).sqrt();
             (
                 troop,
                 Estimate {
@@ -505,8 +508,31 @@ fn centred_troop_values(f: &super::regression::Fit, start: usize) -> Vec<(Troop,
                     lo: value - half,
                     hi: value + half,
                     n: f.n,
+                    deals: f.clusters,
                 },
             )
+        })
+        .collect()
+}
+
+/// "ext:x forfeited 2 of 2 games", for each preset with forfeits: a forfeit is a bot that
+/// failed (crashed, answered nonsense, ran out of time), so its games say nothing of balance.
+fn forfeit_warnings(study: &Study) -> Vec<String> {
+    study
+        .presets
+        .iter()
+        .enumerate()
+        .filter_map(|(p, preset)| {
+            let games = study.games.iter().filter(|g| g.preset as usize == p);
+            let (total, forfeits) = games.fold((0u64, 0u64), |(t, f), g| {
+                (t + 1, f + (g.end == End::Forfeit) as u64)
+            });
+            (forfeits > 0).then(|| {
+                format!(
+                    "{preset} forfeited {forfeits} of {total} games; forfeits are bot failures, not play, and the figures of {preset} include them \
+                     (each game's record says why it was forfeited)"
+                )
+            })
         })
         .collect()
 }
@@ -519,6 +545,19 @@ fn summarise(r: &Report) -> Vec<String> {
         return out;
     };
     let variant = r.variants.first().copied().unwrap_or_default();
+    let played = r
+        .seats
+        .iter()
+        .find(|s| s.preset == *preset && s.variant == variant && s.terrain == ALL)
+        .and_then(|s| s.ends.iter().find(|(e, _)| *e == End::Forfeit))
+        .and_then(|(_, share)| *share)
+        .is_none_or(|share| share.value < 1.0);
+    if !played {
+        out.push(format!(
+            "No findings for {preset}: every game of it in the {variant} variant was forfeited."
+        ));
+        return out;
+    }
     out.push(format!(
         "Findings for {preset} (the last preset named) in the {variant} variant; every figure \
          below is in the tables with its 95% interval."
@@ -582,12 +621,9 @@ fn summarise(r: &Report) -> Vec<String> {
         size(b).total_cmp(&size(a))
     });
     if let Some(best) = specials.first() {
-        let e = best.first_player.unwrap_or(Estimate {
-            value: 0.0,
-            lo: 0.0,
-            hi: 0.0,
-            n: 0,
-        });
+        let e = best
+            .first_player
+            .unwrap_or(Estimate::not_estimable(0.0, 0, 0));
         let mut line = format!(
             "Special bases that matter most: {} (they change the first player's score by {}).",
             best.terrain,
@@ -657,8 +693,11 @@ fn sizes_overlap(a: &Estimate, b: &Estimate, neutral: f64) -> bool {
     a_lo <= b_hi && b_lo <= a_hi
 }
 
-/// "54.2% [51.0, 57.3]".
+/// "54.2% [51.0, 57.3]", or "50.0%, not estimable (1 deal)".
 pub fn pct(e: &Estimate) -> String {
+    if !e.is_estimable() {
+        return format!("{:.1}%, {}", 100.0 * e.value, e.not_estimable_note());
+    }
     format!(
         "{:.1}% [{:.1}, {:.1}]",
         100.0 * e.value,
@@ -667,8 +706,11 @@ pub fn pct(e: &Estimate) -> String {
     )
 }
 
-/// "+3.1 pp [+0.4, +5.8]".
+/// "+3.1 pp [+0.4, +5.8]", or "+0.0 pp, not estimable (2 deals)".
 pub fn pp(e: &Estimate) -> String {
+    if !e.is_estimable() {
+        return format!("{:+.1} pp, {}", 100.0 * e.value, e.not_estimable_note());
+    }
     format!(
         "{:+.1} pp [{:+.1}, {:+.1}]",
         100.0 * e.value,

@@ -16,9 +16,34 @@ pub struct Estimate {
     pub hi: f64,
     /// Observations (games or players) behind it.
     pub n: u64,
+    /// Deals behind it: the independent units its interval rests on.
+    pub deals: u64,
 }
 
 impl Estimate {
+    /// A figure whose interval cannot be estimated from these deals (too few of them, or no
+    /// spread among them): its ends are infinite, and the reports print "not estimable" instead.
+    pub fn not_estimable(value: f64, n: u64, deals: u64) -> Estimate {
+        Estimate {
+            value,
+            lo: f64::NEG_INFINITY,
+            hi: f64::INFINITY,
+            n,
+            deals,
+        }
+    }
+
+    /// Whether the interval is known (both ends finite).
+    pub fn is_estimable(&self) -> bool {
+        self.lo.is_finite() && self.hi.is_finite()
+    }
+
+    /// "not estimable (3 deals)", what the reports print in place of an unknown interval.
+    pub fn not_estimable_note(&self) -> String {
+        let s = if self.deals == 1 { "" } else { "s" };
+        format!("not estimable ({} deal{s})", self.deals)
+    }
+
     /// Whether the interval holds `x`.
     pub fn covers(&self, x: f64) -> bool {
         self.lo <= x && x <= self.hi
@@ -37,8 +62,32 @@ impl Estimate {
             lo: a.min(b),
             hi: a.max(b),
             n: self.n,
+            deals: self.deals,
         }
     }
+}
+
+/// Two-sided 95% quantile of Student's t distribution with `df` degrees of freedom (rounded
+/// to a whole number, at least 1): the printed table up to 10, then the Cornish–Fisher
+/// expansion in `1/df` (within 0.001 of the tables there, tending to [`Z95`]). With `G` deals
+/// a cluster-robust interval has `G − 1` degrees of freedom; the normal quantile would make
+/// few-deal intervals too narrow.
+pub fn t95(df: f64) -> f64 {
+    const TABLE: [f64; 10] = [
+        12.706_205, 4.302_653, 3.182_446, 2.776_445, 2.570_582, 2.446_912, 2.364_624, 2.306_004,
+        2.262_157, 2.228_139,
+    ];
+    let v = df.round().max(1.0);
+    if v <= TABLE.len() as f64 {
+        return TABLE[v as usize - 1];
+    }
+    let z = Z95;
+    let z2 = z * z;
+    let g1 = (z2 + 1.0) * z / 4.0;
+    let g2 = ((5.0 * z2 + 16.0) * z2 + 3.0) * z / 96.0;
+    let g3 = (((3.0 * z2 + 19.0) * z2 + 17.0) * z2 - 15.0) * z / 384.0;
+    let g4 = ((((79.0 * z2 + 776.0) * z2 + 1482.0) * z2 - 1920.0) * z2 - 945.0) * z / 92160.0;
+    z + g1 / v + g2 / (v * v) + g3 / (v * v * v) + g4 / (v * v * v * v)
 }
 
 /// Mean of values grouped in clusters, with the cluster-robust standard error
@@ -89,8 +138,12 @@ pub fn clustered_mean(items: &mut [(u64, f64)]) -> Option<ClusteredMean> {
 /// A proportion (values in [0, 1]; a draw may count 0.5) with a Wilson interval computed on
 /// the effective number of games: `n` shrunk by the design effect of the clusters, never
 /// below the number of clusters nor above `n` (so correlation never narrows the interval).
+/// With one deal the spread between deals is unknown: not estimable.
 pub fn proportion(items: &mut [(u64, f64)]) -> Option<Estimate> {
     let m = clustered_mean(items)?;
+    if m.clusters < 2 {
+        return Some(Estimate::not_estimable(m.mean, m.n, m.clusters));
+    }
     let (n, g) = (m.n as f64, m.clusters as f64);
     let effective = if m.se > 0.0 && m.se_iid > 0.0 {
         (n * (m.se_iid / m.se).powi(2)).clamp(g, n)
@@ -103,29 +156,32 @@ pub fn proportion(items: &mut [(u64, f64)]) -> Option<Estimate> {
         lo: lo.min(m.mean),
         hi: hi.max(m.mean),
         n: m.n,
+        deals: m.clusters,
     })
 }
 
-/// A mean with a normal interval from the clustered standard error.
+/// A mean with a t interval (`G − 1` degrees of freedom over `G` deals) from the clustered
+/// standard error; not estimable from one deal.
 pub fn mean(items: &mut [(u64, f64)]) -> Option<Estimate> {
     let m = clustered_mean(items)?;
-    let half = if m.clusters > 1 {
-        Z95 * m.se
-    } else {
-        f64::INFINITY
-    };
+    if m.clusters < 2 {
+        return Some(Estimate::not_estimable(m.mean, m.n, m.clusters));
+    }
+    let half = t95((m.clusters - 1) as f64) * m.se;
     Some(Estimate {
         value: m.mean,
         lo: m.mean - half,
         hi: m.mean + half,
         n: m.n,
+        deals: m.clusters,
     })
 }
 
 /// The sample standard deviation with the large-sample interval
 /// `sd / (1 ± z/sqrt(2(n−1)))` (exact for normal data as n grows; game lengths are close to
-/// normal away from the turn cap).
-pub fn std_dev(values: &[f64]) -> Option<Estimate> {
+/// normal away from the turn cap); `deals` is only carried along. Not estimable when the upper
+/// end would be infinite (two games).
+pub fn std_dev(values: &[f64], deals: u64) -> Option<Estimate> {
     let n = values.len() as f64;
     if n < 2.0 {
         return None;
@@ -133,22 +189,24 @@ pub fn std_dev(values: &[f64]) -> Option<Estimate> {
     let m = values.iter().sum::<f64>() / n;
     let sd = (values.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0)).sqrt();
     let k = Z95 / (2.0 * (n - 1.0)).sqrt();
-    let hi = if k < 1.0 {
-        sd / (1.0 - k)
-    } else {
-        f64::INFINITY
-    };
+    if k >= 1.0 {
+        return Some(Estimate::not_estimable(sd, values.len() as u64, deals));
+    }
     Some(Estimate {
         value: sd,
         lo: sd / (1.0 + k),
-        hi,
+        hi: sd / (1.0 - k),
         n: values.len() as u64,
+        deals,
     })
 }
 
 /// The mean difference between two conditions on the same deals: `a` and `b` hold
 /// `(deal, value)`; each deal's difference is the mean of its `a` values minus the mean of its
-/// `b` values, and deals missing from either side are left out. Normal interval over deals.
+/// `b` values, and deals missing from either side are left out. A t interval over deals (see
+/// [`mean`]); not estimable when every deal's difference is the same, because then the deals
+/// say nothing about how much the difference varies (with few deals the interval would
+/// otherwise collapse to a point).
 pub fn paired_difference(a: &mut [(u64, f64)], b: &mut [(u64, f64)]) -> Option<Estimate> {
     let (ma, mb) = (deal_means(a), deal_means(b));
     let mut diffs = Vec::with_capacity(ma.len());
@@ -160,6 +218,11 @@ pub fn paired_difference(a: &mut [(u64, f64)], b: &mut [(u64, f64)]) -> Option<E
         if j < mb.len() && mb[j].0 == deal {
             diffs.push((deal, x - mb[j].1));
         }
+    }
+    let first = diffs.first()?.1;
+    if diffs.iter().all(|&(_, d)| d == first) {
+        let deals = diffs.len() as u64;
+        return Some(Estimate::not_estimable(first, deals, deals));
     }
     mean(&mut diffs)
 }
@@ -182,6 +245,9 @@ fn deal_means(items: &mut [(u64, f64)]) -> Vec<(u64, f64)> {
 /// interval its interval maps to (1 when the interval holds 1/2).
 pub fn balance_of(p: &Estimate) -> Estimate {
     let f = |x: f64| 1.0 - (2.0 * x - 1.0).abs();
+    if !p.is_estimable() {
+        return Estimate::not_estimable(f(p.value), p.n, p.deals);
+    }
     let hi = if p.covers(0.5) {
         1.0
     } else {
@@ -192,6 +258,7 @@ pub fn balance_of(p: &Estimate) -> Estimate {
         lo: f(p.lo).min(f(p.hi)),
         hi,
         n: p.n,
+        deals: p.deals,
     }
 }
 
@@ -230,6 +297,39 @@ mod tests {
         let d = paired_difference(&mut a, &mut b).unwrap();
         assert_eq!(d.n, 2);
         assert!((d.value - 0.75).abs() < 1e-12);
+        assert!(d.is_estimable() && d.hi - d.lo > 1.0, "t with 1 df: {d:?}");
+    }
+
+    #[test]
+    fn few_deals_never_give_a_point_or_an_infinite_printed_interval() {
+        // Two deals with the same difference: no spread, so no interval (not [0, 0]).
+        let mut a = vec![(1, 1.0), (2, 1.0)];
+        let mut b = vec![(1, 1.0), (2, 1.0)];
+        let d = paired_difference(&mut a, &mut b).unwrap();
+        assert!(!d.is_estimable() && d.value == 0.0 && d.deals == 2, "{d:?}");
+        // One deal: the spread between deals is unknown.
+        let mut one = vec![(7, 1.0), (7, 0.0)];
+        assert!(!mean(&mut one.clone()).unwrap().is_estimable());
+        let p = proportion(&mut one).unwrap();
+        assert!(!p.is_estimable() && p.deals == 1, "{p:?}");
+        assert!(!balance_of(&p).is_estimable());
+    }
+
+    #[test]
+    fn t_quantiles_match_the_tables() {
+        for (df, table) in [
+            (1.0, 12.706),
+            (2.0, 4.303),
+            (3.0, 3.182),
+            (4.0, 2.776),
+            (5.0, 2.571),
+            (10.0, 2.228),
+            (30.0, 2.042),
+            (11.0, 2.201),
+            (1000.0, 1.962),
+        ] {
+            assert!((t95(df) - table).abs() < 0.001, "{df}: {}", t95(df));
+        }
     }
 
     #[test]
@@ -239,6 +339,7 @@ mod tests {
             lo: 0.55,
             hi: 0.65,
             n: 10,
+            deals: 5,
         };
         let b = balance_of(&p);
         assert!((b.value - 0.8).abs() < 1e-12 && (b.lo - 0.7).abs() < 1e-12);
@@ -250,8 +351,9 @@ mod tests {
     #[test]
     fn std_dev_interval_holds_the_estimate() {
         let v: Vec<f64> = (0..200).map(|i| (i % 10) as f64).collect();
-        let s = std_dev(&v).unwrap();
+        let s = std_dev(&v, 100).unwrap();
         assert!(s.lo < s.value && s.value < s.hi);
-        assert!(std_dev(&[1.0]).is_none());
+        assert!(std_dev(&[1.0], 1).is_none());
+        assert!(!std_dev(&[1.0, 2.0], 1).unwrap().is_estimable());
     }
 }

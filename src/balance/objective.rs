@@ -127,6 +127,7 @@ mod tests {
                 lo: v - 0.05,
                 hi: v + 0.05,
                 n: 100,
+                deals: 50,
             })
         };
         ObjectiveRow {

@@ -43,12 +43,18 @@ fn opt(e: &Option<Estimate>, f: fn(&Estimate) -> String) -> String {
     e.as_ref().map_or("-".into(), f)
 }
 
-/// "31.2 [30.1, 32.4]".
+/// "31.2 [30.1, 32.4]", or "31.2, not estimable (1 deal)".
 fn num(e: &Estimate) -> String {
+    if !e.is_estimable() {
+        return format!("{:.1}, {}", e.value, e.not_estimable_note());
+    }
     format!("{:.1} [{:.1}, {:.1}]", e.value, e.lo, e.hi)
 }
 
 fn signed(e: &Estimate) -> String {
+    if !e.is_estimable() {
+        return format!("{:+.1}, {}", e.value, e.not_estimable_note());
+    }
     format!("{:+.1} [{:+.1}, {:+.1}]", e.value, e.lo, e.hi)
 }
 
@@ -60,6 +66,7 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
             .summary
             .iter()
             .cloned()
+            .chain(r.forfeits.iter().map(|n| format!("Warning: {n}.")))
             .chain(notes.iter().map(|n| format!("Note: {n}")))
             .chain(r.troop_notes.iter().map(|n| format!("Note: {n}")))
             .collect(),
@@ -371,6 +378,9 @@ fn plays_section(r: &Report) -> Section {
                     vec![
                         row.troop.to_string(),
                         opt(&row.placed_per_game, |e| {
+                            if !e.is_estimable() {
+                                return format!("{:.2}, {}", e.value, e.not_estimable_note());
+                            }
                             format!("{:.2} [{:.2}, {:.2}]", e.value, e.lo, e.hi)
                         }),
                         opt(&row.played_share, pct),
@@ -675,6 +685,8 @@ pub fn html(r: &Report, sections: &[Section]) -> String {
 
 fn csv_estimate(e: &Option<Estimate>) -> String {
     match e {
+        // An interval that is not estimable has empty ends, never infinite ones.
+        Some(e) if !e.is_estimable() => format!("{:.6},,", e.value),
         Some(e) => format!("{:.6},{:.6},{:.6}", e.value, e.lo, e.hi),
         None => ",,".into(),
     }
@@ -802,11 +814,7 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
         "terrain,preset,variant,objective,games,first_player,first_player_lo,first_player_hi,\
          blue,blue_lo,blue_hi,turns_mean,turns_mean_lo,turns_mean_hi\n",
     );
-    let e = |x: &Option<Estimate>| {
-        x.map_or(",,".to_string(), |e| {
-            format!("{},{},{}", e.value, e.lo, e.hi)
-        })
-    };
+    let e = csv_estimate;
     if let Some(s) = &r.objective_search {
         for row in &s.rows {
             let _ = writeln!(

@@ -140,17 +140,22 @@ pub fn dot_plot(plot: &DotPlot) -> String {
                 continue;
             };
             let y = y0 + ROW * (i as f64 + 1.0) / (offsets + 1.0);
+            let interval = if e.is_estimable() {
+                format!("[{}, {}]", trim(e.lo * plot.scale), trim(e.hi * plot.scale))
+            } else {
+                e.not_estimable_note()
+            };
             let _ = write!(
                 svg,
-                r#"<line x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{c}" stroke-width="2"/><circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="{c}"><title>{}: {} {} [{}, {}]</title></circle>"#,
-                x(e.lo),
-                x(e.hi),
+                r#"<line x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{c}" stroke-width="2"/><circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="{c}"><title>{}: {} {} {}</title></circle>"#,
+                // No bar for an interval that is not estimable: just the dot.
+                x(if e.is_estimable() { e.lo } else { e.value }),
+                x(if e.is_estimable() { e.hi } else { e.value }),
                 x(e.value),
                 escape(label),
                 escape(&s.name),
                 trim(e.value * plot.scale),
-                trim(e.lo * plot.scale),
-                trim(e.hi * plot.scale),
+                interval,
                 c = s.colour
             );
         }
@@ -228,6 +233,7 @@ pub(crate) mod tests {
             lo,
             hi,
             n: 10,
+            deals: 5,
         }
     }
 

@@ -30,8 +30,21 @@ pub fn synthetic_study(
     variants: &[Variant],
     seed: u64,
 ) -> Study {
+    synthetic_study_of_presets(planted, 1, terrains, deals, variants, seed)
+}
+
+/// The same with `presets` presets, each playing every deal (as in a real study, where the
+/// presets share the deals, so their pooled games are clustered by deal).
+pub fn synthetic_study_of_presets(
+    planted: &Planted,
+    presets: usize,
+    terrains: usize,
+    deals: usize,
+    variants: &[Variant],
+    seed: u64,
+) -> Study {
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let mut games = Vec::with_capacity(terrains * deals * 2 * variants.len());
+    let mut games = Vec::with_capacity(presets * terrains * deals * 2 * variants.len());
     for t in 0..terrains {
         for _ in 0..deals {
             let deal = Deal::from_seed(rng.random());
@@ -48,7 +61,9 @@ pub fn synthetic_study(
                 })
                 .sum();
             let u = planted.deal_noise * (2.0 * rng.random::<f64>() - 1.0);
-            for &variant in variants {
+            for (preset, &variant) in
+                (0..presets as u16).flat_map(|p| variants.iter().map(move |v| (p, v)))
+            {
                 for first in Colour::BOTH {
                     let seat = if first == Colour::Blue { 1.0 } else { -1.0 };
                     let p = (0.5 + planted.first * seat + edge + u).clamp(0.0, 1.0);
@@ -58,7 +73,7 @@ pub fn synthetic_study(
                         Colour::Red
                     };
                     games.push(StudyGame {
-                        preset: 0,
+                        preset,
                         terrain: t as u16,
                         variant,
                         restricted: Default::default(),
@@ -79,7 +94,7 @@ pub fn synthetic_study(
         }
     }
     Study {
-        presets: vec!["simulated".into()],
+        presets: (0..presets).map(|p| format!("simulated{p}")).collect(),
         terrains: (0..terrains).map(|t| format!("terrain{t}")).collect(),
         games,
         what_ifs: Default::default(),

@@ -15,8 +15,9 @@ use toybattle::tournament::Shard;
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// Presets, each playing itself, in report order (weakest first): shipped preset names or
-    /// paths to .toml presets.
+    /// Presets, each playing itself, in report order (weakest first): shipped preset names,
+    /// paths to .toml presets, or external engines (`ext:COMMAND`). A preset that forfeits
+    /// games (a bot that crashes or answers nonsense) is warned about with the count.
     #[arg(
         long,
         value_name = "LIST",
@@ -255,6 +256,9 @@ pub fn run(args: Args) -> CliResult {
 /// Writes the report and says where it is.
 fn finish(args: &Args, report: &Report, notes: &[String], start: Instant) -> CliResult {
     write_report(&args.out, report, notes).map_err(|e| e.to_string())?;
+    for w in &report.forfeits {
+        eprintln!("warning: {w}");
+    }
     if !args.quiet {
         for line in &report.summary {
             eprintln!("{line}");
