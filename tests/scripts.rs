@@ -1,4 +1,4 @@
-//! The cluster scripts of scripts/, run here with a stand-in for the scheduler.
+//! The scripts of scripts/: the cluster scripts with a stand-in for the scheduler, and the soak.
 //!
 //! `sbatch` is replaced by a small shell script that runs each `--wrap` command the way Slurm
 //! would: once per array task with `SLURM_ARRAY_TASK_ID` set, then the dependent merge job. The
@@ -179,4 +179,52 @@ fn kubernetes_indexed_job_commands_shard_and_merge_into_the_single_run_summary()
         fs::read_to_string(single.join("summary.json")).unwrap()
     );
     let _ = fs::remove_dir_all(&dir);
+}
+
+/// Runs scripts/soak.sh with the test's binary on small chunks.
+fn soak(out: &Path) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/soak.sh");
+    let run = Command::new("bash")
+        .arg(&script)
+        .args(["--chunks", "2", "--games", "10", "--seed", "7"])
+        .args(["--terrains", "castle_field"])
+        .arg("--out")
+        .arg(out)
+        .env("TOYBATTLE", BIN)
+        .output()
+        .expect("bash runs");
+    assert!(
+        run.status.success(),
+        "soak.sh failed: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+#[test]
+fn the_soak_runs_checked_chunks_with_successive_seeds_and_resumes_past_done_ones() {
+    let out = temp_dir("soak");
+    soak(&out);
+    for variant in ["normal", "beginner"] {
+        for (k, seed) in [(0, 7), (1, 8)] {
+            let unit = out.join(format!("castle_field-{variant}-{k}"));
+            assert!(unit.with_extension("done").exists(), "{unit:?} not done");
+            let text = fs::read_to_string(unit.with_extension("out")).unwrap();
+            assert!(
+                text.starts_with(&format!(
+                    "10 random games per terrain, {variant} variant, seed {seed},"
+                )),
+                "{text}"
+            );
+        }
+    }
+    // A done chunk is kept as it is; a chunk without its mark is played again.
+    let kept = out.join("castle_field-normal-0.out");
+    fs::write(&kept, "kept").unwrap();
+    fs::remove_file(out.join("castle_field-beginner-1.done")).unwrap();
+    fs::write(out.join("castle_field-beginner-1.out"), "stopped midway").unwrap();
+    soak(&out);
+    assert_eq!(fs::read_to_string(&kept).unwrap(), "kept");
+    let redone = fs::read_to_string(out.join("castle_field-beginner-1.out")).unwrap();
+    assert!(redone.starts_with("10 random games per terrain, beginner variant, seed 8,"));
+    let _ = fs::remove_dir_all(&out);
 }
