@@ -131,7 +131,7 @@ impl RunLock {
     /// child calls exec, it holds a copy of every open file, this lock's included, and an
     /// operating-system lock lasts as long as any copy. So a lock that this very process has
     /// released may still be held for a moment by a child on its way to exec; `run.lock` then
-    /// names this process, and the lock is waited for (at most [`COPY_RELEASE_WAIT`]) instead
+    /// names this process, and the lock is waited for (at most 10 s) instead
     /// of refused. A lock this process still holds is refused at once.
     pub fn acquire(dir: &Path) -> Result<RunLock, LockError> {
         let path = dir.join(LOCK_FILE);
