@@ -1,6 +1,7 @@
 //! The settings of a tournament run, as stored in `run.json`, and what makes two runs the same.
 
 use super::stats::SprtParams;
+use super::store::record_name;
 use crate::rules::{Variant, WhatIfs};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -87,6 +88,19 @@ pub enum ConfigError {
     BotTwice {
         /// The spec.
         bot: String,
+    },
+    /// Two different bots whose records and logs would have the same file name.
+    #[error(
+        "bots '{first}' and '{second}' would both write records named '{name}-vs-…': records and \
+         logs are named by each bot's file name, so give one of them another file name"
+    )]
+    SameRecordName {
+        /// The first bot spec.
+        first: String,
+        /// The second bot spec.
+        second: String,
+        /// The file-safe name they share.
+        name: String,
     },
     /// An empty terrain list.
     #[error("no terrain selected")]
@@ -215,6 +229,18 @@ impl RunConfig {
         names.sort();
         if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
             return Err(ConfigError::BotTwice { bot: w[0].clone() });
+        }
+        // Records are named by each bot's file name: two bots sharing one would overwrite each
+        // other's records, and every resume would replay one of them.
+        let mut by_record: Vec<(String, &String)> =
+            names.iter().map(|n| (record_name(n), *n)).collect();
+        by_record.sort();
+        if let Some(w) = by_record.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(ConfigError::SameRecordName {
+                first: w[0].1.clone(),
+                second: w[1].1.clone(),
+                name: w[0].0.clone(),
+            });
         }
         if self.terrains.is_empty() {
             return Err(ConfigError::NoTerrain);
@@ -358,6 +384,17 @@ pub(crate) mod tests {
                 },
                 ConfigError::BotTwice {
                     bot: "greedy".into(),
+                },
+            ),
+            (
+                RunConfig {
+                    bots: vec!["d1/g.toml".into(), "d2/g.toml".into()],
+                    ..sample()
+                },
+                ConfigError::SameRecordName {
+                    first: "d1/g.toml".into(),
+                    second: "d2/g.toml".into(),
+                    name: "g".into(),
                 },
             ),
             (

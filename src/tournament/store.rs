@@ -364,6 +364,12 @@ pub fn record_path(terrain: &str, a: &str, b: &str, pair: u32, game: u8) -> Stri
     )
 }
 
+/// The name a bot's records and logs carry: its file name without extension (for a preset or
+/// an external program), made file-safe.
+pub fn record_name(bot: &str) -> String {
+    file_safe(bot)
+}
+
 fn file_safe(name: &str) -> String {
     let name = Path::new(name.trim_start_matches("ext:"))
         .file_stem()
