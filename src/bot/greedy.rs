@@ -44,8 +44,8 @@
 use super::{Bot, Choice, Request};
 use crate::info::Observation;
 use crate::rules::{
-    sample_chance, Colour, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts, Variant,
-    WinType, MAX_DECISIONS,
+    sample_chance, Colour, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts, WinType,
+    MAX_DECISIONS,
 };
 use crate::terrain::{bits, NodeMask, RegionMask, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS};
 use arrayvec::ArrayVec;
@@ -818,7 +818,7 @@ mod oracle;
 mod tests {
     use super::oracle::OldJudge;
     use super::*;
-    use crate::rules::random_decision;
+    use crate::rules::{random_decision, Variant};
     use crate::terrain::builtin_terrains;
     use rand::RngCore;
     use std::sync::Arc;
@@ -877,7 +877,12 @@ mod tests {
             assert_eq!(printed.1, terrain.bases & !cancelling, "{}", terrain.key);
             for n in 0..terrain.node_count() {
                 let kwak = 1 << Troop::Kwak.index();
-                assert_eq!(printed.0[n], terrain.allowed_troops[n] | kwak, "{}", terrain.key);
+                assert_eq!(
+                    printed.0[n],
+                    terrain.allowed_troops[n] | kwak,
+                    "{}",
+                    terrain.key
+                );
             }
             for node in terrain.nodes.iter().filter(|n| n.effect.is_some()) {
                 let what_if = WhatIf {

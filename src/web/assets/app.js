@@ -509,6 +509,7 @@ async function openReplay(r) {
   window.scrollTo(0, 0);
   const who = r.result.winner ? r.result.winner + " wins (" + r.result.end + ")" : "no winner (" + r.result.end + ")";
   $("replay-title").textContent = r.terrain.name + " (" + r.variant + "), seed " + r.seed + ": blue " + r.players[0] + " vs red " + r.players[1] + " — " + who + " after " + r.result.turns + " turns";
+  $("replay-rules").textContent = "Rules: " + r.rules;
   $("rp-slider").max = r.steps.length;
   const ol = $("replay-steps");
   ol.replaceChildren();
