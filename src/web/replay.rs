@@ -115,8 +115,13 @@ pub fn replay_record(
             .map_err(|e| ViewerError::Replay(e.to_string()))?;
         positions.push(public(&state));
     }
+    // The medal bars read the objective from the terrain: a what-if may have changed it.
+    let terrain = TerrainView {
+        medals_to_win: game.medals_to_win(),
+        ..TerrainView::of(game.terrain())
+    };
     Ok(Replay {
-        terrain: TerrainView::of(game.terrain()),
+        terrain,
         variant: record.variant.to_string(),
         rules: describe_rules(game.what_if()),
         seed: record.seed.to_string(),
@@ -171,6 +176,7 @@ mod tests {
         assert_eq!(r.positions.len(), r.steps.len() + 1);
         assert_eq!(r.players, ["greedy".to_string(), "random".to_string()]);
         assert_eq!(r.rules, "retail rules");
+        assert_eq!(r.terrain.medals_to_win, game.terrain().medals_to_win);
         assert_public(&r);
         assert!(r.positions.last().unwrap().winner.is_some());
     }
@@ -197,6 +203,7 @@ mod tests {
         assert_eq!(r.positions.len(), r.steps.len() + 1);
         assert_eq!(r.rules, what_if.describe());
         assert!(r.rules.contains("objective 3 medals"), "{}", r.rules);
+        assert_eq!(r.terrain.medals_to_win, 3, "the medal bars' objective");
         assert!(r.rules.contains("no effect of node 15"), "{}", r.rules);
         let racks: Vec<u8> = r.positions[0].sides.iter().map(|s| s.rack_len).collect();
         let first = record.deal.first;
