@@ -391,7 +391,8 @@ pub fn parse_answer(line: &str) -> Result<String, String> {
 }
 
 /// The `hello` message: the game, the bot's colour, which game of which run it is (`null`
-/// outside a tournament), and the terrain graph.
+/// outside a tournament), the medals to win and the rules parameters of the game (a study's
+/// what-ifs), and the terrain graph as printed.
 pub fn hello_message(game: &Game, colour: Colour, info: Option<&GameInfo>) -> Value {
     json!({
         "type": "hello",
@@ -404,6 +405,8 @@ pub fn hello_message(game: &Game, colour: Colour, info: Option<&GameInfo>) -> Va
         "game": info.map(|i| i.game),
         "deal_seed": info.map(|i| i.deal_seed),
         "record": info.map(|i| i.record.clone()),
+        "medals_to_win": game.medals_to_win(),
+        "what_if": game.what_if(),
         "terrain_graph": terrain_graph(game.terrain()),
     })
 }
@@ -535,7 +538,7 @@ pub fn decide_message(game: &Game, obs: &Observation, legal: &DecisionList) -> V
         "frozen_size": per_colour(|c| obs.frozen_len(c)),
         "discard": per_colour(|c| troops(obs.discard(c))),
         "medals": per_colour(|c| obs.medals(c)),
-        "medals_to_win": terrain.medals_to_win,
+        "medals_to_win": game.medals_to_win(),
         "regions_taken": regions,
         "legal": legal.iter().map(|d| d.notation(terrain)).collect::<Vec<_>>(),
     })
@@ -572,6 +575,34 @@ mod tests {
             msg["rack"].as_array().unwrap().len(),
             obs.rack_len(obs.observer()) as usize
         );
+    }
+
+    #[test]
+    fn a_what_if_game_tells_the_bot_its_objective_and_restricted_bases() {
+        use crate::rules::{Restricted, WhatIf};
+        use crate::terrain::NodeId;
+        let retail = Game::builtin("castle_field", Variant::Normal).unwrap();
+        let hello = hello_message(&retail, Colour::Blue, None);
+        assert_eq!(hello["medals_to_win"], 7);
+        assert!(hello["what_if"].get("restricted").is_none(), "{hello}");
+        let game = retail
+            .with_what_if(WhatIf {
+                objective: Some(5),
+                restricted: Restricted::of([NodeId(15)]),
+                ..WhatIf::RETAIL
+            })
+            .unwrap();
+        let hello = hello_message(&game, Colour::Blue, None);
+        assert_eq!(hello["medals_to_win"], 5);
+        assert_eq!(hello["what_if"]["objective"], 5);
+        assert_eq!(hello["what_if"]["restricted"], serde_json::json!([15]));
+        // The graph stays the terrain as printed, a valid entry of a terrain file.
+        assert_eq!(hello["terrain_graph"]["medals_to_win"], 7);
+        let state = game.initial_state(&Deal::from_seed(3));
+        let obs = Observation::new(&state, state.active());
+        let mut legal = DecisionList::new();
+        obs.legal_decisions(&game, &mut legal);
+        assert_eq!(decide_message(&game, &obs, &legal)["medals_to_win"], 5);
     }
 
     #[test]
