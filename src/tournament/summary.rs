@@ -512,18 +512,24 @@ impl Summary {
         md + "\n"
     }
 
+    /// Each terrain's figures over all pairings, then those over all terrains named `all`.
+    fn terrain_rows<'a>(
+        &'a self,
+        all: &'a str,
+    ) -> impl Iterator<Item = (&'a str, &'a SideStats)> + 'a {
+        self.terrains
+            .iter()
+            .map(|t| (t.terrain.as_str(), &t.stats))
+            .chain(std::iter::once((all, &self.overall)))
+    }
+
     fn terrains_table(&self) -> String {
         let mut md = String::from(
             "## Terrains (all pairings)\n\n\
              | terrain | games | first player wins | blue wins | red wins | hq | medals | blocked | turn_cap | forfeit | mean turns ± 95% |\n\
              |---|---:|---|---|---|---:|---:|---:|---:|---:|---|\n",
         );
-        let rows = self
-            .terrains
-            .iter()
-            .map(|t| (t.terrain.as_str(), &t.stats))
-            .chain(std::iter::once(("**all**", &self.overall)));
-        for (terrain, s) in rows {
+        for (terrain, s) in self.terrain_rows("**all**") {
             let _ = writeln!(
                 md,
                 "| {terrain} | {} | {} | {} | {} | {} | {} |",
@@ -573,12 +579,7 @@ impl Summary {
                 );
             }
         }
-        let rows = self
-            .terrains
-            .iter()
-            .map(|t| (t.terrain.as_str(), &t.stats))
-            .chain(std::iter::once(("all", &self.overall)));
-        for (terrain, s) in rows {
+        for (terrain, s) in self.terrain_rows("all") {
             let _ = writeln!(
                 csv,
                 "all,,,{terrain},{},,,,,,,,,,,,,,,,{}",
