@@ -295,7 +295,7 @@ impl<'a> OldJudge<'a> {
             Variant::Normal => terrain.allowed_troops[n] | 1 << Troop::Kwak.index(),
             Variant::Beginner => u8::MAX,
         };
-        let coverable = match s.board().top(n) {
+        let coverable = match s.board().top(NodeIndex::new(n)) {
             Some(top) if top.colour() == self.me => Troop::ALL
                 .iter()
                 .filter(|t| t.covers(top.troop()))
