@@ -10,7 +10,7 @@ use toybattle::rules::{
     Colour, Deal, Decision, DecisionList, Game, Outcome, Phase, Referee, State, Troop, TroopCounts,
     Variant, WinType,
 };
-use toybattle::terrain::{self, NodeId, NodeIndex, SpecialEffect, Terrain, MEDALS_IN_BOX};
+use toybattle::terrain::{self, NodeId, SpecialEffect, Terrain, MEDALS_IN_BOX};
 
 use Colour::{Blue, Red};
 
@@ -979,7 +979,7 @@ fn r9_2_tropical_pool_restricted_nodes() {
     ];
     for (id, bits) in expected {
         let i = t.index_of(NodeId(id)).unwrap();
-        assert_eq!(t.allowed_troops[i.usize()], bits, "node {id}");
+        assert_eq!(t.allowed_troops(i), bits, "node {id}");
     }
 }
 
@@ -1188,14 +1188,8 @@ fn r10_3_blocked_player_more_medals_wins_tie_loses() {
 fn r10_4_a_placement_cannot_both_capture_and_complete() {
     for t in terrain::builtin_terrains() {
         for c in Colour::BOTH {
-            for hq in terrain::bits(t.hqs[c.index()]) {
-                assert_eq!(
-                    t.node_regions[hq],
-                    0,
-                    "{} HQ {}",
-                    t.name,
-                    t.id_of(NodeIndex::new(hq))
-                );
+            for hq in terrain::nodes(t.hqs[c.index()]) {
+                assert_eq!(t.node_regions(hq), 0, "{} HQ {}", t.name, t.id_of(hq));
             }
         }
     }
@@ -1555,8 +1549,8 @@ fn a12_volcanic_move_destination_any_adjacent_base() {
     assert_eq!(stack(&game, &s, 15), ["blue:Roxy", "red:Kwak"]);
     // Never an HQ: no HQ lies two steps from a Jungle special base.
     let t = game.terrain();
-    for special in terrain::bits(t.nodes_with(SpecialEffect::MoveAdjacentEnemy)) {
-        let two_steps = t.neighbours_of(t.neighbours[special]);
+    for special in terrain::nodes(t.nodes_with(SpecialEffect::MoveAdjacentEnemy)) {
+        let two_steps = t.neighbours_of(t.neighbours(special));
         assert_eq!(two_steps & (t.hqs[0] | t.hqs[1]), 0);
     }
 }
