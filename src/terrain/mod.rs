@@ -79,8 +79,8 @@ impl NodeIndex {
         NodeIndex(i as u8)
     }
 
-    /// Index `n` as given, unchecked: a decision read from outside may name a node beyond the
-    /// terrain, which `Game::is_legal` refuses.
+    /// Index `n` as given, unchecked: a decision or a setup from outside may name a node
+    /// beyond the terrain, which `Game::is_legal` and `Game::state_from_setup` refuse.
     #[inline]
     pub const fn raw(n: u8) -> NodeIndex {
         NodeIndex(n)
