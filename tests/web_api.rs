@@ -466,6 +466,7 @@ fn the_replay_viewer_steps_through_a_record() {
     assert_eq!(steps, record.steps.len());
     assert_eq!(replay["positions"].as_array().unwrap().len(), steps + 1);
     assert_eq!(replay["terrain"]["key"], "tropical_pool");
+    assert_eq!(replay["rules"], "retail rules");
     // A record changed in one step is refused with the step named.
     let mut broken = record.clone();
     broken.steps[0] = "place Roxy 41".into();
@@ -479,6 +480,63 @@ fn the_replay_viewer_steps_through_a_record() {
         r.json()["error"].as_str().unwrap().contains("step 0"),
         "{}",
         r.body
+    );
+}
+
+/// A balance study's record, played under what-ifs, is shown in its own rules, named in words;
+/// a what-if its terrain cannot take is refused in words. Only public tiles are shown.
+#[test]
+fn the_replay_viewer_shows_a_what_if_record_in_its_rules() {
+    use toybattle::bot::play::{play_game, PlayConfig};
+    use toybattle::bot::preset::resolve;
+    use toybattle::rules::WhatIf;
+    let (addr, _) = server("replay-what-if", 8);
+    let what_if = WhatIf {
+        objective: Some(4),
+        removed: 1,
+        racks: [4, 4],
+        ..WhatIf::RETAIL
+    };
+    let game = Game::builtin("battlefield", Variant::Normal)
+        .unwrap()
+        .with_what_if(what_if)
+        .unwrap();
+    let (mut a, mut b) = (
+        resolve("random").unwrap().player(),
+        resolve("random").unwrap().player(),
+    );
+    let players = &mut [&mut a, &mut b];
+    let record = play_game(&game, &game.deal(7), players, &PlayConfig::default()).record;
+    let r = post(
+        addr,
+        "/api/replay",
+        &serde_json::to_string(&record).unwrap(),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    let replay = r.json();
+    assert_eq!(replay["rules"], what_if.describe());
+    assert_eq!(
+        replay["positions"].as_array().unwrap().len(),
+        record.steps.len() + 1
+    );
+    for p in replay["positions"].as_array().unwrap() {
+        for side in p["sides"].as_array().unwrap() {
+            let shown = side["rack"].as_array().unwrap().len() as u64;
+            assert!(shown <= side["rack_len"].as_u64().unwrap(), "{side}");
+        }
+    }
+    let mut impossible = record;
+    impossible.what_if.removed = 30;
+    let r = post(
+        addr,
+        "/api/replay",
+        &serde_json::to_string(&impossible).unwrap(),
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    let e = r.json()["error"].as_str().unwrap().to_string();
+    assert!(
+        e.contains("rules cannot be played") && e.contains("30"),
+        "{e}"
     );
 }
 

@@ -2,7 +2,7 @@
 //! external resource), `balance.json` and one CSV per table. Tables are built once and
 //! rendered to Markdown and HTML alike.
 
-use super::analysis::{pct, pp, Report, RestrictedRow, SeatRow, ALL};
+use super::analysis::{pct, pp, Report, RestrictedRow, SeatRow, SpecialRow, ALL};
 use super::estimate::Estimate;
 use super::objective::{ObjectiveRow, ObjectiveSearch};
 use super::svg::{dot_plot, escape, DotPlot, Series};
@@ -404,135 +404,107 @@ fn plays_section(r: &Report) -> Section {
     }
 }
 
-fn special_section(r: &Report) -> Section {
-    let mut headers: Vec<String> = [
-        "terrain",
-        "deals",
-        "first player's score, pp",
-        "blue's score, pp",
-        "turns",
-    ]
-    .map(String::from)
-    .to_vec();
-    let shown_ends: Vec<End> = End::ALL
-        .into_iter()
-        .filter(|e| *e != End::Forfeit)
-        .collect();
-    headers.extend(shown_ends.iter().map(|e| format!("{}, pp", e.name())));
-    let tables = r
-        .presets
-        .iter()
-        .map(|preset| Table {
-            caption: format!("{preset}: normal minus beginner"),
-            headers: headers.clone(),
-            rows: r
-                .special_bases
-                .iter()
-                .filter(|s| s.preset == *preset)
-                .map(|s| {
-                    let mut cells = vec![
-                        s.terrain.clone(),
-                        s.deals.to_string(),
-                        opt(&s.first_player, pp),
-                        opt(&s.blue, pp),
-                        opt(&s.turns, signed),
-                    ];
-                    cells.extend(s.ends.iter().map(|(_, e)| opt(e, pp)));
-                    cells
-                })
-                .collect(),
-        })
-        .collect();
-    let plot = |title: &str, f: fn(&super::analysis::SpecialRow) -> Option<Estimate>| {
-        dot_plot(&DotPlot {
-            title: title.into(),
-            axis: "percentage points, normal minus beginner".into(),
-            reference: Some(0.0),
-            scale: 100.0,
-            series: r
-                .presets
-                .iter()
-                .enumerate()
-                .map(|(i, p)| Series {
-                    name: p.clone(),
-                    colour: COLOURS[i % COLOURS.len()],
-                    points: r
-                        .special_bases
-                        .iter()
-                        .filter(|s| s.preset == *p)
-                        .filter_map(|s| f(s).map(|e| (s.terrain.clone(), e)))
-                        .collect(),
-                })
-                .collect(),
-        })
-    };
-    Section {
-        title: "Special bases".into(),
-        text: vec![
-            "The beginner variant turns every special-base effect off; each deal is played in \
-             both variants, so the differences below (normal minus beginner) are paired deal by \
-             deal. A positive first-player change means the special bases favour the first \
-             player."
-                .into(),
-        ],
-        tables,
-        plots: vec![
-            plot("Special-base effect on the first player's score", |s| {
-                s.first_player
-            }),
-            plot("Special-base effect on blue's score", |s| s.blue),
-        ],
+/// A row of the "Special bases" or "Restricted play" section: paired changes against the
+/// games of a baseline, under the cells that name the row.
+struct ChangeRow<'a> {
+    preset: &'a str,
+    /// The cells before the changes: terrain, (node,) games or deals.
+    key: Vec<String>,
+    /// The row's name on the plots.
+    label: String,
+    first_player: Option<Estimate>,
+    blue: Option<Estimate>,
+    turns: Option<Estimate>,
+    ends: &'a [(End, Option<Estimate>)],
+}
+
+impl ChangeRow<'_> {
+    /// Every change in the order of the columns, for the CSV.
+    fn changes(&self) -> impl Iterator<Item = &Option<Estimate>> {
+        [&self.first_player, &self.blue, &self.turns]
+            .into_iter()
+            .chain(self.ends.iter().map(|(_, e)| e))
     }
 }
 
-/// Restricted play: per preset, a row per terrain and restricted node, and a plot of the
-/// change in the first player's and blue's scores.
-fn restricted_section(r: &Report) -> Section {
-    let shown_ends: Vec<End> = End::ALL
-        .into_iter()
-        .filter(|e| *e != End::Forfeit)
-        .collect();
-    let mut headers: Vec<String> = [
-        "terrain",
-        "node",
-        "games",
-        "first player's score, pp",
-        "blue's score, pp",
-        "turns",
-    ]
-    .map(String::from)
-    .to_vec();
-    headers.extend(shown_ends.iter().map(|e| format!("{}, pp", e.name())));
-    let label = |row: &RestrictedRow| format!("{} {}", row.terrain, row.restricted.describe());
+impl<'a> From<&'a SpecialRow> for ChangeRow<'a> {
+    fn from(s: &'a SpecialRow) -> ChangeRow<'a> {
+        ChangeRow {
+            preset: &s.preset,
+            key: vec![s.terrain.clone(), s.deals.to_string()],
+            label: s.terrain.clone(),
+            first_player: s.first_player,
+            blue: s.blue,
+            turns: s.turns,
+            ends: &s.ends,
+        }
+    }
+}
+
+impl<'a> From<&'a RestrictedRow> for ChangeRow<'a> {
+    fn from(row: &'a RestrictedRow) -> ChangeRow<'a> {
+        let node = row.restricted.describe();
+        ChangeRow {
+            preset: &row.preset,
+            label: format!("{} {node}", row.terrain),
+            key: vec![row.terrain.clone(), node, row.games.to_string()],
+            first_player: row.first_player,
+            blue: row.blue,
+            turns: row.turns,
+            ends: &row.ends,
+        }
+    }
+}
+
+/// What tells the "Special bases" and "Restricted play" sections apart.
+struct ChangeSection<'a> {
+    title: &'a str,
+    text: &'a str,
+    /// The change measured, e.g. "normal minus beginner": in captions and on the plots' axis.
+    change: &'a str,
+    /// The headers of the cells that name a row.
+    key_headers: &'a [&'a str],
+    /// The titles of the plots of the first player's and blue's changes.
+    plot_titles: [&'a str; 2],
+}
+
+/// A section of paired changes: per preset a table of `rows`, and plots of the first player's
+/// and blue's changes with a series per preset.
+fn change_section(r: &Report, spec: &ChangeSection, rows: &[ChangeRow]) -> Section {
+    let mut headers: Vec<String> = spec.key_headers.iter().map(|h| h.to_string()).collect();
+    headers.extend(["first player's score, pp", "blue's score, pp", "turns"].map(String::from));
+    headers.extend(
+        End::ALL
+            .into_iter()
+            .filter(|e| *e != End::Forfeit)
+            .map(|e| format!("{}, pp", e.name())),
+    );
     let tables = r
         .presets
         .iter()
         .map(|preset| Table {
-            caption: format!("{preset}: effect never used minus normal"),
+            caption: format!("{preset}: {}", spec.change),
             headers: headers.clone(),
-            rows: r
-                .restricted_play
+            rows: rows
                 .iter()
-                .filter(|row| row.preset == *preset)
+                .filter(|row| row.preset == preset)
                 .map(|row| {
-                    let mut cells = vec![
-                        row.terrain.clone(),
-                        row.restricted.describe(),
-                        row.games.to_string(),
+                    let mut cells = row.key.clone();
+                    cells.extend([
                         opt(&row.first_player, pp),
                         opt(&row.blue, pp),
                         opt(&row.turns, signed),
-                    ];
+                    ]);
                     cells.extend(row.ends.iter().map(|(_, e)| opt(e, pp)));
                     cells
                 })
                 .collect(),
         })
         .collect();
-    let plot = |title: &str, f: fn(&RestrictedRow) -> Option<Estimate>| {
+    let plot = |title: &str, f: fn(&ChangeRow) -> Option<Estimate>| {
         dot_plot(&DotPlot {
             title: title.into(),
-            axis: "percentage points, effect never used minus normal".into(),
+            axis: format!("percentage points, {}", spec.change),
             reference: Some(0.0),
             scale: 100.0,
             series: r
@@ -542,37 +514,65 @@ fn restricted_section(r: &Report) -> Section {
                 .map(|(i, p)| Series {
                     name: p.clone(),
                     colour: COLOURS[i % COLOURS.len()],
-                    points: r
-                        .restricted_play
+                    points: rows
                         .iter()
-                        .filter(|row| row.preset == *p)
-                        .filter_map(|row| f(row).map(|e| (label(row), e)))
+                        .filter(|row| row.preset == p)
+                        .filter_map(|row| f(row).map(|e| (row.label.clone(), e)))
                         .collect(),
                 })
                 .collect(),
         })
     };
     Section {
-        title: "Restricted play".into(),
-        text: vec![
-            "Each special base (and each restricted HQ of Tropical Pool) in turn acts as a plain \
-             node for both players: an optional effect is never used, a forced one (Station \
-             Metal-X's cancelled troop effects, Tropical Pool's allowed values) no longer \
-             applies. Each such run plays the deals of the normal games, so every change below \
-             (effect never used minus normal) is paired deal by deal; a negative first-player \
-             change means the base's effect helps the first player. Node ids are those of \
-             docs/rules.md §15."
-                .into(),
-        ],
+        title: spec.title.into(),
+        text: vec![spec.text.into()],
         tables,
         plots: vec![
-            plot(
-                "Restricted play: change in the first player's score",
-                |row| row.first_player,
-            ),
-            plot("Restricted play: change in blue's score", |row| row.blue),
+            plot(spec.plot_titles[0], |row| row.first_player),
+            plot(spec.plot_titles[1], |row| row.blue),
         ],
     }
+}
+
+fn special_section(r: &Report) -> Section {
+    let spec = ChangeSection {
+        title: "Special bases",
+        text: "The beginner variant turns every special-base effect off; each deal is played \
+               in both variants, so the differences below (normal minus beginner) are paired \
+               deal by deal. A positive first-player change means the special bases favour \
+               the first player.",
+        change: "normal minus beginner",
+        key_headers: &["terrain", "deals"],
+        plot_titles: [
+            "Special-base effect on the first player's score",
+            "Special-base effect on blue's score",
+        ],
+    };
+    let rows: Vec<ChangeRow> = r.special_bases.iter().map(ChangeRow::from).collect();
+    change_section(r, &spec, &rows)
+}
+
+/// Restricted play: per preset, a row per terrain and restricted node, and a plot of the
+/// change in the first player's and blue's scores.
+fn restricted_section(r: &Report) -> Section {
+    let spec = ChangeSection {
+        title: "Restricted play",
+        text: "Each special base (and each restricted HQ of Tropical Pool) in turn acts as a \
+               plain node for both players: an optional effect is never used, a forced one \
+               (Station Metal-X's cancelled troop effects, Tropical Pool's allowed values) no \
+               longer applies. Each such run plays the deals of the normal games, so every \
+               change below (effect never used minus normal) is paired deal by deal; a \
+               negative first-player change means the base's effect helps the first player. \
+               Node ids are those of docs/rules.md §15.",
+        change: "effect never used minus normal",
+        key_headers: &["terrain", "node", "games"],
+        plot_titles: [
+            "Restricted play: change in the first player's score",
+            "Restricted play: change in blue's score",
+        ],
+    };
+    let rows: Vec<ChangeRow> = r.restricted_play.iter().map(ChangeRow::from).collect();
+    change_section(r, &spec, &rows)
 }
 
 /// The rules the games were played under: "retail rules" or the what-ifs.
@@ -768,48 +768,28 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
         );
     }
     let shown: Vec<&str> = ends.iter().copied().filter(|e| *e != "forfeit").collect();
-    let mut special = format!(
-        "preset,terrain,deals,{},{}\n",
-        csv_header(&["first_player", "blue", "turns"]),
-        csv_header(&shown)
-    );
-    for s in &r.special_bases {
-        let cells: Vec<String> = [s.first_player, s.blue, s.turns]
-            .iter()
-            .chain(s.ends.iter().map(|(_, e)| e))
-            .map(csv_estimate)
-            .collect();
-        let _ = writeln!(
-            special,
-            "{},{},{},{}",
-            s.preset,
-            s.terrain,
-            s.deals,
-            cells.join(",")
+    let changes = |key_headers: &str, rows: Vec<ChangeRow>| {
+        let mut csv = format!(
+            "preset,{key_headers},{},{}\n",
+            csv_header(&["first_player", "blue", "turns"]),
+            csv_header(&shown)
         );
-    }
-    let mut restricted = format!(
-        "preset,terrain,node,games,{},{}\n",
-        csv_header(&["first_player", "blue", "turns"]),
-        csv_header(&shown)
+        for row in rows {
+            let cells: Vec<String> = row.changes().map(csv_estimate).collect();
+            // Several restricted nodes are separated by spaces: one CSV field.
+            let key: Vec<String> = row.key.iter().map(|k| k.replace(", ", " ")).collect();
+            let _ = writeln!(csv, "{},{},{}", row.preset, key.join(","), cells.join(","));
+        }
+        csv
+    };
+    let special = changes(
+        "terrain,deals",
+        r.special_bases.iter().map(ChangeRow::from).collect(),
     );
-    for row in &r.restricted_play {
-        let cells: Vec<String> = [row.first_player, row.blue, row.turns]
-            .iter()
-            .chain(row.ends.iter().map(|(_, e)| e))
-            .map(csv_estimate)
-            .collect();
-        // Several restricted nodes are separated by spaces: one CSV field.
-        let _ = writeln!(
-            restricted,
-            "{},{},{},{},{}",
-            row.preset,
-            row.terrain,
-            row.restricted.describe().replace(", ", " "),
-            row.games,
-            cells.join(",")
-        );
-    }
+    let restricted = changes(
+        "terrain,node,games",
+        r.restricted_play.iter().map(ChangeRow::from).collect(),
+    );
     let mut search = String::from(
         "terrain,preset,variant,objective,games,first_player,first_player_lo,first_player_hi,\
          blue,blue_lo,blue_hi,turns_mean,turns_mean_lo,turns_mean_hi\n",

@@ -44,8 +44,8 @@
 use super::{Bot, Choice, Request};
 use crate::info::Observation;
 use crate::rules::{
-    sample_chance, Colour, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts, Variant,
-    WinType, MAX_DECISIONS,
+    sample_chance, Colour, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts, WinType,
+    MAX_DECISIONS,
 };
 use crate::terrain::{
     bits, NodeIndex, NodeMask, RegionMask, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS,
@@ -271,17 +271,11 @@ impl<'a> Judge<'a> {
     pub(crate) fn new(game: &'a Game, observation: &Observation) -> Judge<'a> {
         let me = observation.observer();
         let terrain = game.terrain();
-        let no_effect = match game.variant() {
-            Variant::Normal => terrain.nodes_with(SpecialEffect::NoTroopEffect),
-            Variant::Beginner => 0,
-        };
         let opponent_pool = observation
             .unseen(me.opponent())
             .plus(&observation.opponent_public_rack());
-        let allowed = std::array::from_fn(|n| match game.variant() {
-            Variant::Normal => terrain.allowed_troops[n] | 1 << Troop::Kwak.index(),
-            Variant::Beginner => u8::MAX,
-        });
+        // The game's own tables, so that restricted play (a study's what-if) is seen as played.
+        let allowed = std::array::from_fn(|n| game.troops_allowed_on(n));
         let covered_by = std::array::from_fn(|top| {
             Troop::ALL
                 .iter()
@@ -323,7 +317,7 @@ impl<'a> Judge<'a> {
             game,
             me,
             opponent_pool,
-            hook_free: terrain.bases & !no_effect,
+            hook_free: game.hook_unconnected_bases(),
             allowed,
             covered_by,
             fitting,
@@ -826,7 +820,7 @@ mod oracle;
 mod tests {
     use super::oracle::OldJudge;
     use super::*;
-    use crate::rules::random_decision;
+    use crate::rules::{random_decision, Variant};
     use crate::terrain::builtin_terrains;
     use rand::RngCore;
     use std::sync::Arc;
@@ -862,6 +856,56 @@ mod tests {
             }
         }
         assert!(positions > 3000, "only {positions} positions compared");
+    }
+
+    /// Restricted play: the judge reads the rules as played. On a restricted node (each node
+    /// with an effect of every shipped terrain in turn) its tables of allowed troops (R5.4)
+    /// and of Hook's bases without connection (A4) are the beginner game's, where the node is
+    /// plain; on every other node they are the printed rules', which read the terrain.
+    #[test]
+    fn the_judge_sees_a_restricted_base_as_a_plain_one() {
+        use crate::rules::{Restricted, WhatIf};
+        let tables = |game: &Game| {
+            let s = game.initial_state(&crate::rules::Deal::from_seed(1));
+            let judge = Judge::new(game, &Observation::new(&s, Colour::Blue));
+            (judge.allowed, judge.hook_free)
+        };
+        for terrain in builtin_terrains() {
+            let arc = Arc::new(terrain.clone());
+            let normal = Game::new(Arc::clone(&arc), Variant::Normal);
+            let beginner = tables(&Game::new(Arc::clone(&arc), Variant::Beginner));
+            let printed = tables(&normal);
+            let cancelling = terrain.nodes_with(SpecialEffect::NoTroopEffect);
+            assert_eq!(printed.1, terrain.bases & !cancelling, "{}", terrain.key);
+            for n in 0..terrain.node_count() {
+                let kwak = 1 << Troop::Kwak.index();
+                assert_eq!(
+                    printed.0[n],
+                    terrain.allowed_troops[n] | kwak,
+                    "{}",
+                    terrain.key
+                );
+            }
+            for node in terrain.nodes.iter().filter(|n| n.effect.is_some()) {
+                let what_if = WhatIf {
+                    restricted: Restricted::of([node.id]),
+                    ..WhatIf::RETAIL
+                };
+                let restricted = tables(&normal.clone().with_what_if(what_if).unwrap());
+                let x = terrain.index_of(node.id).unwrap().usize();
+                for n in 0..terrain.node_count() {
+                    let want = if n == x { beginner } else { printed };
+                    let bit = 1 << n;
+                    assert_eq!(
+                        (restricted.0[n], restricted.1 & bit),
+                        (want.0[n], want.1 & bit),
+                        "{} restricted {}: node index {n}",
+                        terrain.key,
+                        node.id
+                    );
+                }
+            }
+        }
     }
 
     fn agree(game: &Game, s: &State, seed: u64) {

@@ -10,7 +10,7 @@ pub mod position;
 mod replay;
 
 pub use fingerprint::{check_fingerprint, fingerprint, FingerprintMismatch};
-pub use replay::{replay, ReplayError, ReplaySummary};
+pub use replay::{describe_rules, replay, ReplayError, ReplaySummary};
 
 use crate::rules::{Colour, Deal, Variant, WhatIf, WinType};
 use crate::vocabulary::ByColour;

@@ -135,8 +135,8 @@ pub fn replay(game: &Game, record: &GameRecord) -> Result<ReplaySummary, ReplayE
     })
 }
 
-/// The rules parameters in words: "retail rules" or the what-ifs.
-fn describe_rules(w: &WhatIf) -> String {
+/// The rules parameters a game was played under, in words: "retail rules" or the what-ifs.
+pub fn describe_rules(w: &WhatIf) -> String {
     match w.is_retail() {
         true => "retail rules".into(),
         false => w.describe(),

@@ -568,13 +568,32 @@ pub fn sample_chance<R: Rng>(game: &Game, s: &State, rng: &mut R) -> Decision {
     unreachable!("weights sum to total")
 }
 
+/// Plays a random game of `game` dealt from `seed` to its end (or turn 300), chance through
+/// the referee, showing `visit` every state with the decision taken there; returns the last.
+#[cfg(test)]
+fn random_game(game: &Game, seed: u64, mut visit: impl FnMut(&State, Decision)) -> State {
+    let deal = game.deal(seed);
+    let mut s = game.initial_state(&deal);
+    let mut referee = Referee::new(deal);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+    while !s.is_over() && s.turn() < 300 {
+        let d = match s.phase() {
+            Phase::Chance(_) => referee.resolve(game, &s),
+            _ => super::random_decision(game, &s, &mut rng).unwrap(),
+        };
+        visit(&s, d);
+        game.apply(&mut s, d).unwrap();
+    }
+    s
+}
+
 #[cfg(test)]
 mod restricted_tests;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{invariants, random_decision, Variant, WinType};
+    use crate::rules::{invariants, Variant, WinType};
 
     fn castle(what_if: WhatIf) -> Result<Game, WhatIfError> {
         Game::builtin("castle_field", Variant::Normal)
@@ -583,22 +602,12 @@ mod tests {
     }
 
     /// Plays a random game to its end through the referee, checking every invariant (the
-    /// objective and the removed tiles are the game's) after each step.
+    /// objective and the removed tiles are the game's) at every step.
     fn play_out(game: &Game, seed: u64) -> State {
-        let deal = game.deal(seed);
-        game.validate_deal(&deal).unwrap();
-        let mut s = game.initial_state(&deal);
-        let mut referee = Referee::new(deal);
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        while !s.is_over() && s.turn() < 300 {
-            let d = match s.phase() {
-                Phase::Chance(_) => referee.resolve(game, &s),
-                _ => random_decision(game, &s, &mut rng).unwrap(),
-            };
-            game.apply(&mut s, d).unwrap();
-            invariants::check(game, &s).unwrap();
-        }
-        s
+        game.validate_deal(&game.deal(seed)).unwrap();
+        let end = random_game(game, seed, |s, _| invariants::check(game, s).unwrap());
+        invariants::check(game, &end).unwrap();
+        end
     }
 
     #[test]

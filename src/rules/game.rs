@@ -256,6 +256,20 @@ impl Game {
         self.no_troop_effect & n.bit() != 0
     }
 
+    /// Troops (bit per troop) that may be placed on node `n` in this game (R5.4): every troop
+    /// in the beginner game and on a restricted node, which act as plain nodes.
+    pub(crate) fn troops_allowed_on(&self, n: usize) -> u8 {
+        (0..8)
+            .filter(|&t| self.allowed[t] & (1 << n) != 0)
+            .fold(0, |m, t| m | 1 << t)
+    }
+
+    /// Bases Hook may take without connection (R5.6, A4): all but the ones cancelling troop
+    /// effects in this game (R9.7).
+    pub(crate) fn hook_unconnected_bases(&self) -> NodeMask {
+        self.hook_unconnected
+    }
+
     // ----- §5 Placement legality -------------------------------------------------------------
 
     /// R5.5: nodes connected to `p`'s HQs — adjacent to an HQ or to a base reached from an HQ

@@ -3,7 +3,9 @@
 
 use super::view::{DecisionView, PositionView, TerrainView};
 use crate::info::Observation;
-use crate::record::{replay, GameRecord, RecordResult, RECORD_FORMAT};
+use crate::record::{
+    check_fingerprint, describe_rules, replay, GameRecord, RecordResult, RECORD_FORMAT,
+};
 use crate::rules::{Colour, Decision, Game, Phase};
 use serde::Serialize;
 use std::sync::Arc;
@@ -23,6 +25,9 @@ pub enum ViewerError {
     /// The record's terrain key is none of the server's terrains; the key, quoted.
     #[error("the record's terrain is not known: {0}")]
     Terrain(String),
+    /// The record's rules parameters (what-ifs) cannot be played on its terrain; why.
+    #[error("the record's rules cannot be played: {0}")]
+    WhatIf(String),
     /// The record's deal or a step is refused by the rules; the replay's message.
     #[error("the record does not replay: {0}")]
     Replay(String),
@@ -47,6 +52,9 @@ pub struct Replay {
     pub terrain: TerrainView,
     /// "normal" or "beginner".
     pub variant: String,
+    /// The rules parameters the game was played under, in words: "retail rules", or the
+    /// what-ifs of a balance study (medal objective, tiles removed, racks, restricted bases).
+    pub rules: String,
     /// The seed that dealt the game, as recorded, in decimal: as text, since a JavaScript
     /// number keeps only 53 of its 64 bits.
     pub seed: String,
@@ -78,7 +86,11 @@ pub fn replay_record(
         .iter()
         .find(|t| t.key == record.terrain)
         .ok_or_else(|| ViewerError::Terrain(format!("'{}'", record.terrain)))?;
-    let game = Game::new(terrain.clone(), record.variant);
+    // The game the record was played in, what-ifs included, checked as `toybattle replay` does.
+    let game = Game::new(terrain.clone(), record.variant)
+        .with_what_if(record.what_if)
+        .map_err(|e| ViewerError::WhatIf(e.to_string()))?;
+    check_fingerprint(&record, &game).map_err(|e| ViewerError::Replay(e.to_string()))?;
     replay(&game, &record).map_err(|e| ViewerError::Replay(e.to_string()))?;
     let mut state = game.initial_state(&record.deal);
     let public =
@@ -103,9 +115,15 @@ pub fn replay_record(
             .map_err(|e| ViewerError::Replay(e.to_string()))?;
         positions.push(public(&state));
     }
+    // The medal bars read the objective from the terrain: a what-if may have changed it.
+    let terrain = TerrainView {
+        medals_to_win: game.medals_to_win(),
+        ..TerrainView::of(game.terrain())
+    };
     Ok(Replay {
-        terrain: TerrainView::of(game.terrain()),
+        terrain,
         variant: record.variant.to_string(),
+        rules: describe_rules(game.what_if()),
         seed: record.seed.to_string(),
         players: record.players,
         result: record.result,
@@ -126,28 +144,90 @@ mod tests {
             .collect()
     }
 
-    #[test]
-    fn a_record_of_two_bots_as_tournaments_write_it_steps_through_public_positions() {
+    /// The record of greedy (blue) against random on `game`, dealt from `seed` by its rules.
+    fn record_of(game: &Game, seed: u64) -> GameRecord {
         use crate::bot::play::{play_game, PlayConfig};
         use crate::bot::preset::resolve;
-        let game = Game::builtin("cursed_cemetery", crate::rules::Variant::Normal).unwrap();
         let (mut a, mut b) = (
             resolve("greedy").unwrap().player(),
             resolve("random").unwrap().player(),
         );
-        let deal = crate::rules::Deal::from_seed(4);
-        let played = play_game(&game, &deal, &mut [&mut a, &mut b], &PlayConfig::default());
-        let text = serde_json::to_string(&played.record).unwrap();
-        let r = replay_record(&text, &terrains()).unwrap();
-        assert_eq!(r.steps.len(), played.record.steps.len());
-        assert_eq!(r.positions.len(), r.steps.len() + 1);
-        assert_eq!(r.players, ["greedy".to_string(), "random".to_string()]);
-        // Public positions: no rack shows a tile that is not public.
+        let deal = game.deal(seed);
+        play_game(game, &deal, &mut [&mut a, &mut b], &PlayConfig::default()).record
+    }
+
+    /// Every position shows only public tiles: no rack shows more than the public ones, and
+    /// the opening racks are unseen.
+    fn assert_public(r: &Replay) {
         for p in &r.positions {
             assert!(p.sides.iter().all(|s| s.rack.len() <= s.rack_len as usize));
         }
         assert_eq!(r.positions[0].sides[0].rack, Vec::new());
+        assert_eq!(r.positions[0].sides[1].rack, Vec::new());
+    }
+
+    #[test]
+    fn a_record_of_two_bots_as_tournaments_write_it_steps_through_public_positions() {
+        let game = Game::builtin("cursed_cemetery", crate::rules::Variant::Normal).unwrap();
+        let record = record_of(&game, 4);
+        let text = serde_json::to_string(&record).unwrap();
+        let r = replay_record(&text, &terrains()).unwrap();
+        assert_eq!(r.steps.len(), record.steps.len());
+        assert_eq!(r.positions.len(), r.steps.len() + 1);
+        assert_eq!(r.players, ["greedy".to_string(), "random".to_string()]);
+        assert_eq!(r.rules, "retail rules");
+        assert_eq!(r.terrain.medals_to_win, game.terrain().medals_to_win);
+        assert_public(&r);
         assert!(r.positions.last().unwrap().winner.is_some());
+    }
+
+    /// A balance study's record, played under what-ifs, replays in its own rules: the objective
+    /// decides the end, the opening racks and restricted base are the record's, and the rules
+    /// are named in words.
+    #[test]
+    fn a_what_if_record_replays_under_its_own_rules() {
+        use crate::rules::{Restricted, WhatIf};
+        let what_if = WhatIf {
+            objective: Some(3),
+            removed: 2,
+            racks: [2, 5],
+            restricted: Restricted::of([crate::terrain::NodeId(15)]),
+        };
+        let game = Game::builtin("castle_field", crate::rules::Variant::Normal)
+            .unwrap()
+            .with_what_if(what_if)
+            .unwrap();
+        let record = record_of(&game, 9);
+        let r = replay_record(&serde_json::to_string(&record).unwrap(), &terrains()).unwrap();
+        assert_eq!(r.steps.len(), record.steps.len());
+        assert_eq!(r.positions.len(), r.steps.len() + 1);
+        assert_eq!(r.rules, what_if.describe());
+        assert!(r.rules.contains("objective 3 medals"), "{}", r.rules);
+        assert_eq!(r.terrain.medals_to_win, 3, "the medal bars' objective");
+        assert!(r.rules.contains("no effect of node 15"), "{}", r.rules);
+        let racks: Vec<u8> = r.positions[0].sides.iter().map(|s| s.rack_len).collect();
+        let first = record.deal.first;
+        assert_eq!(
+            (racks[first.index()], racks[first.opponent().index()]),
+            (2, 5)
+        );
+        assert_public(&r);
+        assert_eq!(r.result, record.result);
+    }
+
+    #[test]
+    fn a_what_if_the_terrain_cannot_take_is_refused_in_words() {
+        let game = Game::builtin("castle_field", crate::rules::Variant::Normal).unwrap();
+        let mut record = record_of(&game, 2);
+        record.what_if.objective = Some(99);
+        let e = replay_record(&serde_json::to_string(&record).unwrap(), &terrains())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("rules cannot be played") && e.contains("99"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -18,18 +18,13 @@ pub(super) struct OldJudge<'a> {
 impl<'a> OldJudge<'a> {
     pub(super) fn new(game: &'a Game, observation: &Observation) -> OldJudge<'a> {
         let me = observation.observer();
-        let terrain = game.terrain();
-        let no_effect = match game.variant() {
-            Variant::Normal => terrain.nodes_with(SpecialEffect::NoTroopEffect),
-            Variant::Beginner => 0,
-        };
         OldJudge {
             game,
             me,
             opponent_pool: observation
                 .unseen(me.opponent())
                 .plus(&observation.opponent_public_rack()),
-            hook_free: terrain.bases & !no_effect,
+            hook_free: game.hook_unconnected_bases(),
         }
     }
 
@@ -188,7 +183,7 @@ impl<'a> OldJudge<'a> {
                 gain_at[(region.bases & !mine_top).trailing_zeros() as usize] += m;
             }
         }
-        let to_win = terrain.medals_to_win as i32;
+        let to_win = self.game.medals_to_win() as i32;
         let best = bits(connected[me.index()])
             .map(|b| match gain_at[b] {
                 0 => 0,
@@ -252,7 +247,7 @@ impl<'a> OldJudge<'a> {
                 gain_at[missing.trailing_zeros() as usize] += region.medals as i32;
             }
         }
-        let to_win = terrain.medals_to_win as i32;
+        let to_win = self.game.medals_to_win() as i32;
         for (b, &gain) in gain_at.iter().enumerate().filter(|(_, &g)| g > 0) {
             let mut fit = self.fit(s, b);
             if reach & (1 << b) == 0 {
@@ -290,11 +285,7 @@ impl<'a> OldJudge<'a> {
     /// Troop types (bit per troop) the opponent could place on node `n` if connected: allowed
     /// there (R5.4) and, over one of our tiles, able to cover it (R5.2, R5.3).
     fn fit(&self, s: &State, n: usize) -> u8 {
-        let terrain = self.game.terrain();
-        let allowed = match self.game.variant() {
-            Variant::Normal => terrain.allowed_troops[n] | 1 << Troop::Kwak.index(),
-            Variant::Beginner => u8::MAX,
-        };
+        let allowed = self.game.troops_allowed_on(n);
         let coverable = match s.board().top(NodeIndex::new(n)) {
             Some(top) if top.colour() == self.me => Troop::ALL
                 .iter()

@@ -4,7 +4,7 @@
 //! are skipped: the placement stays legal and is resolved as on a plain base (docs/design.md).
 
 use super::*;
-use crate::rules::{random_decision, Decision, DecisionList, Phase, Variant};
+use crate::rules::{Decision, DecisionList, Phase, Variant};
 use crate::terrain::SpecialEffect;
 
 fn game(key: &str, variant: Variant, restricted: &[u8]) -> Game {
@@ -17,22 +17,10 @@ fn game(key: &str, variant: Variant, restricted: &[u8]) -> Game {
         .unwrap()
 }
 
-/// Every state of `games` random games on `game` (chance through the referee), with the
-/// decision taken there.
+/// Every state of `games` random games on `game`, with the decision taken there.
 fn random_steps(game: &Game, games: u64, mut visit: impl FnMut(&State, Decision)) {
     for seed in 0..games {
-        let deal = game.deal(seed);
-        let mut s = game.initial_state(&deal);
-        let mut referee = Referee::new(deal);
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        while !s.is_over() && s.turn() < 300 {
-            let d = match s.phase() {
-                Phase::Chance(_) => referee.resolve(game, &s),
-                _ => random_decision(game, &s, &mut rng).unwrap(),
-            };
-            visit(&s, d);
-            game.apply(&mut s, d).unwrap();
-        }
+        random_game(game, seed, &mut visit);
     }
 }
 

@@ -503,12 +503,13 @@ $("btn-watch").onclick = async () => {
   } catch (e) { showError(e); }
 };
 async function openReplay(r) {
+  // r.terrain is not kept with the terrains of played games: a what-if's objective is the record's own.
   app.replay = r;
-  app.terrains[r.terrain.key] = r.terrain;
   $("welcome").hidden = true; $("play").hidden = true; $("replay").hidden = false;
   window.scrollTo(0, 0);
   const who = r.result.winner ? r.result.winner + " wins (" + r.result.end + ")" : "no winner (" + r.result.end + ")";
   $("replay-title").textContent = r.terrain.name + " (" + r.variant + "), seed " + r.seed + ": blue " + r.players[0] + " vs red " + r.players[1] + " — " + who + " after " + r.result.turns + " turns";
+  $("replay-rules").textContent = "Rules: " + r.rules;
   $("rp-slider").max = r.steps.length;
   const ol = $("replay-steps");
   ol.replaceChildren();
