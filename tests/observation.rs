@@ -11,6 +11,7 @@ use toybattle::info::{EvidenceTracker, Observation};
 use toybattle::rules::{
     random_decision, Colour, Deal, Decision, DecisionList, Game, State, Troop, TroopCounts, Variant,
 };
+use toybattle::terrain::{NodeIndex, MAX_NODES};
 
 /// Samples per frequency check.
 const SAMPLES: u32 = 4000;
@@ -180,8 +181,8 @@ fn unseen_tiles_are_the_full_colour_less_what_is_visible() {
             let obs = Observation::new(&s, me);
             let board = |c: Colour| {
                 TroopCounts::from_troops(
-                    (0..32)
-                        .flat_map(|n| s.board().stack(n).collect::<Vec<_>>())
+                    (0..MAX_NODES)
+                        .flat_map(|n| s.board().stack(NodeIndex::new(n)).collect::<Vec<_>>())
                         .filter(|t| t.colour() == c)
                         .map(|t| t.troop()),
                 )

@@ -10,7 +10,7 @@ use toybattle::rules::{
     Colour, Deal, Decision, DecisionList, Game, Outcome, Phase, Referee, State, Troop, TroopCounts,
     Variant, WinType,
 };
-use toybattle::terrain::{self, NodeId, NodeIndex, SpecialEffect, Terrain, MEDALS_IN_BOX};
+use toybattle::terrain::{self, NodeId, SpecialEffect, Terrain, MEDALS_IN_BOX};
 
 use Colour::{Blue, Red};
 
@@ -63,7 +63,7 @@ fn refuse(game: &Game, s: &State, step: &str) {
 
 fn stack(game: &Game, s: &State, id: u8) -> Vec<String> {
     let n = game.terrain().index_of(NodeId(id)).unwrap();
-    s.board().stack(n.usize()).map(|t| t.to_string()).collect()
+    s.board().stack(n).map(|t| t.to_string()).collect()
 }
 
 fn counts(list: &[Troop]) -> TroopCounts {
@@ -607,7 +607,10 @@ fn r6_3_placing_on_an_enemy_hq_wins_at_once() {
 fn r6_4_placements_on_active_special_bases_are_queued() {
     let (game, mut s) = pos(CASTLE_11_13);
     play(&game, &mut s, &["place Roxy 15"]);
-    assert_eq!(phase(&game, &s), PositionPhase::SpecialEffect { node: 15 });
+    assert_eq!(
+        phase(&game, &s),
+        PositionPhase::SpecialEffect { node: NodeId(15) }
+    );
     assert_eq!(legal(&game, &s), ["decline", "return 11", "return 13"]);
 }
 
@@ -624,12 +627,15 @@ fn r6_5_troop_effect_before_special_base_effect() {
         phase(&game, &s),
         PositionPhase::TroopEffect {
             troop: Troop::Star,
-            node: 15
+            node: NodeId(15)
         }
     );
     assert_eq!(legal(&game, &s), ["decline", "draw"]);
     play(&game, &mut s, &["decline"]);
-    assert_eq!(phase(&game, &s), PositionPhase::SpecialEffect { node: 15 });
+    assert_eq!(
+        phase(&game, &s),
+        PositionPhase::SpecialEffect { node: NodeId(15) }
+    );
 }
 
 /// Blue holds 11, 13 and 17 of Castle Field; a Cap'n on special base 15 completes region 2
@@ -646,7 +652,10 @@ fn r6_6_special_effects_after_all_troop_effects_in_placement_order() {
     // The Star's own effect comes first, then the queued bases: 15, then 20.
     assert_eq!(legal(&game, &s), ["decline", "draw"]);
     play(&game, &mut s, &["decline"]);
-    assert_eq!(phase(&game, &s), PositionPhase::SpecialEffect { node: 15 });
+    assert_eq!(
+        phase(&game, &s),
+        PositionPhase::SpecialEffect { node: NodeId(15) }
+    );
     assert_eq!(
         legal(&game, &s),
         [
@@ -658,7 +667,10 @@ fn r6_6_special_effects_after_all_troop_effects_in_placement_order() {
         ]
     );
     play(&game, &mut s, &["decline"]);
-    assert_eq!(phase(&game, &s), PositionPhase::SpecialEffect { node: 20 });
+    assert_eq!(
+        phase(&game, &s),
+        PositionPhase::SpecialEffect { node: NodeId(20) }
+    );
     assert_eq!(
         legal(&game, &s),
         [
@@ -967,7 +979,7 @@ fn r9_2_tropical_pool_restricted_nodes() {
     ];
     for (id, bits) in expected {
         let i = t.index_of(NodeId(id)).unwrap();
-        assert_eq!(t.allowed_troops[i.usize()], bits, "node {id}");
+        assert_eq!(t.allowed_troops(i), bits, "node {id}");
     }
 }
 
@@ -977,7 +989,10 @@ fn r9_3_city_of_clouds_draws_one() {
         "stacks": {"11": ["blue:Kwak"]}, "racks": {"blue": ["Roxy"]},
         "reserves": {"blue": ["Star"]}}"#);
     play(&game, &mut s, &["place Roxy 13"]);
-    assert_eq!(phase(&game, &s), PositionPhase::SpecialEffect { node: 13 });
+    assert_eq!(
+        phase(&game, &s),
+        PositionPhase::SpecialEffect { node: NodeId(13) }
+    );
     assert_eq!(legal(&game, &s), ["decline", "draw"]);
     play(&game, &mut s, &["draw", "chance Star"]);
     assert_eq!((s.active(), s.rack(Blue)), (Red, counts(&[Troop::Star])));
@@ -1066,7 +1081,7 @@ fn r9_7_station_metal_x_suppresses_troop_effects() {
         phase(&game, &s),
         PositionPhase::TroopEffect {
             troop: Troop::Star,
-            node: 13
+            node: NodeId(13)
         }
     );
 }
@@ -1173,14 +1188,8 @@ fn r10_3_blocked_player_more_medals_wins_tie_loses() {
 fn r10_4_a_placement_cannot_both_capture_and_complete() {
     for t in terrain::builtin_terrains() {
         for c in Colour::BOTH {
-            for hq in terrain::bits(t.hqs[c.index()]) {
-                assert_eq!(
-                    t.node_regions[hq],
-                    0,
-                    "{} HQ {}",
-                    t.name,
-                    t.id_of(NodeIndex::new(hq))
-                );
+            for hq in terrain::nodes(t.hqs[c.index()]) {
+                assert_eq!(t.node_regions(hq), 0, "{} HQ {}", t.name, t.id_of(hq));
             }
         }
     }
@@ -1355,7 +1364,7 @@ fn r12_3_chance_and_suppressions_offer_no_choice() {
             assert_eq!(options.len(), game.chance_outcomes(s).len());
         }
         if let Phase::TroopEffect { node, .. } = s.phase() {
-            let effect = game.terrain().effect_at(NodeIndex::new(node as usize));
+            let effect = game.terrain().effect_at(node);
             assert_ne!(effect, Some(SpecialEffect::NoTroopEffect));
         }
     });
@@ -1449,11 +1458,14 @@ fn a6_each_special_placement_triggers_once_even_if_covered() {
     let (game, mut s) = pos(CASTLE_CAPN);
     play(&game, &mut s, &["place Capn 15", "place Roxy 15"]);
     assert_eq!(stack(&game, &s, 15), ["blue:Capn", "blue:Roxy"]);
-    assert_eq!(phase(&game, &s), PositionPhase::SpecialEffect { node: 15 });
+    assert_eq!(
+        phase(&game, &s),
+        PositionPhase::SpecialEffect { node: NodeId(15) }
+    );
     play(&game, &mut s, &["decline"]);
     assert_eq!(
         (s.active(), phase(&game, &s)),
-        (Blue, PositionPhase::SpecialEffect { node: 15 }),
+        (Blue, PositionPhase::SpecialEffect { node: NodeId(15) }),
         "the covered Cap'n's entry and the Roxy's entry each trigger"
     );
     play(&game, &mut s, &["decline"]);
@@ -1537,8 +1549,8 @@ fn a12_volcanic_move_destination_any_adjacent_base() {
     assert_eq!(stack(&game, &s, 15), ["blue:Roxy", "red:Kwak"]);
     // Never an HQ: no HQ lies two steps from a Jungle special base.
     let t = game.terrain();
-    for special in terrain::bits(t.nodes_with(SpecialEffect::MoveAdjacentEnemy)) {
-        let two_steps = t.neighbours_of(t.neighbours[special]);
+    for special in terrain::nodes(t.nodes_with(SpecialEffect::MoveAdjacentEnemy)) {
+        let two_steps = t.neighbours_of(t.neighbours(special));
         assert_eq!(two_steps & (t.hqs[0] | t.hqs[1]), 0);
     }
 }

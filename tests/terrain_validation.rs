@@ -5,8 +5,8 @@ use serde_json::{json, Value};
 use std::path::Path;
 use toybattle::rules::{Colour, Troop};
 use toybattle::terrain::{
-    builtin, builtin_terrains, load_terrain_file, parse_terrains, NodeId, NodeKind, SpecialEffect,
-    Terrain, TerrainError,
+    builtin, builtin_terrains, load_terrain_file, parse_terrains, NodeId, NodeIndex, NodeKind,
+    SpecialEffect, Terrain, TerrainError,
 };
 
 const SHIPPED: &str = include_str!("../src/terrain/terrains.json");
@@ -175,7 +175,9 @@ fn count(t: &Terrain, f: impl Fn(NodeKind) -> bool) -> usize {
 }
 
 fn edges(t: &Terrain) -> usize {
-    let ends: u32 = t.neighbours.iter().map(|m| m.count_ones()).sum();
+    let ends: u32 = (0..t.node_count())
+        .map(|i| t.neighbours(NodeIndex::new(i)).count_ones())
+        .sum();
     ends as usize / 2
 }
 

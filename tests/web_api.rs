@@ -247,7 +247,7 @@ fn assert_no_hidden_information(played: &Played) {
                 .collect();
             let expected: Vec<String> = obs
                 .board()
-                .stack(n)
+                .stack(toybattle::terrain::NodeIndex::new(n))
                 .map(|t| format!("{} {}", t.colour(), t.troop()))
                 .collect();
             assert_eq!(stack, expected);

@@ -494,10 +494,10 @@ fn phase_value(game: &Game, phase: Phase) -> Value {
     match phase {
         Phase::Action => json!({"kind": "action"}),
         Phase::TroopEffect { troop, node } => {
-            json!({"kind": "troop_effect", "troop": troop.name(), "node": id(NodeIndex::new(node as usize))})
+            json!({"kind": "troop_effect", "troop": troop.name(), "node": id(node)})
         }
         Phase::SpecialEffect { effect, node } => {
-            json!({"kind": "special_effect", "effect": effect.key(), "node": id(NodeIndex::new(node as usize))})
+            json!({"kind": "special_effect", "effect": effect.key(), "node": id(node)})
         }
         Phase::Chance(_) => json!({"kind": "chance"}),
         Phase::Over => json!({"kind": "over"}),
@@ -510,7 +510,11 @@ pub fn decide_message(game: &Game, obs: &Observation, legal: &DecisionList) -> V
     let terrain = game.terrain();
     let mut board = Map::new();
     for n in 0..terrain.node_count() {
-        let stack: Vec<String> = obs.board().stack(n).map(|t| t.to_string()).collect();
+        let stack: Vec<String> = obs
+            .board()
+            .stack(NodeIndex::new(n))
+            .map(|t| t.to_string())
+            .collect();
         if !stack.is_empty() {
             board.insert(
                 terrain.id_of(NodeIndex::new(n)).to_string(),

@@ -47,7 +47,9 @@ use crate::rules::{
     sample_chance, Colour, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts, WinType,
     MAX_DECISIONS,
 };
-use crate::terrain::{bits, NodeMask, RegionMask, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS};
+use crate::terrain::{
+    bits, NodeIndex, NodeMask, RegionMask, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS,
+};
 use arrayvec::ArrayVec;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -769,7 +771,7 @@ impl<'a> Judge<'a> {
     /// Troop types (bit per troop) the opponent could place on node `n` if connected: allowed
     /// there (R5.4) and, over one of our tiles, able to cover it (R5.2, R5.3).
     fn fit(&self, s: &State, n: usize) -> u8 {
-        let coverable = match s.board().top(n) {
+        let coverable = match s.board().top(NodeIndex::new(n)) {
             Some(top) if top.colour() == self.me => self.covered_by[top.troop().index()],
             _ => u8::MAX,
         };

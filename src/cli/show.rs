@@ -82,7 +82,7 @@ impl Canvas {
             taken: vec![vec![false; WIDTH]; HEIGHT],
         };
         for i in 0..t.node_count() {
-            for j in bits(t.neighbours[i]).filter(|&j| j > i) {
+            for j in bits(t.neighbours(NodeIndex::new(i))).filter(|&j| j > i) {
                 c.edge(
                     cell(t.nodes[i].x, t.nodes[i].y),
                     cell(t.nodes[j].x, t.nodes[j].y),
@@ -177,7 +177,7 @@ fn adjacency(t: &Terrain) -> String {
     let entries: Vec<String> = (0..t.node_count())
         .map(|i| {
             let ids: Vec<String> = t
-                .ids(t.neighbours[i])
+                .ids(t.neighbours(NodeIndex::new(i)))
                 .iter()
                 .map(|n| n.to_string())
                 .collect();

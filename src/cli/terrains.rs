@@ -5,7 +5,7 @@ use super::{
 };
 use serde::Serialize;
 use std::path::PathBuf;
-use toybattle::terrain::{bits, NodeKind, Terrain};
+use toybattle::terrain::{bits, NodeIndex, NodeKind, Terrain};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -47,7 +47,7 @@ impl Facts {
             .count();
         // Each edge appears in the neighbour sets of both its ends.
         let degree_sum: u32 = bits(node_mask(t))
-            .map(|i| t.neighbours[i].count_ones())
+            .map(|i| t.neighbours(NodeIndex::new(i)).count_ones())
             .sum();
         Facts {
             key: t.key.clone(),

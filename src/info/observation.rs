@@ -3,7 +3,7 @@
 use super::RackEvidence;
 use crate::rules::tile::TILES_PER_COLOUR;
 use crate::rules::{Board, Colour, DecisionList, Game, Phase, State, Troop, TroopCounts};
-use crate::terrain::MAX_NODES;
+use crate::terrain::{NodeIndex, MAX_NODES};
 use crate::vocabulary::ByColour;
 use rand::Rng;
 
@@ -273,7 +273,7 @@ const ALL_TROOPS: u8 = 0xFF;
 fn board_census(board: &Board) -> ByColour<TroopCounts> {
     let mut out = ByColour::<TroopCounts>::default();
     for n in 0..MAX_NODES {
-        for t in board.stack(n) {
+        for t in board.stack(NodeIndex::new(n)) {
             out[t.colour()].add(t.troop());
         }
     }

@@ -41,7 +41,7 @@ pub enum PositionError {
         /// The field that names it, e.g. `stacks` or `phase.troop_effect.node`.
         field: &'static str,
         /// The node id, as in the terrain file.
-        node: u8,
+        node: NodeId,
         /// The terrain's name.
         terrain: String,
     },
@@ -49,7 +49,7 @@ pub enum PositionError {
     #[error("stacks: node {node}: '{tile}' is not a tile: {reason}")]
     BadTile {
         /// The node id of the stack.
-        node: u8,
+        node: NodeId,
         /// The entry as written.
         tile: String,
         /// Why it is not a tile.
@@ -87,7 +87,7 @@ pub enum PositionError {
     #[error("queued: node {node}: no tile of {colour} at the queued level of this stack")]
     QueuedLevel {
         /// The node id of the entry.
-        node: u8,
+        node: NodeId,
         /// The player to move.
         colour: Colour,
     },
@@ -125,7 +125,7 @@ pub struct Position {
     pub queued: Vec<QueuedSpecial>,
     /// Node id → tiles bottom to top, each `colour:troop`, e.g. `"blue:Jumbo"`.
     #[serde(default)]
-    pub stacks: BTreeMap<u8, Vec<String>>,
+    pub stacks: BTreeMap<NodeId, Vec<String>>,
     /// Each colour's rack, frozen tiles included, as troops: `{"blue": ["Capn", "Star"], …}`
     /// (default empty).
     #[serde(default, with = "crate::vocabulary::by_colour_named")]
@@ -184,13 +184,13 @@ pub enum PositionPhase {
         /// The troop placed.
         troop: Troop,
         /// The node id it was placed on, as in the terrain file.
-        node: u8,
+        node: NodeId,
     },
     /// The special base `node`, where the player to move placed a tile this turn, offers its
     /// effect.
     SpecialEffect {
         /// The special base's node id, as in the terrain file.
-        node: u8,
+        node: NodeId,
     },
     /// A random event is pending.
     Chance(PositionChance),
@@ -221,19 +221,19 @@ pub enum PositionChance {
 #[serde(untagged)]
 pub enum QueuedSpecial {
     /// Default level: the top of the stack, one lower for every later entry of the same node.
-    Node(u8),
+    Node(NodeId),
     /// The level given: `{"node": N, "level": L}`, for a tile no longer where the default puts
     /// it (a tile moved onto it since).
     At {
         /// The special base's node id, as in the terrain file.
-        node: u8,
+        node: NodeId,
         /// The stack level of the tile placed there, 0 = bottom.
         level: u8,
     },
 }
 
 impl QueuedSpecial {
-    fn node(self) -> u8 {
+    fn node(self) -> NodeId {
         match self {
             QueuedSpecial::Node(n) | QueuedSpecial::At { node: n, .. } => n,
         }
@@ -355,7 +355,7 @@ impl Position {
     /// The position of a valid setup on `game`'s terrain, every field written out.
     fn from_setup(game: &Game, setup: &Setup) -> Position {
         let t = game.terrain();
-        let id = |n: u8| t.id_of(NodeIndex::new(n as usize)).get();
+        let id = |n: NodeIndex| t.id_of(n);
         let lists = |v: &ByColour<TroopCounts>| v.map(|c| c.to_vec());
         let stacks = setup
             .stacks
@@ -413,12 +413,10 @@ impl Position {
             },
             PositionPhase::SpecialEffect { node } => {
                 let n = node_index(t, "phase.special_effect.node", node)?;
-                let effect = game
-                    .queued_effect(n as usize)
-                    .ok_or(SetupError::NoSpecialEffect {
-                        node,
-                        variant: game.variant(),
-                    })?;
+                let effect = game.queued_effect(n).ok_or(SetupError::NoSpecialEffect {
+                    node,
+                    variant: game.variant(),
+                })?;
                 Phase::SpecialEffect { effect, node: n }
             }
             PositionPhase::Chance(PositionChance::Draw(remaining)) => {
@@ -434,7 +432,11 @@ impl Position {
 
     /// The queue with every level made explicit: a bare node id is the top of its stack, one
     /// lower for every later entry of the same node.
-    fn queued_levels(&self, t: &Terrain, setup: &Setup) -> Result<Vec<(u8, u8)>, PositionError> {
+    fn queued_levels(
+        &self,
+        t: &Terrain,
+        setup: &Setup,
+    ) -> Result<Vec<(NodeIndex, u8)>, PositionError> {
         let mut out = Vec::with_capacity(self.queued.len());
         for (k, q) in self.queued.iter().enumerate() {
             let id = q.node();
@@ -489,7 +491,7 @@ fn unplaced(
 }
 
 /// The phase of a setup, in position words.
-fn position_phase(s: &Setup, id: &dyn Fn(u8) -> u8) -> PositionPhase {
+fn position_phase(s: &Setup, id: &dyn Fn(NodeIndex) -> NodeId) -> PositionPhase {
     match s.phase {
         Phase::Action => PositionPhase::Action,
         Phase::TroopEffect { troop, node } => PositionPhase::TroopEffect {
@@ -513,7 +515,7 @@ fn position_phase(s: &Setup, id: &dyn Fn(u8) -> u8) -> PositionPhase {
 }
 
 /// Queue entries, as node ids where the default level is right.
-fn queued_entries(s: &Setup, id: &dyn Fn(u8) -> u8) -> Vec<QueuedSpecial> {
+fn queued_entries(s: &Setup, id: &dyn Fn(NodeIndex) -> NodeId) -> Vec<QueuedSpecial> {
     s.queued
         .iter()
         .enumerate()
@@ -530,17 +532,15 @@ fn queued_entries(s: &Setup, id: &dyn Fn(u8) -> u8) -> Vec<QueuedSpecial> {
 }
 
 /// The dense index of node `id`, or an error naming the field.
-fn node_index(t: &Terrain, field: &'static str, id: u8) -> Result<u8, PositionError> {
-    t.index_of(NodeId(id))
-        .map(NodeIndex::get)
-        .ok_or_else(|| PositionError::UnknownNode {
-            field,
-            node: id,
-            terrain: t.name.clone(),
-        })
+fn node_index(t: &Terrain, field: &'static str, id: NodeId) -> Result<NodeIndex, PositionError> {
+    t.index_of(id).ok_or_else(|| PositionError::UnknownNode {
+        field,
+        node: id,
+        terrain: t.name.clone(),
+    })
 }
 
-fn parse_tile(node: u8, text: &str) -> Result<Tile, PositionError> {
+fn parse_tile(node: NodeId, text: &str) -> Result<Tile, PositionError> {
     text.parse().map_err(|reason| PositionError::BadTile {
         node,
         tile: text.to_string(),
@@ -641,15 +641,36 @@ mod tests {
             }),
             (
                 r#""to_move": "blue", "stacks": {"13": ["blue:Dragon"]}"#,
-                |e| matches!(e, PositionError::BadTile { node: 13, .. }),
+                |e| {
+                    matches!(
+                        e,
+                        PositionError::BadTile {
+                            node: NodeId(13),
+                            ..
+                        }
+                    )
+                },
             ),
             (
                 r#""to_move": "blue", "stacks": {"30": ["blue:Roxy"]}"#,
-                |e| matches!(e, PositionError::UnknownNode { node: 30, .. }),
+                |e| {
+                    matches!(
+                        e,
+                        PositionError::UnknownNode {
+                            node: NodeId(30),
+                            ..
+                        }
+                    )
+                },
             ),
             (
                 r#""to_move": "blue", "stacks": {"41": ["blue:Roxy"]}"#,
-                |e| matches!(e, PositionError::Setup(SetupError::TileOnHq { node: 41 })),
+                |e| {
+                    matches!(
+                        e,
+                        PositionError::Setup(SetupError::TileOnHq { node: NodeId(41) })
+                    )
+                },
             ),
             (
                 r#""to_move": "blue", "stacks": {"11": ["blue:Star"]}, "racks": {"blue": ["Star", "Star", "Star"]}"#,
@@ -753,7 +774,10 @@ mod tests {
                 |e| {
                     matches!(
                         e,
-                        PositionError::Setup(SetupError::NoSpecialEffect { node: 13, .. })
+                        PositionError::Setup(SetupError::NoSpecialEffect {
+                            node: NodeId(13),
+                            ..
+                        })
                     )
                 },
             ),
@@ -762,7 +786,10 @@ mod tests {
                 |e| {
                     matches!(
                         e,
-                        PositionError::Setup(SetupError::TroopEffectNotOnTop { node: 13, .. })
+                        PositionError::Setup(SetupError::TroopEffectNotOnTop {
+                            node: NodeId(13),
+                            ..
+                        })
                     )
                 },
             ),

@@ -8,7 +8,7 @@
 //! control (R8.1) read.
 
 use super::tile::{Colour, Tile, Troop};
-use crate::terrain::{NodeMask, MAX_NODES};
+use crate::terrain::{NodeIndex, NodeMask, MAX_NODES};
 
 /// Every tile of both colours could in principle be on the board at once.
 pub const MAX_BOARD_TILES: usize = 48;
@@ -79,7 +79,8 @@ impl Default for Board {
 impl Board {
     /// Puts `tile` on top of node `n` (R6.1).
     #[inline]
-    pub fn push(&mut self, n: usize, tile: Tile) {
+    pub fn push(&mut self, n: NodeIndex, tile: Tile) {
+        let n = n.usize();
         debug_assert!(
             (self.total as usize) < MAX_BOARD_TILES,
             "more than 48 tiles on the board"
@@ -100,7 +101,8 @@ impl Board {
 
     /// Takes the top tile off node `n`; the tile below (if any) becomes the top tile.
     #[inline]
-    pub fn pop(&mut self, n: usize) -> Tile {
+    pub fn pop(&mut self, n: NodeIndex) -> Tile {
+        let n = n.usize();
         debug_assert!(self.height[n] > 0, "pop from an empty node");
         let h = self.height[n];
         let tile = Tile::from_bits(self.top[n]);
@@ -176,22 +178,24 @@ impl Board {
 
     /// The visible tile of node `n`.
     #[inline]
-    pub fn top(&self, n: usize) -> Option<Tile> {
+    pub fn top(&self, n: NodeIndex) -> Option<Tile> {
+        let n = n.usize();
         (self.height[n] > 0).then(|| Tile::from_bits(self.top[n]))
     }
 
     /// How many tiles are stacked on node `n` (R5.8); 0 when it is empty.
     #[inline]
-    pub fn height(&self, n: usize) -> usize {
-        self.height[n] as usize
+    pub fn height(&self, n: NodeIndex) -> usize {
+        self.height[n.usize()] as usize
     }
 
     /// The stack of node `n`, bottom to top.
-    pub fn stack(&self, n: usize) -> impl Iterator<Item = Tile> + '_ {
-        let (s, h) = (self.start[n] as usize, self.height[n] as usize);
+    pub fn stack(&self, n: NodeIndex) -> impl Iterator<Item = Tile> + '_ {
+        let i = n.usize();
+        let (s, h) = (self.start[i] as usize, self.height[i] as usize);
         self.buried[s..s + h.saturating_sub(1)]
             .iter()
-            .chain(self.top(n).map(|_| &self.top[n]))
+            .chain(self.top(n).map(|_| &self.top[i]))
             .map(|&b| Tile::from_bits(b))
     }
 
@@ -233,7 +237,10 @@ impl std::fmt::Debug for Board {
             if self.height[n] > 0 {
                 m.entry(
                     &n,
-                    &self.stack(n).map(|t| t.to_string()).collect::<Vec<_>>(),
+                    &self
+                        .stack(NodeIndex::new(n))
+                        .map(|t| t.to_string())
+                        .collect::<Vec<_>>(),
                 );
             }
         }
@@ -251,18 +258,18 @@ mod tests {
         let bj = Tile::new(Colour::Blue, Troop::Jumbo);
         let rr = Tile::new(Colour::Red, Troop::Roxy);
         let bk = Tile::new(Colour::Blue, Troop::Kwak);
-        b.push(3, bj);
-        b.push(1, rr);
-        b.push(3, rr);
-        b.push(5, bk);
-        assert_eq!(b.stack(3).collect::<Vec<_>>(), vec![bj, rr]);
-        assert_eq!(b.top(1), Some(rr));
+        b.push(NodeIndex::new(3), bj);
+        b.push(NodeIndex::new(1), rr);
+        b.push(NodeIndex::new(3), rr);
+        b.push(NodeIndex::new(5), bk);
+        assert_eq!(b.stack(NodeIndex::new(3)).collect::<Vec<_>>(), vec![bj, rr]);
+        assert_eq!(b.top(NodeIndex::new(1)), Some(rr));
         assert_eq!(b.occupied(Colour::Red), (1 << 1) | (1 << 3));
         assert_eq!(b.occupied(Colour::Blue), 1 << 5);
-        assert_eq!(b.pop(3), rr);
-        assert_eq!(b.top(3), Some(bj));
+        assert_eq!(b.pop(NodeIndex::new(3)), rr);
+        assert_eq!(b.top(NodeIndex::new(3)), Some(bj));
         assert_eq!(b.tops(Colour::Blue, Troop::Jumbo), 1 << 3);
-        assert_eq!(b.stack(5).collect::<Vec<_>>(), vec![bk]);
+        assert_eq!(b.stack(NodeIndex::new(5)).collect::<Vec<_>>(), vec![bk]);
         assert_eq!(b.tile_count(), 3);
     }
 
@@ -274,14 +281,20 @@ mod tests {
             .flat_map(|&t| Colour::BOTH.map(|c| Tile::new(c, t)))
             .collect();
         // Three stacks of different heights, pushed in an interleaved order.
-        let nodes = [4, 0, 4, 31, 4, 0, 4, 31, 9];
+        let nodes = [4, 0, 4, 31, 4, 0, 4, 31, 9].map(NodeIndex::new);
         for (&n, &t) in nodes.iter().zip(&tiles) {
             b.push(n, t);
         }
         let expected = [tiles[0], tiles[2], tiles[4], tiles[6]];
-        assert_eq!(b.stack(4).collect::<Vec<_>>(), expected);
-        assert_eq!(b.stack(31).collect::<Vec<_>>(), vec![tiles[3], tiles[7]]);
-        assert_eq!(b.stack(9).collect::<Vec<_>>(), vec![tiles[8]]);
+        assert_eq!(b.stack(NodeIndex::new(4)).collect::<Vec<_>>(), expected);
+        assert_eq!(
+            b.stack(NodeIndex::new(31)).collect::<Vec<_>>(),
+            vec![tiles[3], tiles[7]]
+        );
+        assert_eq!(
+            b.stack(NodeIndex::new(9)).collect::<Vec<_>>(),
+            vec![tiles[8]]
+        );
         for (&n, &t) in nodes.iter().zip(&tiles).rev() {
             assert_eq!(b.pop(n), t);
         }

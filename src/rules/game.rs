@@ -240,8 +240,8 @@ impl Game {
 
     /// The special-base effect queued after a placement on node `n` (R6.4), if any: none in
     /// the beginner game (R13.1).
-    pub fn queued_effect(&self, n: usize) -> Option<SpecialEffect> {
-        self.queued.get(n).copied().flatten()
+    pub fn queued_effect(&self, n: NodeIndex) -> Option<SpecialEffect> {
+        self.queued.get(n.usize()).copied().flatten()
     }
 
     /// Nodes whose placements queue `effect` in this variant.
@@ -252,8 +252,8 @@ impl Game {
     }
 
     /// Whether a tile placed on node `n` applies no troop effect (R9.7).
-    pub(crate) fn cancels_troop_effects(&self, n: usize) -> bool {
-        self.no_troop_effect & (1 << n) != 0
+    pub(crate) fn cancels_troop_effects(&self, n: NodeIndex) -> bool {
+        self.no_troop_effect & n.bit() != 0
     }
 
     /// Troops (bit per troop) that may be placed on node `n` in this game (R5.4): every troop
@@ -633,7 +633,7 @@ impl Game {
                     remaining: s.draw_count(p, 2),
                 });
             }
-            (_, Decision::Place { troop, node }) => self.place(s, troop, node.usize()),
+            (_, Decision::Place { troop, node }) => self.place(s, troop, node),
             (
                 Phase::TroopEffect {
                     troop: Troop::Skully,
@@ -651,9 +651,9 @@ impl Game {
                 s.phase = Phase::Chance(Chance::RackDiscard)
             } // R7.6
             (_, Decision::Use) => s.phase = Phase::Chance(Chance::Freeze),                 // R9.8
-            (_, Decision::Discard { node }) => self.jumbo_discard(s, node.usize()),
-            (_, Decision::Return { node }) => self.castle_return(s, node.usize()),
-            (_, Decision::Move { from, to }) => self.volcanic_move(s, from.usize(), to.usize()),
+            (_, Decision::Discard { node }) => self.jumbo_discard(s, node),
+            (_, Decision::Return { node }) => self.castle_return(s, node),
+            (_, Decision::Move { from, to }) => self.volcanic_move(s, from, to),
             (_, Decision::Recover { troop }) => self.cemetery_recover(s, troop),
             (_, Decision::Chance(t)) => self.resolve_chance(s, t),
         }
@@ -662,27 +662,24 @@ impl Game {
     /// R6.1–R6.5: put the tile down, check regions or HQ capture, queue the special base, then
     /// offer the troop effect.
     #[inline(always)]
-    pub(crate) fn place(&self, s: &mut State, troop: Troop, n: usize) {
+    pub(crate) fn place(&self, s: &mut State, troop: Troop, n: NodeIndex) {
         let p = s.active;
         s.rack[p].remove(troop);
         s.rack_len[p] -= 1;
         forget_public(&mut s.public_rack[p], troop);
         s.board.push(n, Tile::new(p, troop)); // R6.1
-        if self.bases & (1 << n) == 0 {
+        if self.bases & n.bit() == 0 {
             // R6.3, R10.1: a tile on an enemy HQ wins at once.
             return self.finish(s, p, WinType::Hq);
         }
         if self.region_check(s, n) {
             return; // R6.2
         }
-        if self.queued_nodes & (1 << n) != 0 {
-            s.queue.push(n as u8, (s.board.height(n) - 1) as u8); // R6.4
+        if self.queued_nodes & n.bit() != 0 {
+            s.queue.push(n, (s.board.height(n) - 1) as u8); // R6.4
         }
-        if self.no_troop_effect & (1 << n) == 0 && self.troop_effect_available(s, troop, n) {
-            s.phase = Phase::TroopEffect {
-                troop,
-                node: n as u8,
-            }; // R6.5
+        if self.no_troop_effect & n.bit() == 0 && self.troop_effect_available(s, troop, n) {
+            s.phase = Phase::TroopEffect { troop, node: n }; // R6.5
         } else {
             self.advance(s);
         }
@@ -691,7 +688,7 @@ impl Game {
     /// Whether the troop effect of §7 has anything to offer; effects with no possible outcome
     /// are skipped rather than offered as a lone `decline`.
     #[inline]
-    pub(crate) fn troop_effect_available(&self, s: &State, troop: Troop, n: usize) -> bool {
+    pub(crate) fn troop_effect_available(&self, s: &State, troop: Troop, n: NodeIndex) -> bool {
         let p = s.active;
         if troop == Troop::Capn {
             return self.has_placement(s, p); // R7.3
@@ -699,7 +696,7 @@ impl Game {
         // The cheap tests of the other troops all at once, then the bit of `troop`: the placed
         // troop is random, and a jump on it would often be mispredicted.
         let draw = (s.draw_count(p, 1) > 0) as u8; // R7.2, R7.7
-        let jumbo = (self.jumbo_targets(s, n as u8) != 0) as u8; // R7.4
+        let jumbo = (self.jumbo_targets(s, n) != 0) as u8; // R7.4
         let xb42 = (s.rack_len(p.opponent()) > 0) as u8; // R7.6
         let available = draw << Troop::Skully.index()
             | draw << Troop::Star.index()
@@ -710,11 +707,11 @@ impl Game {
 
     /// R7.4: enemy top tiles on bases adjacent to Jumbo's base.
     #[inline]
-    pub(crate) fn jumbo_targets(&self, s: &State, jumbo: u8) -> NodeMask {
-        self.terrain.neighbours[jumbo as usize] & s.board.occupied(s.active.opponent()) & self.bases
+    pub(crate) fn jumbo_targets(&self, s: &State, jumbo: NodeIndex) -> NodeMask {
+        self.terrain.neighbours[jumbo.usize()] & s.board.occupied(s.active.opponent()) & self.bases
     }
 
-    fn jumbo_discard(&self, s: &mut State, n: usize) {
+    fn jumbo_discard(&self, s: &mut State, n: NodeIndex) {
         let tile = s.board.pop(n);
         s.discard[tile.colour()].add(tile.troop());
         if !self.region_check(s, n) {
@@ -735,7 +732,7 @@ impl Game {
     /// the others. Returns whether one was offered.
     fn offer_queued_special(&self, s: &mut State) -> bool {
         while let Some(node) = s.queue.pop_next() {
-            let effect = self.queued[node as usize].expect("only queued-effect nodes are queued");
+            let effect = self.queued[node.usize()].expect("only queued-effect nodes are queued");
             if self.special_effect_available(s, effect, node) {
                 s.phase = Phase::SpecialEffect { effect, node };
                 return true;
@@ -748,7 +745,7 @@ impl Game {
         &self,
         s: &State,
         effect: SpecialEffect,
-        node: u8,
+        node: NodeIndex,
     ) -> bool {
         let p = s.active;
         match effect {
@@ -768,21 +765,21 @@ impl Game {
 
     /// R9.1: own top tiles on bases other than the triggering one, if the rack has room.
     #[inline]
-    pub(crate) fn return_targets(&self, s: &State, special: u8) -> NodeMask {
+    pub(crate) fn return_targets(&self, s: &State, special: NodeIndex) -> NodeMask {
         if s.rack_len(s.active) >= RACK_LIMIT {
             return 0;
         }
-        s.board.occupied(s.active) & self.bases & !(1 << special)
+        s.board.occupied(s.active) & self.bases & !special.bit()
     }
 
-    fn castle_return(&self, s: &mut State, n: usize) {
+    fn castle_return(&self, s: &mut State, n: NodeIndex) {
         let level = (s.board.height(n) - 1) as u8;
         let tile = s.board.pop(n);
         let p = s.active;
         s.rack[p].add(tile.troop());
         s.rack_len[p] += 1;
         s.public_rack[p].add(tile.troop()); // R11.1: the tile was face up
-        s.queue.cancel(n as u8, level); // R6.6: a returned tile's queued effect is dropped
+        s.queue.cancel(n, level); // R6.6: a returned tile's queued effect is dropped
         if !self.region_check(s, n) {
             self.advance(s);
         }
@@ -790,8 +787,8 @@ impl Game {
 
     /// R9.4: enemy top tiles adjacent to the Jungle base that have somewhere to go.
     #[inline]
-    fn move_sources(&self, s: &State, special: u8) -> NodeMask {
-        let enemy_tops = self.terrain.neighbours[special as usize]
+    fn move_sources(&self, s: &State, special: NodeIndex) -> NodeMask {
+        let enemy_tops = self.terrain.neighbours[special.usize()]
             & s.board.occupied(s.active.opponent())
             & self.bases;
         bits(enemy_tops)
@@ -799,7 +796,7 @@ impl Game {
             .fold(0, |m, n| m | 1 << n)
     }
 
-    fn volcanic_move(&self, s: &mut State, from: usize, to: usize) {
+    fn volcanic_move(&self, s: &mut State, from: NodeIndex, to: NodeIndex) {
         let tile = s.board.pop(from);
         s.board.push(to, tile);
         // R9.4, A7: destination first, then origin; the first to reach the objective wins.
@@ -868,14 +865,14 @@ impl Game {
     /// the owner of `n`'s top tile gives that player its medals; R8.5: the objective ends the
     /// game. Only regions containing `n` are looked at. Returns whether the game ended.
     #[inline]
-    fn region_check(&self, s: &mut State, n: usize) -> bool {
+    fn region_check(&self, s: &mut State, n: NodeIndex) -> bool {
         let Some(top) = s.board.top(n) else {
             return false;
         };
         let owner = top.colour();
         let occupied = s.board.occupied(owner);
         let mut gained = 0u8;
-        for r in bits(self.node_regions[n] & !s.regions_taken) {
+        for r in bits(self.node_regions[n.usize()] & !s.regions_taken) {
             let r = r & (MAX_REGIONS - 1); // a region index: lets the compiler drop bounds checks
             if self.region_bases[r] & !occupied == 0 {
                 s.regions_taken |= 1 << r;
@@ -933,7 +930,7 @@ impl Game {
     /// The pending step in words, e.g. "blue chooses the action".
     pub fn describe_phase(&self, s: &State) -> String {
         let p = s.active;
-        let id = |n: u8| self.terrain.id_of(NodeIndex::new(n as usize));
+        let id = |n: NodeIndex| self.terrain.id_of(n);
         match s.phase {
             Phase::Action => format!("{p} chooses the action (turn {})", s.turn),
             Phase::TroopEffect { troop, node } => format!(

@@ -12,7 +12,7 @@ use super::decision::{Decision, DecisionList};
 use super::game::{Game, Variant};
 use super::state::{Chance, Phase, State, WinType};
 use super::tile::{Colour, Tile, Troop, COPIES_PER_TROOP, RACK_LIMIT, REMOVED_PER_COLOUR};
-use crate::terrain::{bits, NodeIndex, NodeMask, SpecialEffect, Terrain, MAX_NODES};
+use crate::terrain::{bits, nodes, NodeId, NodeIndex, NodeMask, SpecialEffect, Terrain, MAX_NODES};
 use std::fmt;
 
 /// Which invariant a state breaks.
@@ -80,7 +80,7 @@ pub struct InvariantViolation {
     /// The troop type concerned, if one is.
     pub troop: Option<Troop>,
     /// The node's id on the terrain (a node index beyond the terrain is named in `detail`).
-    pub node: Option<u8>,
+    pub node: Option<NodeId>,
     /// What was found, in words.
     pub detail: String,
 }
@@ -125,7 +125,7 @@ impl InvariantViolation {
         self.troop = Some(t);
         self
     }
-    fn node(mut self, id: u8) -> Self {
+    fn node(mut self, id: NodeId) -> Self {
         self.node = Some(id);
         self
     }
@@ -168,7 +168,7 @@ pub fn check_tiles(s: &State) -> Checked {
 pub fn check_tiles_removing(s: &State, removed: u8) -> Checked {
     // The board's tiles by colour and troop, in one pass over every stack.
     let mut board = [[0usize; 8]; 2];
-    for n in 0..MAX_NODES {
+    for n in (0..MAX_NODES).map(NodeIndex::new) {
         for tile in s.board().stack(n) {
             board[tile.colour().index()][tile.troop().index()] += 1;
         }
@@ -252,21 +252,21 @@ pub fn check_tiles_removing(s: &State, removed: u8) -> Checked {
 }
 
 /// The node id of index `n`, or `#n` beyond the terrain.
-fn node_name(t: &Terrain, n: usize) -> String {
-    match t.nodes.get(n) {
+fn node_name(t: &Terrain, n: NodeIndex) -> String {
+    match t.nodes.get(n.usize()) {
         Some(node) => node.id.to_string(),
-        None => format!("#{n}"),
+        None => format!("#{}", n.get()),
     }
 }
 
 fn check_stacks(t: &Terrain, s: &State) -> Checked {
     let b = s.board();
     let mut heights = 0;
-    for n in 0..MAX_NODES {
+    for n in (0..MAX_NODES).map(NodeIndex::new) {
         let broken = |detail: String| {
             let v = InvariantViolation::new(Invariant::Stacks, detail);
-            match t.nodes.get(n) {
-                Some(node) => v.node(node.id.get()),
+            match t.nodes.get(n.usize()) {
+                Some(node) => v.node(node.id),
                 None => v,
             }
         };
@@ -285,8 +285,11 @@ fn check_stacks(t: &Terrain, s: &State) -> Checked {
                 node_name(t, n)
             ))
         })?;
-        ensure(n < t.node_count() || b.height(n) == 0, || {
-            broken(format!("tiles on node index {n}, beyond the terrain"))
+        ensure(n.usize() < t.node_count() || b.height(n) == 0, || {
+            broken(format!(
+                "tiles on node index {}, beyond the terrain",
+                n.get()
+            ))
         })?;
     }
     ensure(heights == b.tile_count(), || {
@@ -302,8 +305,8 @@ fn check_stacks(t: &Terrain, s: &State) -> Checked {
 
 fn check_top_tiles(t: &Terrain, s: &State) -> Checked {
     let b = s.board();
-    for n in 0..MAX_NODES {
-        let bit: NodeMask = 1 << n;
+    for n in (0..MAX_NODES).map(NodeIndex::new) {
+        let bit: NodeMask = n.bit();
         for c in Colour::BOTH {
             let top = b.top(n).filter(|x| x.colour() == c);
             let broken = |troop: Option<Troop>, what: &str| {
@@ -315,8 +318,8 @@ fn check_top_tiles(t: &Terrain, s: &State) -> Checked {
                 if let Some(troop) = troop {
                     v = v.troop(troop);
                 }
-                match t.nodes.get(n) {
-                    Some(node) => v.node(node.id.get()),
+                match t.nodes.get(n.usize()) {
+                    Some(node) => v.node(node.id),
                     None => v,
                 }
             };
@@ -345,11 +348,11 @@ fn check_top_tiles(t: &Terrain, s: &State) -> Checked {
 fn check_headquarters(t: &Terrain, s: &State) -> Checked {
     let b = s.board();
     for c in Colour::BOTH {
-        for hq in bits(t.hqs[c.index()]) {
+        for hq in nodes(t.hqs[c.index()]) {
             let broken = |detail: String| {
                 InvariantViolation::new(Invariant::Headquarters, detail)
                     .colour(c)
-                    .node(t.id_of(NodeIndex::new(hq)).get())
+                    .node(t.id_of(hq))
             };
             ensure(b.height(hq) <= 1, || {
                 broken(format!("a stack of {} tiles on {c}'s HQ", b.height(hq)))
@@ -498,7 +501,7 @@ fn check_phase(game: &Game, s: &State) -> Checked {
         },
     )?;
     if let Some(o) = s.outcome() {
-        let on_hq = bits(t.hqs[o.winner.opponent().index()]).any(|n| s.board().top(n).is_some());
+        let on_hq = nodes(t.hqs[o.winner.opponent().index()]).any(|n| s.board().top(n).is_some());
         ensure(on_hq == (o.win == WinType::Hq), || {
             broken(format!(
                 "{} won by {}, yet {} tile stands on {}'s HQ",
@@ -537,22 +540,17 @@ fn check_pending_step(game: &Game, s: &State) -> Checked {
     let beginner = game.variant() == Variant::Beginner;
     let broken = |detail: String| InvariantViolation::new(Invariant::Phase, detail).colour(p);
     match s.phase() {
-        Phase::TroopEffect { troop, node } => {
-            let n = node as usize;
-            ensure(n < t.node_count(), || {
-                broken(format!("troop effect on node index {n}"))
+        Phase::TroopEffect { troop, node: n } => {
+            ensure(n.usize() < t.node_count(), || {
+                broken(format!("troop effect on node index {}", n.get()))
             })?;
-            let broken = |detail: String| {
-                broken(detail)
-                    .troop(troop)
-                    .node(t.id_of(NodeIndex::new(n)).get())
-            };
+            let broken = |detail: String| broken(detail).troop(troop).node(t.id_of(n));
             // R6.5: the effect belongs to the tile just placed, still on top, and is offered
             // only with something to offer; R9.7: never on a no-effect base.
             ensure(s.board().top(n) == Some(Tile::new(p, troop)), || {
                 broken("the effect's tile is not on top of its node".into())
             })?;
-            let suppressed = t.effect_at(NodeIndex::new(n)) == Some(SpecialEffect::NoTroopEffect);
+            let suppressed = t.effect_at(n) == Some(SpecialEffect::NoTroopEffect);
             ensure(beginner || !suppressed, || {
                 broken("troop effect on a no-effect base (R9.7)".into())
             })?;
@@ -561,15 +559,14 @@ fn check_pending_step(game: &Game, s: &State) -> Checked {
             })
         }
         Phase::SpecialEffect { effect, node } => {
-            let n = node as usize;
-            ensure(n < t.node_count(), || {
-                broken(format!("special effect on node index {n}"))
+            ensure(node.usize() < t.node_count(), || {
+                broken(format!("special effect on node index {}", node.get()))
             })?;
-            let broken = |detail: String| broken(detail).node(t.id_of(NodeIndex::new(n)).get());
+            let broken = |detail: String| broken(detail).node(t.id_of(node));
             ensure(!beginner, || {
                 broken("special effect in the beginner game (R13.1)".into())
             })?;
-            ensure(t.effect_at(NodeIndex::new(n)) == Some(effect), || {
+            ensure(t.effect_at(node) == Some(effect), || {
                 broken(format!("{} is not this base's effect", effect.key()))
             })?;
             ensure(game.special_effect_available(s, effect, node), || {
@@ -608,30 +605,28 @@ fn check_pending_step(game: &Game, s: &State) -> Checked {
 /// the recorded level, a tile of the player whose turn it is.
 fn check_queue(game: &Game, s: &State) -> Checked {
     let t = game.terrain();
-    for (node, level) in s.pending_specials() {
-        let n = node as usize;
+    for (n, level) in s.pending_specials() {
         let broken =
             |detail: String| InvariantViolation::new(Invariant::Phase, detail).colour(s.active());
-        ensure(n < t.node_count(), || {
-            broken(format!("special base index {n} queued"))
+        ensure(n.usize() < t.node_count(), || {
+            broken(format!("special base index {} queued", n.get()))
         })?;
-        let queued = game.variant() == Variant::Normal
-            && t.effect_at(NodeIndex::new(n))
-                .is_some_and(|e| e.is_queued());
+        let queued =
+            game.variant() == Variant::Normal && t.effect_at(n).is_some_and(|e| e.is_queued());
         ensure(queued, || {
             broken(format!(
                 "node {} queued without a queued effect",
-                t.id_of(NodeIndex::new(n)).get()
+                t.id_of(n)
             ))
-            .node(t.id_of(NodeIndex::new(n)).get())
+            .node(t.id_of(n))
         })?;
         let tile = s.board().stack(n).nth(level as usize);
         ensure(tile.is_some_and(|x| x.colour() == s.active()), || {
             broken(format!(
                 "the queued tile at level {level} of {} is not the active player's",
-                t.id_of(NodeIndex::new(n)).get()
+                t.id_of(n)
             ))
-            .node(t.id_of(NodeIndex::new(n)).get())
+            .node(t.id_of(n))
         })?;
     }
     Ok(())
@@ -704,7 +699,7 @@ mod tests {
     #[test]
     fn a_tile_added_to_the_board_breaks_tile_conservation_for_its_colour_and_troop() {
         let (game, mut s) = midgame();
-        let n = bits(game.terrain().bases & !s.board().nonempty())
+        let n = nodes(game.terrain().bases & !s.board().nonempty())
             .next()
             .unwrap();
         s.board.push(n, Tile::new(Colour::Red, Troop::Roxy));
@@ -739,7 +734,7 @@ mod tests {
         let region = &game.terrain().regions[0];
         // Blue's tiles moved from the reserve onto every base of the region, without the
         // region check a placement makes.
-        for n in bits(region.bases) {
+        for n in nodes(region.bases) {
             let troop = Troop::ALL
                 .into_iter()
                 .find(|&t| s.reserve(Colour::Blue).get(t) > 0)

@@ -103,7 +103,7 @@ fn playout_loop<R: Rng>(game: &Game, s: &mut State, rng: &mut R, max_turns: u16)
                 let chain = &mut chains[s.active().index()];
                 if let Some(step) = PlacementStep::of(game, s, chain) {
                     match step.nth(below(rng, step.len() as u32) as usize) {
-                        Decision::Place { troop, node } => game.place(s, troop, node.usize()),
+                        Decision::Place { troop, node } => game.place(s, troop, node),
                         // Only the action step offers DRAW first. Its chance events are
                         // resolved here, from the random numbers their phases would take.
                         Decision::Draw => game.draw_action(s, |reserve| {

@@ -12,16 +12,40 @@
 use super::game::Game;
 use super::state::{Chance, Outcome, Phase, State, WinType};
 use super::tile::{Colour, Tile, Troop, TroopCounts, COPIES_PER_TROOP, RACK_LIMIT};
-use crate::terrain::{bits, NodeIndex, RegionMask, SpecialEffect};
+use crate::terrain::{bits, NodeId, NodeIndex, RegionMask, SpecialEffect, MAX_NODES};
 use crate::vocabulary::ByColour;
 use std::collections::BTreeMap;
 
 /// Everything a state holds, as plain data. Sizes (rack, reserve and frozen counts) are not
 /// given: they are the sizes of the multisets.
+///
+/// Nodes are dense indices ([`NodeIndex`]), never bare numbers or the node ids people read:
+/// ```
+/// # use toybattle::rules::{Colour, Setup, Tile, Troop};
+/// # use toybattle::terrain::NodeIndex;
+/// # fn put(setup: &mut Setup) {
+/// setup.stacks.insert(NodeIndex::new(3), vec![Tile::new(Colour::Blue, Troop::Kwak)]);
+/// # }
+/// ```
+/// A bare number is refused at compile time:
+/// ```compile_fail
+/// # use toybattle::rules::{Colour, Setup, Tile, Troop};
+/// # fn put(setup: &mut Setup) {
+/// setup.stacks.insert(3u8, vec![Tile::new(Colour::Blue, Troop::Kwak)]);
+/// # }
+/// ```
+/// and so is a node id, which names a node only through its terrain ([`crate::terrain::Terrain::index_of`]):
+/// ```compile_fail
+/// # use toybattle::rules::{Colour, Setup, Tile, Troop};
+/// # use toybattle::terrain::NodeId;
+/// # fn put(setup: &mut Setup) {
+/// setup.stacks.insert(NodeId(13), vec![Tile::new(Colour::Blue, Troop::Kwak)]);
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Setup {
-    /// Node index → its tiles, bottom to top.
-    pub stacks: BTreeMap<u8, Vec<Tile>>,
+    /// Each node's tiles, bottom to top; nodes left out are empty.
+    pub stacks: BTreeMap<NodeIndex, Vec<Tile>>,
     /// Each colour's rack, frozen tiles included; at most eight tiles (R4.4).
     pub racks: ByColour<TroopCounts>,
     /// Rack tiles frozen by Battlefield (R9.8); each must be on the rack.
@@ -50,7 +74,7 @@ pub struct Setup {
     pub outcome: Option<Outcome>,
     /// Special-base placements of this turn whose effect is still to come, in resolution order:
     /// (node index, stack level of the tile placed there, 0 = bottom).
-    pub queued: Vec<(u8, u8)>,
+    pub queued: Vec<(NodeIndex, u8)>,
 }
 
 /// Why a setup cannot be a position of a game. Nodes and regions are named by their ids.
@@ -58,10 +82,10 @@ pub struct Setup {
 pub enum SetupError {
     /// A node index (a key of `stacks`, a phase's or a queue entry's node) beyond the terrain's
     /// nodes.
-    #[error("node index {index} is not on {terrain} (it has {count} nodes)")]
+    #[error("node index {} is not on {terrain} (it has {count} nodes)", .index.get())]
     UnknownNode {
         /// The dense node index given.
-        index: u8,
+        index: NodeIndex,
         /// The terrain's name.
         terrain: String,
         /// How many nodes the terrain has.
@@ -79,7 +103,7 @@ pub enum SetupError {
     #[error("node {node} is an HQ; a tile stands on an HQ only once it has captured it and ended the game (R10.1)")]
     TileOnHq {
         /// The HQ's node id.
-        node: u8,
+        node: NodeId,
     },
     /// A win by HQ capture with no tile of the winner on an HQ of the loser.
     #[error("{winner} won by HQ capture, but no {winner} tile stands on a {loser} HQ")]
@@ -113,7 +137,7 @@ pub enum SetupError {
     #[error("node {node}: {upper} rests on {lower}, which it may not cover, and no effect on this terrain moves tiles (R5.2, R5.3)")]
     CoversStronger {
         /// The base's node id.
-        node: u8,
+        node: NodeId,
         /// The tile on top.
         upper: Tile,
         /// The enemy tile directly under it.
@@ -225,7 +249,7 @@ pub enum SetupError {
     #[error("troop effect: the top tile of node {node} is not {colour}'s {troop}")]
     TroopEffectNotOnTop {
         /// The node id of the phase.
-        node: u8,
+        node: NodeId,
         /// The player to move.
         colour: Colour,
         /// The troop of the phase.
@@ -235,13 +259,13 @@ pub enum SetupError {
     #[error("troop effect: node {node} is a special base where troops have no effect (R9.7)")]
     TroopEffectCancelled {
         /// The special base's node id.
-        node: u8,
+        node: NodeId,
     },
     /// A troop-effect phase for a troop that has no effect or nothing to act on there.
     #[error("troop effect: {troop} on node {node} has no effect to offer here")]
     TroopEffectUnavailable {
         /// The node id of the phase.
-        node: u8,
+        node: NodeId,
         /// The troop of the phase.
         troop: Troop,
     },
@@ -249,7 +273,7 @@ pub enum SetupError {
     #[error("special effect: node {node} has no such special-base effect in the {variant} game")]
     NoSpecialEffect {
         /// The node id of the phase.
-        node: u8,
+        node: NodeId,
         /// Normal or beginner game.
         variant: super::Variant,
     },
@@ -257,7 +281,7 @@ pub enum SetupError {
     #[error("special effect: node {node} ({effect}) has no effect to offer here")]
     SpecialEffectUnavailable {
         /// The special base's node id.
-        node: u8,
+        node: NodeId,
         /// The effect, described for a person.
         effect: String,
     },
@@ -284,7 +308,7 @@ pub enum SetupError {
     #[error("queued special base {node}: {problem}")]
     Queued {
         /// The node id of the entry.
-        node: u8,
+        node: NodeId,
         /// What is wrong with it, for a person.
         problem: String,
     },
@@ -311,8 +335,8 @@ impl Game {
     }
 
     /// The node id of a dense index, for errors.
-    fn id(&self, n: usize) -> u8 {
-        self.terrain().id_of(NodeIndex::new(n)).get()
+    fn id(&self, n: NodeIndex) -> NodeId {
+        self.terrain().id_of(n)
     }
 
     fn check_turn(&self, setup: &Setup) -> Result<(), SetupError> {
@@ -343,16 +367,15 @@ impl Game {
         let t = self.terrain();
         let moves_tiles = self.queued_effect_nodes(SpecialEffect::MoveAdjacentEnemy) != 0;
         let mut on_board = ByColour::<TroopCounts>::default();
-        for (&index, tiles) in &setup.stacks {
-            let n = index as usize;
-            if n >= t.node_count() {
+        for (&n, tiles) in &setup.stacks {
+            if n.usize() >= t.node_count() {
                 return Err(SetupError::UnknownNode {
-                    index,
+                    index: n,
                     terrain: t.name.clone(),
                     count: t.node_count(),
                 });
             }
-            if t.bases & (1 << n) == 0 && !tiles.is_empty() {
+            if t.bases & n.bit() == 0 && !tiles.is_empty() {
                 self.check_hq_stack(setup, n, tiles)?;
             }
             for pair in tiles.windows(2) {
@@ -389,7 +412,12 @@ impl Game {
 
     /// A tile on HQ `n`: only the winner's single tile on the loser's HQ, once an HQ capture
     /// ended the game (R10.1).
-    fn check_hq_stack(&self, setup: &Setup, n: usize, tiles: &[Tile]) -> Result<(), SetupError> {
+    fn check_hq_stack(
+        &self,
+        setup: &Setup,
+        n: NodeIndex,
+        tiles: &[Tile],
+    ) -> Result<(), SetupError> {
         let captured = match setup.outcome {
             Some(Outcome {
                 winner,
@@ -397,7 +425,7 @@ impl Game {
             }) if setup.phase == Phase::Over => {
                 tiles.len() == 1
                     && tiles[0].colour() == winner
-                    && self.terrain().hqs[winner.opponent().index()] & (1 << n) != 0
+                    && self.terrain().hqs[winner.opponent().index()] & n.bit() != 0
             }
             _ => false,
         };
@@ -534,7 +562,7 @@ impl Game {
             Phase::TroopEffect { troop, node } => self.check_troop_effect(s, troop, node)?,
             Phase::SpecialEffect { effect, node } => {
                 let id = self.node_id_checked(node)?;
-                if self.queued_effect(node as usize) != Some(effect) {
+                if self.queued_effect(node) != Some(effect) {
                     return Err(SetupError::NoSpecialEffect {
                         node: id,
                         variant: self.variant(),
@@ -568,10 +596,10 @@ impl Game {
         self.set_queue(setup, s)
     }
 
-    fn node_id_checked(&self, node: u8) -> Result<u8, SetupError> {
+    fn node_id_checked(&self, node: NodeIndex) -> Result<NodeId, SetupError> {
         let t = self.terrain();
-        if (node as usize) < t.node_count() {
-            Ok(self.id(node as usize))
+        if node.usize() < t.node_count() {
+            Ok(self.id(node))
         } else {
             Err(SetupError::UnknownNode {
                 index: node,
@@ -581,9 +609,8 @@ impl Game {
         }
     }
 
-    fn check_troop_effect(&self, s: &State, troop: Troop, node: u8) -> Result<(), SetupError> {
-        let id = self.node_id_checked(node)?;
-        let n = node as usize;
+    fn check_troop_effect(&self, s: &State, troop: Troop, n: NodeIndex) -> Result<(), SetupError> {
+        let id = self.node_id_checked(n)?;
         let p = s.active;
         if s.board.top(n) != Some(Tile::new(p, troop)) {
             return Err(SetupError::TroopEffectNotOnTop {
@@ -633,7 +660,7 @@ impl Game {
         let Some(&(first, _)) = setup.queued.first() else {
             return Ok(());
         };
-        let err = |node: u8, problem: &str| SetupError::Queued {
+        let err = |node: NodeId, problem: &str| SetupError::Queued {
             node,
             problem: problem.to_string(),
         };
@@ -652,13 +679,13 @@ impl Game {
         }
         for &(node, level) in &setup.queued {
             let id = self.node_id_checked(node)?;
-            if self.queued_effect(node as usize).is_none() {
+            if self.queued_effect(node).is_none() {
                 return Err(SetupError::Queued {
                     node: id,
                     problem: format!("no special-base effect in the {} game", self.variant()),
                 });
             }
-            match s.board.stack(node as usize).nth(level as usize) {
+            match s.board.stack(node).nth(level as usize) {
                 Some(tile) if tile.colour() == setup.to_move => s.queue.push(node, level),
                 _ => {
                     return Err(SetupError::Queued {
@@ -679,9 +706,10 @@ impl State {
     /// The setup of this state; [`Game::state_from_setup`] gives the state back. Resolved and
     /// cancelled entries of the special-base queue are not part of it.
     pub fn to_setup(&self) -> Setup {
-        let stacks = (0..crate::terrain::MAX_NODES)
+        let stacks = (0..MAX_NODES)
+            .map(NodeIndex::new)
             .filter(|&n| self.board.height(n) > 0)
-            .map(|n| (n as u8, self.board.stack(n).collect()))
+            .map(|n| (n, self.board.stack(n).collect()))
             .collect();
         Setup {
             stacks,
@@ -730,8 +758,8 @@ fn check_census(s: &State, c: Colour) -> Result<(), SetupError> {
         let count = census.get(troop);
         if count > COPIES_PER_TROOP {
             let on_board = TroopCounts::from_troops(
-                (0..crate::terrain::MAX_NODES)
-                    .flat_map(|n| s.board.stack(n))
+                (0..MAX_NODES)
+                    .flat_map(|n| s.board.stack(NodeIndex::new(n)))
                     .filter(|t| t.colour() == c)
                     .map(|t| t.troop()),
             );
@@ -823,8 +851,8 @@ mod tests {
 
     use crate::terrain::NodeId;
 
-    fn index(game: &Game, id: u8) -> u8 {
-        game.terrain().index_of(NodeId(id)).unwrap().get()
+    fn index(game: &Game, id: u8) -> NodeIndex {
+        game.terrain().index_of(NodeId(id)).unwrap()
     }
 
     /// Takes one `troop` of `c` from wherever the setup keeps it off the board.
@@ -870,7 +898,8 @@ mod tests {
             (
                 "castle_field",
                 |_, s| {
-                    s.stacks.insert(40, vec![Tile::new(Blue, Troop::Kwak)]);
+                    s.stacks
+                        .insert(NodeIndex::raw(40), vec![Tile::new(Blue, Troop::Kwak)]);
                 },
                 "node index 40 is not on Castle Field",
             ),
@@ -997,11 +1026,11 @@ mod tests {
                     let n = bits(g.terrain().nodes_with(SpecialEffect::NoTroopEffect))
                         .next()
                         .unwrap();
-                    let id = g.terrain().id_of(NodeIndex::new(n)).get();
-                    put(g, s, id, Blue, Troop::Skully);
+                    let n = NodeIndex::new(n);
+                    put(g, s, g.terrain().id_of(n).get(), Blue, Troop::Skully);
                     s.phase = Phase::TroopEffect {
                         troop: Troop::Skully,
-                        node: n as u8,
+                        node: n,
                     };
                 },
                 "where troops have no effect",
@@ -1024,7 +1053,7 @@ mod tests {
                         .unwrap();
                     s.phase = Phase::SpecialEffect {
                         effect: SpecialEffect::ReturnOwnTroop,
-                        node: n as u8,
+                        node: NodeIndex::new(n),
                     };
                 },
                 "has no effect to offer here",

@@ -2,7 +2,7 @@
 
 use super::board::Board;
 use super::tile::{Colour, Troop, TroopCounts, RACK_LIMIT};
-use crate::terrain::{SpecialEffect, MAX_NODES};
+use crate::terrain::{NodeIndex, SpecialEffect, MAX_NODES};
 use crate::vocabulary::ByColour;
 use serde::{Deserialize, Serialize};
 
@@ -62,14 +62,14 @@ pub enum Phase {
         /// The troop placed.
         troop: Troop,
         /// Where it was placed.
-        node: u8,
+        node: NodeIndex,
     },
     /// The queued special base `node` offers its optional effect (R6.6, §9).
     SpecialEffect {
         /// The special base's effect (§9).
         effect: SpecialEffect,
         /// The special base.
-        node: u8,
+        node: NodeIndex,
     },
     /// A random event must be resolved.
     Chance(Chance),
@@ -84,7 +84,7 @@ pub enum Phase {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SpecialQueue {
     /// (node, stack level of the placed tile); level `CANCELLED` once dropped (R6.6, R9.1).
-    entries: [(u8, u8); 4],
+    entries: [(NodeIndex, u8); 4],
     len: u8,
     next: u8,
 }
@@ -93,7 +93,7 @@ const CANCELLED: u8 = u8::MAX;
 
 impl SpecialQueue {
     #[inline]
-    pub(crate) fn push(&mut self, node: u8, level: u8) {
+    pub(crate) fn push(&mut self, node: NodeIndex, level: u8) {
         debug_assert!(self.len < 4, "more than four placements in one turn");
         self.entries[self.len as usize] = (node, level);
         self.len += 1;
@@ -101,7 +101,7 @@ impl SpecialQueue {
 
     /// The next entry still to resolve, skipping cancelled ones.
     #[inline]
-    pub(crate) fn pop_next(&mut self) -> Option<u8> {
+    pub(crate) fn pop_next(&mut self) -> Option<NodeIndex> {
         while self.next < self.len {
             let (node, level) = self.entries[self.next as usize];
             self.next += 1;
@@ -121,7 +121,7 @@ impl SpecialQueue {
     /// Drops the pending entry of the tile at (node, level), if it is still to resolve: that tile
     /// has been returned to its rack (R6.6, R9.1).
     #[inline]
-    pub(crate) fn cancel(&mut self, node: u8, level: u8) {
+    pub(crate) fn cancel(&mut self, node: NodeIndex, level: u8) {
         for e in &mut self.entries[self.next as usize..self.len as usize] {
             if *e == (node, level) {
                 e.1 = CANCELLED;
@@ -136,7 +136,7 @@ impl SpecialQueue {
 
     /// Pending entries in resolution order, as (node index, stack level of the placed tile),
     /// for display and position files.
-    pub fn pending(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
+    pub fn pending(&self) -> impl Iterator<Item = (NodeIndex, u8)> + '_ {
         self.entries[self.next as usize..self.len as usize]
             .iter()
             .copied()
@@ -257,7 +257,7 @@ impl State {
     }
     /// This turn's special-base placements whose effect is still to come, in resolution order
     /// (R6.4, R6.6), as (node, stack level of the placed tile).
-    pub fn pending_specials(&self) -> impl Iterator<Item = (u8, u8)> + '_ {
+    pub fn pending_specials(&self) -> impl Iterator<Item = (NodeIndex, u8)> + '_ {
         self.queue.pending()
     }
 
@@ -301,7 +301,7 @@ impl State {
             .plus(&self.removed[c])
             .plus(&self.discard[c]);
         for n in 0..MAX_NODES {
-            for t in self.board.stack(n) {
+            for t in self.board.stack(NodeIndex::new(n)) {
                 if t.colour() == c {
                     total.add(t.troop());
                 }

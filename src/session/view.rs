@@ -231,7 +231,7 @@ impl HumanView {
             .map(|(i, n)| NodeView {
                 id: n.id.get(),
                 stack: board
-                    .stack(i)
+                    .stack(NodeIndex::new(i))
                     .map(|t| TileView {
                         colour: t.colour(),
                         troop: t.troop(),

@@ -79,8 +79,8 @@ impl NodeIndex {
         NodeIndex(i as u8)
     }
 
-    /// Index `n` as given, unchecked: a decision read from outside may name a node beyond the
-    /// terrain, which `Game::is_legal` refuses.
+    /// Index `n` as given, unchecked: a decision or a setup from outside may name a node
+    /// beyond the terrain, which `Game::is_legal` and `Game::state_from_setup` refuse.
     #[inline]
     pub const fn raw(n: u8) -> NodeIndex {
         NodeIndex(n)
@@ -252,19 +252,21 @@ pub struct Terrain {
     pub nodes: Vec<Node>,
     /// The regions, in file order.
     pub regions: Vec<Region>,
-    /// Adjacency: `neighbours[i]` is the set of nodes joined to node i by an edge.
-    pub neighbours: [NodeMask; MAX_NODES],
+    /// Adjacency: `neighbours[i]` is the set of nodes joined to node i by an edge. Outside the
+    /// crate: [`Terrain::neighbours`].
+    pub(crate) neighbours: [NodeMask; MAX_NODES],
     /// HQs of each colour (indexed by `Colour::index`).
     pub hqs: [NodeMask; 2],
     /// Every base (special bases included; HQs excluded).
     pub bases: NodeMask,
-    /// `node_regions[i]`: regions whose base list contains node i.
-    pub node_regions: [RegionMask; MAX_NODES],
+    /// `node_regions[i]`: regions whose base list contains node i. Outside the crate:
+    /// [`Terrain::node_regions`].
+    pub(crate) node_regions: [RegionMask; MAX_NODES],
     /// Nodes carrying each special effect, indexed like `SpecialEffect::ALL`.
     pub effect_nodes: [NodeMask; 7],
     /// `allowed_troops[i]`: bit t set when troop t may be placed on node i (R5.4); all bits when
-    /// unrestricted.
-    pub allowed_troops: [u8; MAX_NODES],
+    /// unrestricted. Outside the crate: [`Terrain::allowed_troops`].
+    pub(crate) allowed_troops: [u8; MAX_NODES],
 }
 
 impl Terrain {
@@ -284,7 +286,32 @@ impl Terrain {
     /// The id of the node at a dense index.
     #[inline]
     pub fn id_of(&self, index: NodeIndex) -> NodeId {
-        self.nodes[index.usize()].id
+        self.node(index).id
+    }
+
+    /// The node at a dense index.
+    #[inline]
+    pub fn node(&self, index: NodeIndex) -> &Node {
+        &self.nodes[index.usize()]
+    }
+
+    /// The nodes joined to node `index` by an edge.
+    #[inline]
+    pub fn neighbours(&self, index: NodeIndex) -> NodeMask {
+        self.neighbours[index.usize()]
+    }
+
+    /// The regions whose base list contains node `index` (none for an HQ).
+    #[inline]
+    pub fn node_regions(&self, index: NodeIndex) -> RegionMask {
+        self.node_regions[index.usize()]
+    }
+
+    /// The troops that may be placed on node `index` as printed on the terrain (R5.4), bit t
+    /// for troop t; every bit when the node is unrestricted.
+    #[inline]
+    pub fn allowed_troops(&self, index: NodeIndex) -> u8 {
+        self.allowed_troops[index.usize()]
     }
 
     /// Nodes carrying `effect`.
@@ -296,7 +323,7 @@ impl Terrain {
     /// The effect at a dense index, if any.
     #[inline]
     pub fn effect_at(&self, index: NodeIndex) -> Option<SpecialEffect> {
-        self.nodes[index.usize()].effect
+        self.node(index).effect
     }
 
     /// Union of the neighbours of every node in `m`.
@@ -330,6 +357,21 @@ mod tests {
                 let id = t.id_of(index);
                 assert_eq!(t.index_of(id), Some(index), "{} node {id}", t.key);
                 assert_eq!(t.nodes[i].id, id);
+                assert_eq!(t.node(index).id, id);
+                // The accessors read the tables at the same index: adjacency is symmetric and
+                // a node's regions are those listing it.
+                for j in nodes(t.neighbours(index)) {
+                    assert_ne!(t.neighbours(j) & index.bit(), 0, "{} {id}", t.key);
+                }
+                let listing = t.regions.iter().enumerate();
+                let regions = listing
+                    .filter(|(_, r)| r.bases & index.bit() != 0)
+                    .fold(0, |m, (k, _)| m | 1 << k);
+                assert_eq!(t.node_regions(index), regions, "{} {id}", t.key);
+                let printed = t.node(index).allowed.as_ref();
+                let allowed =
+                    printed.map_or(u8::MAX, |l| l.iter().fold(0, |m, x| m | 1 << x.index()));
+                assert_eq!(t.allowed_troops(index), allowed, "{} {id}", t.key);
             }
             // Ids ascend with the index, so masks list nodes in id order.
             let ids = t.ids(u32::MAX >> (32 - t.node_count()));

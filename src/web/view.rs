@@ -204,9 +204,10 @@ impl PositionView {
         let view = obs.view();
         let board = view.board();
         let stacks = (0..t.node_count())
+            .map(NodeIndex::new)
             .filter(|&n| board.height(n) > 0)
             .map(|n| StackView {
-                node: t.id_of(NodeIndex::new(n)).get(),
+                node: t.id_of(n).get(),
                 tiles: board
                     .stack(n)
                     .map(|tile| TileView {
@@ -227,14 +228,8 @@ impl PositionView {
         };
         let (phase_kind, effect_node) = match obs.phase() {
             Phase::Action => ("action", None),
-            Phase::TroopEffect { node, .. } => (
-                "troop_effect",
-                Some(t.id_of(NodeIndex::new(node as usize)).get()),
-            ),
-            Phase::SpecialEffect { node, .. } => (
-                "special_effect",
-                Some(t.id_of(NodeIndex::new(node as usize)).get()),
-            ),
+            Phase::TroopEffect { node, .. } => ("troop_effect", Some(t.id_of(node).get())),
+            Phase::SpecialEffect { node, .. } => ("special_effect", Some(t.id_of(node).get())),
             Phase::Chance(_) => ("chance", None),
             Phase::Over => ("over", None),
         };

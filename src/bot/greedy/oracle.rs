@@ -286,7 +286,7 @@ impl<'a> OldJudge<'a> {
     /// there (R5.4) and, over one of our tiles, able to cover it (R5.2, R5.3).
     fn fit(&self, s: &State, n: usize) -> u8 {
         let allowed = self.game.troops_allowed_on(n);
-        let coverable = match s.board().top(n) {
+        let coverable = match s.board().top(NodeIndex::new(n)) {
             Some(top) if top.colour() == self.me => Troop::ALL
                 .iter()
                 .filter(|t| t.covers(top.troop()))

@@ -48,9 +48,11 @@ fn a_restricted_effect_is_never_applied_and_the_base_plays_as_a_plain_one() {
             random_steps(&restricted, 40, |s, _| match s.phase() {
                 Phase::SpecialEffect { node: n, .. } => {
                     assert_ne!(
-                        n as usize, x,
+                        n.usize(),
+                        x,
                         "{}: restricted {} offered",
-                        terrain.key, node.id
+                        terrain.key,
+                        node.id
                     );
                     others_offered += 1;
                 }
@@ -193,7 +195,7 @@ fn lifting_a_restriction_restores_the_printed_tables() {
     let lifted = game("castle_field", Variant::Normal, &[15])
         .with_what_if(WhatIf::RETAIL)
         .unwrap();
-    let n = printed.terrain().index_of(NodeId(15)).unwrap().usize();
+    let n = printed.terrain().index_of(NodeId(15)).unwrap();
     assert!(lifted.queued_effect(n).is_some());
     assert_eq!(lifted.queued_effect(n), printed.queued_effect(n));
 }
