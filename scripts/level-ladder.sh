@@ -63,7 +63,8 @@ nice -n 19 ../../target/release/toybattle tournament \
     awk -F'|' '$3 ~ /\*\*all\*\*/ {
         for (i = 2; i <= 9; i++) gsub(/^ +| +$/, "", $i)
         gsub(/ladder-bots\//, "", $2); gsub(/\.toml/, "", $2)
-        printf "  %-22s %4s games  %-20s Elo %s\n", $2, $4, $8, $9
+        elo = ($9 ~ /^[-+]/) ? "Elo " $9 : $9
+        printf "  %-22s %4s games  %-20s %s\n", $2, $4, $8, elo
     }' ladder/summary.md
 } > ladder.md
 cat ladder.md
