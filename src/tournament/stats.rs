@@ -219,12 +219,23 @@ impl Pentanomial {
     /// [`elo_from_score`], which is monotone so the ends stay in order; a score
     /// end of 0 or 1 is an Elo end without bound (see [`elo_text`]).
     ///
+    /// When every pair was lost (or every pair won), the pairs say no more than
+    /// the games, and the pseudo-pairs would pull a few pairs' interval past 50%
+    /// ("lost all 4 games: Elo ≤ +124"). The interval is then the Wilson interval
+    /// of the `2 · pairs` games, the one every score column prints: from four
+    /// games on, its open end stays on the losing (or winning) side of an even
+    /// score (two games lost leave 0% [0, 65.8]).
+    ///
     /// With zero pairs: score 0.5 and elo 0, score interval `[0, 1]`, and Elo
     /// interval `[elo_from_score(0), elo_from_score(1)]` (about ±2400, finite
     /// so that it serialises to JSON as numbers).
     pub fn elo_estimate(&self) -> EloEstimate {
         let (score, score_lo, score_hi) = match self.moments() {
             None => (0.5, 0.0, 1.0),
+            Some((n, mean, _)) if mean <= 0.0 || mean >= 1.0 => {
+                let (lo, hi) = wilson_interval(2.0 * n * mean, 2.0 * n, Z95);
+                (mean, lo, hi)
+            }
             Some((n, mean, _)) => {
                 let w = EDGE_PSEUDO_PAIRS;
                 let n2 = n + 2.0 * w;
@@ -667,6 +678,36 @@ mod tests {
         .elo_estimate();
         let text = elo_text(&unbeaten, 8);
         assert!(text.ends_with(", +∞]") && !text.contains("all"), "{text}");
+    }
+
+    /// A result where every pair was lost (or won) has the Wilson interval of its games, the
+    /// one the score column prints: two pairs lost once printed "lost all 4 games: Elo ≤ +124"
+    /// beside a score of "0.0% [0.0, 49.0]".
+    #[test]
+    fn a_clean_sweep_bound_agrees_with_the_score_interval() {
+        for pairs in 1..=40u64 {
+            let lost = Pentanomial {
+                counts: [pairs, 0, 0, 0, 0],
+            }
+            .elo_estimate();
+            let (lo, hi) = wilson_interval(0.0, 2.0 * pairs as f64, Z95);
+            assert_eq!((lost.score, lost.score_lo, lost.score_hi), (0.0, lo, hi));
+            // Two games lost say little (Wilson: 0% [0, 65.8]); four say "below even".
+            assert_eq!(lost.hi < 0.0, pairs >= 2, "{pairs} pairs lost: {lost}");
+            let won = Pentanomial {
+                counts: [0, 0, 0, 0, pairs],
+            }
+            .elo_estimate();
+            let (lo, hi) = wilson_interval(2.0 * pairs as f64, 2.0 * pairs as f64, Z95);
+            assert_eq!((won.score, won.score_lo, won.score_hi), (1.0, lo, hi));
+            assert_eq!(won.lo > 0.0, pairs >= 2, "{pairs} pairs won: {won}");
+        }
+        let two_lost = Pentanomial {
+            counts: [2, 0, 0, 0, 0],
+        }
+        .elo_estimate();
+        assert_eq!(elo_text(&two_lost, 4), "lost all 4 games: Elo ≤ -7");
+        assert_eq!(format!("{:.1}", 100.0 * two_lost.score_hi), "49.0");
     }
 
     /// The printed estimate lies inside the printed interval for every small result, and the
