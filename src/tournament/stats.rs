@@ -65,7 +65,19 @@ pub fn wilson_interval(successes: f64, n: f64, z: f64) -> (f64, f64) {
     let denom = 1.0 + z2 / n;
     let center = (p + z2 / (2.0 * n)) / denom;
     let half = z.abs() / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    ((center - half).max(0.0), (center + half).min(1.0))
+    // At p = 0 (or 1) the end is exactly 0 (or 1) in theory; rounding can leave it a hair
+    // inside (3.5e-18 for 0 of 64), above the rate itself.
+    let lo = if p <= 0.0 {
+        0.0
+    } else {
+        (center - half).max(0.0)
+    };
+    let hi = if p >= 1.0 {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
+    (lo, hi)
 }
 
 /// Two-sided exact sign test: the probability, if each of the `x + y` discordant games were
@@ -266,7 +278,7 @@ impl Pentanomial {
 /// An Elo estimate for people, rounded to whole Elo (so that the printed estimate is always
 /// inside the printed interval): "+35 [-12, +80]"; an end of the score interval at 0% or 100%
 /// has no Elo bound and prints "-∞" or "+∞"; a score of 100% (or 0%) has no finite estimate
-/// and prints "won all 8 games: Elo ≥ +128" (or "lost all 8 games: Elo ≤ -128").
+/// and prints "won all 8 games: Elo ≥ +127" (or "lost all 8 games: Elo ≤ -127").
 pub fn elo_text(e: &EloEstimate, games: u64) -> String {
     let bound = |s: f64| match s {
         s if s >= 1.0 => "+∞".to_string(),
@@ -578,6 +590,8 @@ mod tests {
         let (lo, hi0) = wilson_interval(0.0, 10.0, Z95);
         assert!(close(lo, 0.0, 1e-12) && hi0 < 0.5);
         let (lo1, hi) = wilson_interval(10.0, 10.0, Z95);
+        assert_eq!(wilson_interval(0.0, 64.0, Z95).0, 0.0, "was 3.5e-18");
+        assert_eq!(wilson_interval(64.0, 64.0, Z95).1, 1.0);
         assert!(close(hi, 1.0, 1e-12) && lo1 > 0.5);
         // Documented convention: n = 0 says nothing, so (0, 1).
         assert_eq!(wilson_interval(0.0, 0.0, Z95), (0.0, 1.0));
