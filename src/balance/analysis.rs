@@ -4,7 +4,7 @@
 
 use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, Estimate};
 use super::objective::ObjectiveSearch;
-use super::regression::{fit, Design};
+use super::regression::{fit, Design, FitError};
 use super::{End, Study, StudyGame};
 use crate::rules::{Colour, Restricted, Troop, Variant, WhatIfs};
 use serde::Serialize;
@@ -415,7 +415,7 @@ fn troop_values(study: &Study) -> (Vec<TroopRow>, Vec<String>) {
 /// terrain and (pooled) the preset as covariates; the values are then centred so that the
 /// eight troops sum to zero, because every player loses exactly four tiles: only the value of
 /// one troop relative to another can be told from the deals.
-pub fn troop_fit(study: &Study, games: &[&StudyGame]) -> Result<Vec<(Troop, Estimate)>, String> {
+pub fn troop_fit(study: &Study, games: &[&StudyGame]) -> Result<Vec<(Troop, Estimate)>, FitError> {
     let has = |f: &dyn Fn(&&StudyGame) -> bool| games.iter().any(f);
     let both_variants =
         has(&|g| g.variant == Variant::Normal) && has(&|g| g.variant == Variant::Beginner);

@@ -5,7 +5,10 @@
 
 use super::{BalanceError, End, PerTroop, Study, StudyGame};
 use crate::record::GameRecord;
-use crate::rules::{Decision, Game, Restricted, Troop, Variant, WhatIfs};
+use crate::rules::{
+    DealError, Decision, Game, IllegalDecision, ParseDecisionError, Restricted, Troop, Variant,
+    WhatIfs,
+};
 use crate::terrain::Terrain;
 use crate::tournament::store::{read_games, read_run, GameLine, GAMES_FILE, RUN_FILE};
 use crate::tournament::RunConfig;
@@ -377,7 +380,7 @@ fn study_game(
                     line.position
                 )));
             }
-            Some(placements(game, &record).map_err(bad)?)
+            Some(placements(game, &record).map_err(|e| bad(e.to_string()))?)
         }
     };
     Ok(StudyGame {
@@ -407,21 +410,97 @@ fn count(troops: impl Iterator<Item = Troop>) -> PerTroop {
     c
 }
 
+/// Why a record's placements cannot be counted.
+#[derive(Debug, thiserror::Error)]
+pub enum PlacementError {
+    /// The record's deal is not a deal of this game.
+    #[error(transparent)]
+    Deal(#[from] DealError),
+    /// A step is not a decision on this terrain.
+    #[error("step {step} ('{text}'): {error}")]
+    Notation {
+        /// Index of the step in the record.
+        step: usize,
+        /// The step as written.
+        text: String,
+        /// What is wrong with it.
+        error: ParseDecisionError,
+    },
+    /// A step is a decision the rules do not allow there.
+    #[error("step {step} ('{text}'): {error}")]
+    Illegal {
+        /// Index of the step in the record.
+        step: usize,
+        /// The step as written.
+        text: String,
+        /// Why the rules refuse it.
+        error: IllegalDecision,
+    },
+}
+
 /// Tiles of each troop each colour placed, found by replaying the record's steps (the steps do
 /// not say who acts; the rules do).
-pub fn placements(game: &Game, record: &GameRecord) -> Result<[PerTroop; 2], String> {
-    game.validate_deal(&record.deal)
-        .map_err(|e| e.to_string())?;
+pub fn placements(game: &Game, record: &GameRecord) -> Result<[PerTroop; 2], PlacementError> {
+    game.validate_deal(&record.deal)?;
     let mut state = game.initial_state(&record.deal);
     let mut placed = [PerTroop::default(); 2];
     for (i, step) in record.steps.iter().enumerate() {
-        let at = |e: String| format!("step {i} ('{step}'): {e}");
-        let d = Decision::parse(step, game.terrain()).map_err(|e| at(e.to_string()))?;
+        let d =
+            Decision::parse(step, game.terrain()).map_err(|error| PlacementError::Notation {
+                step: i,
+                text: step.clone(),
+                error,
+            })?;
         if let Decision::Place { troop, .. } = d {
             let n = &mut placed[state.active().index()][troop.index()];
             *n = n.saturating_add(1);
         }
-        game.apply(&mut state, d).map_err(|e| at(e.to_string()))?;
+        game.apply(&mut state, d)
+            .map_err(|error| PlacementError::Illegal {
+                step: i,
+                text: step.clone(),
+                error,
+            })?;
     }
     Ok(placed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bot::play::{play_game, PlayConfig};
+    use crate::bot::preset::resolve;
+
+    /// A record of random against random on Castle Field, dealt from seed 3.
+    fn record(game: &Game) -> GameRecord {
+        let (mut a, mut b) = (
+            resolve("random").unwrap().player(),
+            resolve("random").unwrap().player(),
+        );
+        let deal = game.deal(3);
+        play_game(game, &deal, &mut [&mut a, &mut b], &PlayConfig::default()).record
+    }
+
+    #[test]
+    fn a_bad_step_is_an_error_naming_the_step_and_why() {
+        let game = Game::builtin("castle_field", Variant::Normal).unwrap();
+        let mut r = record(&game);
+        let placed = placements(&game, &r).unwrap();
+        let tiles = |p: &PerTroop| p.iter().map(|&n| n as u32).sum::<u32>();
+        assert!(tiles(&placed[0]) > 0 && tiles(&placed[1]) > 0);
+        let last = r.steps.len() - 1;
+        r.steps[last] = "place Nobody 1".into();
+        let e = placements(&game, &r).unwrap_err();
+        assert!(matches!(e, PlacementError::Notation { step, .. } if step == last));
+        assert!(
+            e.to_string()
+                .starts_with(&format!("step {last} ('place Nobody 1'): ")),
+            "{e}"
+        );
+        // The first step twice: its tile is no longer where the rules need it.
+        r.steps.truncate(1);
+        r.steps.push(r.steps[0].clone());
+        let e = placements(&game, &r).unwrap_err();
+        assert!(matches!(e, PlacementError::Illegal { step: 1, .. }), "{e}");
+    }
 }

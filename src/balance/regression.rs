@@ -94,26 +94,61 @@ impl Fit {
     }
 }
 
+/// Why a troop-value regression cannot be fitted on a set of games.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FitError {
+    /// No more games than coefficients to estimate.
+    #[error("{games} games for {coefficients} coefficients: too few games")]
+    TooFewGames {
+        /// Games (rows) in the design.
+        games: usize,
+        /// Coefficients (columns) to estimate.
+        coefficients: usize,
+    },
+    /// Fewer than [`DEALS_PER_COEFFICIENT`] deals per coefficient.
+    #[error("{deals} deals for {coefficients} coefficients (at least {needed} needed)")]
+    TooFewDeals {
+        /// Distinct deals among the games.
+        deals: usize,
+        /// Coefficients to estimate.
+        coefficients: usize,
+        /// Deals the fit needs.
+        needed: usize,
+    },
+    /// A term is constant zero or a combination of the others in these games.
+    #[error("'{term}' cannot be separated from the other terms (no variation in these games)")]
+    Inseparable {
+        /// The term's name.
+        term: String,
+    },
+    /// Leaving out one deal leaves a coefficient undetermined.
+    #[error("one deal alone determines a coefficient (too few deals per term)")]
+    DealDetermines,
+}
+
 /// Fits `y = Xβ` by least squares; the covariance is `(G−1)/G · B⁻¹ M B⁻¹` over `G` deals,
 /// with `B = XᵀX` and `M = Σ_g s_g s_gᵀ`, `s_g = X_gᵀ (I − H_gg)⁻¹ e_g` (each deal's residuals
 /// inflated by its leverage: the jackknife, which unlike CR1 keeps its coverage with few deals;
 /// see [`DEALS_PER_COEFFICIENT`]). Intervals use [`Fit::quantile`].
 /// A column that is constant zero or a combination of others is an error naming it, and so
 /// are fewer than [`DEALS_PER_COEFFICIENT`] deals per coefficient.
-pub fn fit(d: &Design) -> Result<Fit, String> {
+pub fn fit(d: &Design) -> Result<Fit, FitError> {
     let (n, p) = (d.rows(), d.columns());
     if n <= p {
-        return Err(format!("{n} games for {p} coefficients: too few games"));
+        return Err(FitError::TooFewGames {
+            games: n,
+            coefficients: p,
+        });
     }
     let mut deals: Vec<u64> = d.cluster.clone();
     deals.sort_unstable();
     deals.dedup();
     if deals.len() < DEALS_PER_COEFFICIENT * p {
-        return Err(format!(
-            "{} deals for {p} coefficients (at least {} needed)",
-            deals.len(),
-            DEALS_PER_COEFFICIENT * p
-        ));
+        return Err(FitError::TooFewDeals {
+            deals: deals.len(),
+            coefficients: p,
+            needed: DEALS_PER_COEFFICIENT * p,
+        });
     }
     let mut b = vec![0.0; p * p];
     let mut xty = vec![0.0; p];
@@ -131,11 +166,8 @@ pub fn fit(d: &Design) -> Result<Fit, String> {
             b[j * p + k] = b[k * p + j];
         }
     }
-    let inv = invert(&b, p).map_err(|j| {
-        format!(
-            "'{}' cannot be separated from the other terms (no variation in these games)",
-            d.names[j]
-        )
+    let inv = invert(&b, p).map_err(|j| FitError::Inseparable {
+        term: d.names[j].clone(),
     })?;
     let coef: Vec<f64> = (0..p)
         .map(|j| (0..p).map(|k| inv[j * p + k] * xty[k]).sum())
@@ -145,9 +177,7 @@ pub fn fit(d: &Design) -> Result<Fit, String> {
     let mut meat = vec![0.0; p * p];
     let mut clusters = 0u64;
     for group in order.chunk_by(|&a, &b| d.cluster[a] == d.cluster[b]) {
-        let score = jackknife_score(d, group, &coef, &inv).ok_or_else(|| {
-            "one deal alone determines a coefficient (too few deals per term)".to_string()
-        })?;
+        let score = jackknife_score(d, group, &coef, &inv).ok_or(FitError::DealDetermines)?;
         for j in 0..p {
             for k in 0..p {
                 meat[j * p + k] += score[j] * score[k];
@@ -279,14 +309,19 @@ mod tests {
         for i in 0..12 {
             few.push(&[1.0, (i % 3) as f64], (i % 2) as f64, i / 4);
         }
-        let e = fit(&few).unwrap_err();
+        let e = fit(&few).unwrap_err().to_string();
         assert!(e.contains("3 deals for 2 coefficients"), "{e}");
         let mut bad = Design::new(vec!["one".into(), "twice".into()]);
         for i in 0..10 {
             bad.push(&[1.0, 2.0], i as f64, i);
         }
         let e = fit(&bad).unwrap_err();
-        assert!(e.contains("twice"), "{e}");
+        assert_eq!(
+            e,
+            FitError::Inseparable {
+                term: "twice".into()
+            }
+        );
     }
 
     #[test]

@@ -232,7 +232,7 @@ impl ExternalBot {
                 return Err("the program closed its output (exited or crashed)".into())
             }
         };
-        let text = parse_answer(&line)?;
+        let text = parse_answer(&line).map_err(|e| e.to_string())?;
         let terrain = request.game.terrain();
         let decision = Decision::parse(&text, terrain).map_err(|e| format!("answer {e}"))?;
         if !legal.contains(&decision) {
@@ -378,16 +378,38 @@ impl Bot for ExternalBot {
     }
 }
 
+/// Why an external bot's answer line names no decision; `shown` is the line's first 120
+/// characters.
+#[derive(Debug, thiserror::Error)]
+pub enum AnswerError {
+    /// The line is not JSON.
+    #[error("answered '{shown}', which is not JSON ({error})")]
+    NotJson {
+        /// The start of the line.
+        shown: String,
+        /// What the JSON reader found wrong.
+        error: serde_json::Error,
+    },
+    /// The line is JSON without a text field `decision`.
+    #[error("answered '{shown}', expected {{\"decision\": \"...\"}}")]
+    NoDecision {
+        /// The start of the line.
+        shown: String,
+    },
+}
+
 /// Reads `{"decision": "place Jumbo 13"}` (public for the fuzz target `external_message`).
-pub fn parse_answer(line: &str) -> Result<String, String> {
-    let shown: String = line.chars().take(120).collect();
-    let value: Value = serde_json::from_str(line)
-        .map_err(|e| format!("answered '{shown}', which is not JSON ({e})"))?;
+pub fn parse_answer(line: &str) -> Result<String, AnswerError> {
+    let shown = || line.chars().take(120).collect::<String>();
+    let value: Value = serde_json::from_str(line).map_err(|error| AnswerError::NotJson {
+        shown: shown(),
+        error,
+    })?;
     value
         .get("decision")
         .and_then(Value::as_str)
         .map(str::to_string)
-        .ok_or_else(|| format!("answered '{shown}', expected {{\"decision\": \"...\"}}"))
+        .ok_or_else(|| AnswerError::NoDecision { shown: shown() })
 }
 
 /// The `hello` message: the game, the bot's colour, which game of which run it is (`null`
@@ -633,9 +655,13 @@ mod tests {
     #[test]
     fn answers_are_read_or_refused_with_the_line_shown() {
         assert_eq!(parse_answer(r#"{"decision": "draw"}"#).unwrap(), "draw");
-        assert!(parse_answer("hello").unwrap_err().contains("'hello'"));
-        assert!(parse_answer(r#"{"move": 1}"#)
-            .unwrap_err()
-            .contains("expected"));
+        let not_json = parse_answer("hello").unwrap_err();
+        assert!(matches!(not_json, AnswerError::NotJson { .. }));
+        assert!(not_json.to_string().contains("'hello'"));
+        let e = parse_answer(r#"{"move": 1}"#).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            r#"answered '{"move": 1}', expected {"decision": "..."}"#
+        );
     }
 }

@@ -65,7 +65,19 @@ pub fn wilson_interval(successes: f64, n: f64, z: f64) -> (f64, f64) {
     let denom = 1.0 + z2 / n;
     let center = (p + z2 / (2.0 * n)) / denom;
     let half = z.abs() / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    ((center - half).max(0.0), (center + half).min(1.0))
+    // At p = 0 (or 1) the end is exactly 0 (or 1) in theory; rounding can leave it a hair
+    // inside (3.5e-18 for 0 of 64), above the rate itself.
+    let lo = if p <= 0.0 {
+        0.0
+    } else {
+        (center - half).max(0.0)
+    };
+    let hi = if p >= 1.0 {
+        1.0
+    } else {
+        (center + half).min(1.0)
+    };
+    (lo, hi)
 }
 
 /// Two-sided exact sign test: the probability, if each of the `x + y` discordant games were
@@ -219,12 +231,23 @@ impl Pentanomial {
     /// [`elo_from_score`], which is monotone so the ends stay in order; a score
     /// end of 0 or 1 is an Elo end without bound (see [`elo_text`]).
     ///
+    /// When every pair was lost (or every pair won), the pairs say no more than
+    /// the games, and the pseudo-pairs would pull a few pairs' interval past 50%
+    /// ("lost all 4 games: Elo ≤ +124"). The interval is then the Wilson interval
+    /// of the `2 · pairs` games, the one every score column prints: from four
+    /// games on, its open end stays on the losing (or winning) side of an even
+    /// score (two games lost leave 0% [0, 65.8]).
+    ///
     /// With zero pairs: score 0.5 and elo 0, score interval `[0, 1]`, and Elo
     /// interval `[elo_from_score(0), elo_from_score(1)]` (about ±2400, finite
     /// so that it serialises to JSON as numbers).
     pub fn elo_estimate(&self) -> EloEstimate {
         let (score, score_lo, score_hi) = match self.moments() {
             None => (0.5, 0.0, 1.0),
+            Some((n, mean, _)) if mean <= 0.0 || mean >= 1.0 => {
+                let (lo, hi) = wilson_interval(2.0 * n * mean, 2.0 * n, Z95);
+                (mean, lo, hi)
+            }
             Some((n, mean, _)) => {
                 let w = EDGE_PSEUDO_PAIRS;
                 let n2 = n + 2.0 * w;
@@ -255,7 +278,7 @@ impl Pentanomial {
 /// An Elo estimate for people, rounded to whole Elo (so that the printed estimate is always
 /// inside the printed interval): "+35 [-12, +80]"; an end of the score interval at 0% or 100%
 /// has no Elo bound and prints "-∞" or "+∞"; a score of 100% (or 0%) has no finite estimate
-/// and prints "won all 8 games: Elo ≥ +128" (or "lost all 8 games: Elo ≤ -128").
+/// and prints "won all 8 games: Elo ≥ +127" (or "lost all 8 games: Elo ≤ -127").
 pub fn elo_text(e: &EloEstimate, games: u64) -> String {
     let bound = |s: f64| match s {
         s if s >= 1.0 => "+∞".to_string(),
@@ -567,6 +590,8 @@ mod tests {
         let (lo, hi0) = wilson_interval(0.0, 10.0, Z95);
         assert!(close(lo, 0.0, 1e-12) && hi0 < 0.5);
         let (lo1, hi) = wilson_interval(10.0, 10.0, Z95);
+        assert_eq!(wilson_interval(0.0, 64.0, Z95).0, 0.0, "was 3.5e-18");
+        assert_eq!(wilson_interval(64.0, 64.0, Z95).1, 1.0);
         assert!(close(hi, 1.0, 1e-12) && lo1 > 0.5);
         // Documented convention: n = 0 says nothing, so (0, 1).
         assert_eq!(wilson_interval(0.0, 0.0, Z95), (0.0, 1.0));
@@ -667,6 +692,36 @@ mod tests {
         .elo_estimate();
         let text = elo_text(&unbeaten, 8);
         assert!(text.ends_with(", +∞]") && !text.contains("all"), "{text}");
+    }
+
+    /// A result where every pair was lost (or won) has the Wilson interval of its games, the
+    /// one the score column prints: two pairs lost once printed "lost all 4 games: Elo ≤ +124"
+    /// beside a score of "0.0% [0.0, 49.0]".
+    #[test]
+    fn a_clean_sweep_bound_agrees_with_the_score_interval() {
+        for pairs in 1..=40u64 {
+            let lost = Pentanomial {
+                counts: [pairs, 0, 0, 0, 0],
+            }
+            .elo_estimate();
+            let (lo, hi) = wilson_interval(0.0, 2.0 * pairs as f64, Z95);
+            assert_eq!((lost.score, lost.score_lo, lost.score_hi), (0.0, lo, hi));
+            // Two games lost say little (Wilson: 0% [0, 65.8]); four say "below even".
+            assert_eq!(lost.hi < 0.0, pairs >= 2, "{pairs} pairs lost: {lost}");
+            let won = Pentanomial {
+                counts: [0, 0, 0, 0, pairs],
+            }
+            .elo_estimate();
+            let (lo, hi) = wilson_interval(2.0 * pairs as f64, 2.0 * pairs as f64, Z95);
+            assert_eq!((won.score, won.score_lo, won.score_hi), (1.0, lo, hi));
+            assert_eq!(won.lo > 0.0, pairs >= 2, "{pairs} pairs won: {won}");
+        }
+        let two_lost = Pentanomial {
+            counts: [2, 0, 0, 0, 0],
+        }
+        .elo_estimate();
+        assert_eq!(elo_text(&two_lost, 4), "lost all 4 games: Elo ≤ -7");
+        assert_eq!(format!("{:.1}", 100.0 * two_lost.score_hi), "49.0");
     }
 
     /// The printed estimate lies inside the printed interval for every small result, and the

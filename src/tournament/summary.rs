@@ -4,7 +4,8 @@
 //!
 //! Conventions: a game stopped by the turn cap is a draw (half a point to each bot); win rates
 //! count wins only, with Wilson 95% intervals; the score of the pairing's bot `a` counts draws
-//! half; Elo comes from the pentanomial counts of complete pairs (both games of a deal played).
+//! half; Elo comes from the pentanomial counts of complete pairs (both games of a deal played),
+//! but when every pair was lost (or won) its interval is the Wilson interval of those games.
 //! In `summary.json` and `summary.csv` Elo is clamped to about ±2400: an end there means no
 //! bound (a score interval reaching 0% or 100%), which the tables print as ∞.
 //! Thinking times vary between runs, so they appear in `summary.md` only, never in
@@ -715,4 +716,53 @@ pub fn live_score(config: &RunConfig, games: &[GameLine]) -> String {
         .filter_map(|b| b.score.rate.map(|r| format!("{} {:.0}%", b.bot, 100.0 * r)))
         .collect::<Vec<_>>()
         .join("  ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Game `game` of deal `position`, lost by bot `a` ("random") to "greedy".
+    fn lost_by_a(position: usize, game: u8) -> GameLine {
+        let (blue, red) = if game == 0 {
+            ("random", "greedy")
+        } else {
+            ("greedy", "random")
+        };
+        let json = format!(
+            r#"{{"run":"r","position":{position},"a":"random","b":"greedy","terrain":"castle_field",
+            "variant":"normal","deal_seed":1,"pair":{position},"game":{game},"blue":"{blue}",
+            "red":"{red}","first":"red","first_bot":"{red}","winner":"greedy",
+            "winner_colour":"{}","end":"hq","forfeit_reason":null,"turns":15,"medals":[0,0],
+            "decisions":[10,11],"think_ms":[0.1,0.1],"versions":["x","y"],"record":"r.json"}}"#,
+            if game == 0 { "red" } else { "blue" }
+        );
+        serde_json::from_str(&json).unwrap()
+    }
+
+    /// A pairing row and the ranking give a bot that lost every game the same bound, on the
+    /// losing side of even: the row once printed "lost all 4 games: Elo ≤ +124".
+    #[test]
+    fn a_bot_that_lost_every_game_has_one_bound_everywhere() {
+        let games: Vec<GameLine> = (0..2)
+            .flat_map(|p| [lost_by_a(p, 0), lost_by_a(p, 1)])
+            .collect();
+        let refs: Vec<&GameLine> = games.iter().collect();
+        let row = MatchStats::of(&refs);
+        assert_eq!(row.score_a.show(), "0.0% [0.0, 49.0]");
+        assert_eq!(elo_cell(&row), "lost all 4 games: Elo ≤ -7");
+        let standing = BotStanding {
+            bot: "random".into(),
+            games: 4,
+            wins: 0,
+            draws: 0,
+            forfeits: 0,
+            score: row.score_a.clone(),
+        };
+        assert_eq!(standing_elo(&standing), elo_cell(&row));
+        assert_eq!(
+            (row.elo.score_lo, row.elo.score_hi),
+            (row.score_a.lo, row.score_a.hi)
+        );
+    }
 }
