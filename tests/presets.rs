@@ -178,6 +178,21 @@ fn bots_holds_the_shipped_presets_and_its_readme_describes_them() {
     }
 }
 
+/// Every preset file of `bots/`, play levels included, is also a name that works from any
+/// folder (bots/README.md says so), and the name plays exactly what the file says.
+#[test]
+fn every_preset_of_bots_resolves_by_its_name() {
+    for path in preset_files("bots") {
+        let name = path.trim_start_matches("bots/").trim_end_matches(".toml");
+        let by_name = resolve(name).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let by_path = resolve(&path).unwrap();
+        assert_eq!(by_name.name, name);
+        assert_eq!(by_name.version(), by_path.version(), "{name}");
+    }
+    let message = resolve("no-such-preset").unwrap_err().to_string();
+    assert!(message.contains("strongest"), "{message}");
+}
+
 /// A preset file in the temporary folder, unique to this test process.
 fn preset_file(name: &str, text: &str) -> String {
     let path = std::env::temp_dir().join(format!(

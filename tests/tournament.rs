@@ -733,7 +733,8 @@ fn modified_terrain_file(dir: &Path) -> PathBuf {
 
 /// A record says which terrain data and variant it was played on; replayed against other
 /// terrain data it is refused, naming both fingerprints and the way out. A record without a
-/// fingerprint (made before records had one) still replays.
+/// fingerprint (made before records had one) still replays, with a note that its terrain data
+/// was not checked.
 #[test]
 fn replay_refuses_a_record_played_on_other_terrain_data() {
     let dir = temp_dir("fingerprint");
@@ -786,6 +787,15 @@ fn replay_refuses_a_record_played_on_other_terrain_data() {
     fs::write(&path, old.to_string()).unwrap();
     let (ok, _, err) = run_cli(&["replay", path.to_str().unwrap()]);
     assert!(ok, "{err}");
+    assert!(
+        err.contains("note:") && err.contains("terrain data it was played on is not checked"),
+        "{err}"
+    );
+    let (_, _, err) = run_cli(&["replay", record, "--terrain-file", t]);
+    assert!(
+        !err.contains("note:"),
+        "a record with its fingerprint: {err}"
+    );
     fs::remove_dir_all(dir).unwrap();
 }
 

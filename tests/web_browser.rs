@@ -6,7 +6,7 @@
 //! cargo test --test web_browser -- --ignored
 //! ```
 //!
-//! Screenshots go to `target/web-browser-*.png`.
+//! Screenshots go to `target/tmp/web-browser-*.png` (`CARGO_TARGET_TMPDIR`).
 
 mod web_support;
 

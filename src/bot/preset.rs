@@ -36,6 +36,20 @@ const SHIPPED: &[(&str, &str)] = &[
     ),
 ];
 
+/// The play levels of `bots/` (offered by `session::Level`), weakest first: shipped presets
+/// too, listed apart because `beginner` and `casual` play as `greedy` and `ismcts-fast` do.
+const LEVELS: &[(&str, &str)] = &[
+    ("beginner", include_str!("../../bots/beginner.toml")),
+    ("casual", include_str!("../../bots/casual.toml")),
+    ("strong", include_str!("../../bots/strong.toml")),
+    ("strongest", include_str!("../../bots/strongest.toml")),
+];
+
+/// The text of a play level's preset file (`bots/NAME.toml`), by the level's name.
+pub fn level_text(name: &str) -> Option<&'static str> {
+    LEVELS.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
+}
+
 /// Algorithm names a preset may give, in the order of the documentation.
 const ALGORITHMS: [&str; 6] = ["random", "greedy", "flat-mc", "pimc", "ismcts", "cheat-uct"];
 
@@ -202,9 +216,11 @@ pub fn shipped_names() -> Vec<&'static str> {
     SHIPPED.iter().map(|(name, _)| *name).collect()
 }
 
-/// The preset of a spec: a shipped preset's name, or a path to a `.toml` preset file.
+/// The preset of a spec: a shipped preset's or play level's name, or a path to a `.toml` preset
+/// file.
 pub fn resolve(spec: &str) -> Result<Preset, PresetError> {
-    if let Some((name, text)) = SHIPPED.iter().find(|(name, _)| *name == spec) {
+    let named = SHIPPED.iter().chain(LEVELS).find(|(name, _)| *name == spec);
+    if let Some((name, text)) = named {
         return parse(name, text, &format!("bots/{name}.toml (shipped)"));
     }
     let path = Path::new(spec);
@@ -212,7 +228,11 @@ pub fn resolve(spec: &str) -> Result<Preset, PresetError> {
     if !is_file_spec {
         return Err(PresetError::UnknownPreset {
             spec: spec.to_string(),
-            shipped: shipped_names().join(", "),
+            shipped: shipped_names()
+                .into_iter()
+                .chain(LEVELS.iter().map(|(name, _)| *name))
+                .collect::<Vec<_>>()
+                .join(", "),
         });
     }
     let text = std::fs::read_to_string(path).map_err(|source| PresetError::Unreadable {

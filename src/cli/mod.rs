@@ -93,6 +93,14 @@ pub fn load_record(
         .map_err(|e| format!("{name}: {e}"))?;
     toybattle::record::check_fingerprint(&record, &game)
         .map_err(|e| format!("{name} does not replay: {e}"))?;
+    if record.terrain_fingerprint.is_none() {
+        // Accepted, since records written before fingerprints existed have none; but a user
+        // must know that the terrain data was not checked.
+        eprintln!(
+            "note: {name} has no terrain_fingerprint (written before records had one, or \
+             edited): the terrain data it was played on is not checked"
+        );
+    }
     Ok((record, game))
 }
 

@@ -1,7 +1,7 @@
 //! The levels a player chooses from: each a shipped preset of `bots/`, never the cheating
 //! reference.
 
-use crate::bot::preset::{parse, Preset};
+use crate::bot::preset::{level_text, parse, Preset};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -46,14 +46,9 @@ impl Level {
         }
     }
 
-    /// The text of the level's preset file.
+    /// The text of the level's preset file, compiled in by `bot::preset`.
     fn preset_text(self) -> &'static str {
-        match self {
-            Level::Beginner => include_str!("../../bots/beginner.toml"),
-            Level::Casual => include_str!("../../bots/casual.toml"),
-            Level::Strong => include_str!("../../bots/strong.toml"),
-            Level::Strongest => include_str!("../../bots/strongest.toml"),
-        }
+        level_text(self.name()).expect("every level has its preset file in bots/")
     }
 
     /// The level's preset, named after the level.
