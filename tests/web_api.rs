@@ -724,3 +724,76 @@ fn meta_lists_the_levels_and_their_ladder() {
     assert!(ladder.contains("scripts/level-ladder.sh"));
     assert_eq!(meta["terrains"].as_array().unwrap().len(), 8);
 }
+
+/// A new game against `level` where the computer moves first; its id.
+fn bot_first_game(addr: SocketAddr, level: &str, seed: u64) -> String {
+    let r = post(
+        addr,
+        "/api/games",
+        &format!(
+            r#"{{"terrain": "castle_field", "level": "{level}", "first": "bot", "seed": {seed}}}"#
+        ),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.json()["id"].as_str().unwrap().to_string()
+}
+
+/// Polls a game (a 2-minute bound) until `done` holds for it; the game as last seen.
+fn poll_until(addr: SocketAddr, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let game = get(addr, &format!("/api/games/{id}")).json();
+        if done(&game) {
+            return game;
+        }
+        assert!(std::time::Instant::now() < until, "still waiting: {game}");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+/// Whether the computer has made its first move and it is the human's decision.
+fn humans_turn(game: &Value) -> bool {
+    game["thinking"].is_null() && game["view"]["to_move"] == "human"
+}
+
+#[test]
+fn searches_beyond_the_servers_threads_wait_for_a_free_core() {
+    let saves = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web-saves-queue");
+    let config = toybattle::web::Config {
+        saves,
+        max_games: 8,
+        search_threads: Some(1),
+    };
+    let addr = toybattle::web::spawn("127.0.0.1:0", config).unwrap().addr;
+    let [a, b, c] = [1, 2, 3].map(|seed| bot_first_game(addr, "casual", seed));
+    let asked: Vec<Value> = [&a, &b, &c]
+        .map(|id| post(addr, &format!("/api/games/{id}/bot"), "").json())
+        .into();
+    let queued: Vec<&Value> = asked.iter().map(|g| &g["thinking"]["queued"]).collect();
+    assert_eq!(
+        queued,
+        [&Value::Bool(false), &Value::Bool(true), &Value::Bool(true)]
+    );
+
+    // Stopping a waiting search: it never ran, and the game waits to be asked again.
+    let stopped = post(addr, &format!("/api/games/{b}/cancel"), "");
+    assert_eq!(stopped.status, 200, "{}", stopped.body);
+    let b_game = poll_until(addr, &b, |g| g["thinking"].is_null());
+    assert_eq!(b_game["stopped"], true);
+    assert_eq!(b_game["view"]["to_move"], "bot");
+
+    // The third search starts only once the first game shows its move.
+    poll_until(addr, &c, |g| g["thinking"]["queued"] != true);
+    assert!(humans_turn(&get(addr, &format!("/api/games/{a}")).json()));
+    poll_until(addr, &c, humans_turn);
+
+    // The stopped game thinks again when asked; its wait gave nothing back twice: with one
+    // search under way, the next still waits.
+    let again = post(addr, &format!("/api/games/{b}/bot"), "").json();
+    assert_eq!(again["thinking"]["queued"], false);
+    let d = bot_first_game(addr, "casual", 4);
+    let d_asked = post(addr, &format!("/api/games/{d}/bot"), "").json();
+    assert_eq!(d_asked["thinking"]["queued"], true, "{d_asked}");
+    poll_until(addr, &b, humans_turn);
+    poll_until(addr, &d, humans_turn);
+}

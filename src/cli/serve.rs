@@ -19,6 +19,10 @@ pub struct Args {
     /// Most games open at once; opening one more closes the least recently used.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=1000))]
     max_games: u32,
+    /// Most search threads running at once over all games; the computer's turns beyond them
+    /// wait for free cores (default: this machine's cores).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
+    search_threads: Option<u32>,
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -32,6 +36,7 @@ pub fn run(args: Args) -> CliResult {
     let config = Config {
         saves: args.saves,
         max_games: args.max_games as usize,
+        search_threads: args.search_threads.map(|n| n as usize),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -1,6 +1,7 @@
 //! The open games: create, look up, evict; and the API calls that play them.
 
 use super::{parse_body, ApiError, ApiResult, App, Config};
+use crate::bot::preset::BotConfig;
 use crate::record::notes::HintNote;
 use crate::record::GameRecord;
 use crate::rules::{Colour, Game, Variant};
@@ -14,8 +15,8 @@ use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Instant;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 /// A level as the new-game dialog lists it.
 #[derive(Serialize)]
@@ -38,6 +39,102 @@ pub fn levels() -> Vec<LevelInfo> {
 pub struct Games {
     config: Config,
     open: Mutex<HashMap<String, Arc<Slot>>>,
+    /// The threads every game's searches (bot turns and hints) share.
+    cores: Arc<Cores>,
+}
+
+/// The search threads all games share, so that each level keeps its thinking time however many
+/// games ask at once: a search takes as many as its level runs (at most all of them) before it
+/// starts, and waits while they are busy. Searches beyond the machine's cores would each run
+/// slower than their level says, and hold a tree each in memory.
+struct Cores {
+    total: usize,
+    free: Mutex<usize>,
+    freed: Condvar,
+}
+
+/// Threads taken from [`Cores`]; given back exactly once, when dropped.
+struct Held {
+    cores: Arc<Cores>,
+    threads: usize,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        *lock(&self.cores.free) += self.threads;
+        self.cores.freed.notify_all();
+    }
+}
+
+/// How often a waiting search looks at its stop flag without being woken: a game closed to make
+/// room sets the flag without knowing the cores.
+const STOP_CHECK: Duration = Duration::from_millis(100);
+
+impl Cores {
+    fn new(total: usize) -> Arc<Cores> {
+        let total = total.max(1);
+        Arc::new(Cores {
+            total,
+            free: Mutex::new(total),
+            freed: Condvar::new(),
+        })
+    }
+
+    /// The share of a search on `threads` threads (0 for a bot that does not search).
+    fn share(&self, threads: usize) -> usize {
+        threads.min(self.total)
+    }
+
+    /// The threads for a search on `threads`, if they are free now.
+    fn try_take(self: &Arc<Self>, threads: usize) -> Option<Held> {
+        let threads = self.share(threads);
+        let mut free = lock(&self.free);
+        (*free >= threads).then(|| {
+            *free -= threads;
+            Held {
+                cores: self.clone(),
+                threads,
+            }
+        })
+    }
+
+    /// Waits until the threads for a search on `threads` are free and takes them; `None` when
+    /// `stop` is set first (then nothing is taken).
+    fn take(self: &Arc<Self>, threads: usize, stop: &AtomicBool) -> Option<Held> {
+        let threads = self.share(threads);
+        let mut free = lock(&self.free);
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return None;
+            }
+            if *free >= threads {
+                *free -= threads;
+                return Some(Held {
+                    cores: self.clone(),
+                    threads,
+                });
+            }
+            free = self
+                .freed
+                .wait_timeout(free, STOP_CHECK)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+
+    /// Wakes the waiting searches, e.g. to see that one of them was stopped.
+    fn wake(&self) {
+        let _free = lock(&self.free);
+        self.freed.notify_all();
+    }
+}
+
+/// The threads a level's bot searches with; 0 when it does not search.
+fn search_threads(level: Level) -> usize {
+    match level.preset().config {
+        BotConfig::Search { config, .. } => config.threads,
+        BotConfig::Random | BotConfig::Greedy => 0,
+    }
 }
 
 /// One open game. Its lock is held only briefly: while the bot thinks, the session is out on
@@ -62,7 +159,10 @@ struct Live {
 }
 
 struct Thinking {
+    /// When the search began, or when the turn was asked while it waits for free cores.
     started: Instant,
+    /// Waiting for free cores: the search has not started.
+    queued: bool,
     stop: Arc<AtomicBool>,
     expected_ms: Option<u64>,
     /// The steps taken so far in this turn, as the human sees them.
@@ -71,9 +171,13 @@ struct Thinking {
 
 impl Games {
     pub fn new(config: Config) -> Games {
+        let cores = config.search_threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        });
         Games {
             config,
             open: Mutex::new(HashMap::new()),
+            cores: Cores::new(cores),
         }
     }
 
@@ -90,6 +194,7 @@ impl Games {
                 Some(slot) => {
                     if let Some(t) = &lock(&slot.live).thinking {
                         t.stop.store(true, Ordering::Relaxed);
+                        self.cores.wake();
                     }
                 }
                 None => break,
@@ -136,7 +241,10 @@ fn new_id() -> String {
 /// The bot's turn under way, as the page shows it.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct ThinkingView {
-    /// Milliseconds since the bot's turn began.
+    /// The computer waits for free cores: other games' searches use them all. Its thinking
+    /// time starts once it has them.
+    pub queued: bool,
+    /// Milliseconds since the bot's search began, or while queued since the turn was asked.
     pub elapsed_ms: u64,
     /// How long the level thinks per decision, when it has a time budget only.
     pub expected_ms: Option<u64>,
@@ -191,6 +299,7 @@ impl Live {
     /// shown with the thinking time brought up to date.
     fn game_view(&mut self, id: &str) -> GameView {
         let thinking = self.thinking.as_ref().map(|t| ThinkingView {
+            queued: t.queued,
             elapsed_ms: t.started.elapsed().as_millis() as u64,
             expected_ms: t.expected_ms,
             so_far: t.steps.clone(),
@@ -389,11 +498,14 @@ async fn bot_turn(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<
         None => budget.time.map(|t| t.as_millis() as u64),
         Some(_) => None,
     };
+    let threads = search_threads(session.level());
+    let held = app.games.cores.try_take(threads);
     live.game_view(&id); // what the page sees while the session is away
     let mut session = live.session.take().expect("checked above");
     let stop = Arc::new(AtomicBool::new(false));
     live.thinking = Some(Thinking {
         started: Instant::now(),
+        queued: held.is_none(),
         stop: stop.clone(),
         expected_ms,
         steps: Vec::new(),
@@ -403,12 +515,24 @@ async fn bot_turn(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<
     let view = live.game_view(&id);
     drop(live);
     let back = slot.clone();
+    let cores = app.games.cores.clone();
     tokio::task::spawn_blocking(move || {
-        let result = session.advance_with(&stop, &mut |step| {
+        let held = held.or_else(|| {
+            let held = cores.take(threads, &stop);
             if let Some(t) = lock(&back.live).thinking.as_mut() {
-                t.steps.push(step.clone());
+                t.queued = false;
+                t.started = Instant::now();
             }
+            held
         });
+        let result = match held {
+            Some(_) => session.advance_with(&stop, &mut |step| {
+                if let Some(t) = lock(&back.live).thinking.as_mut() {
+                    t.steps.push(step.clone());
+                }
+            }),
+            None => Err(SessionError::Cancelled),
+        };
         let mut live = lock(&back.live);
         live.session = Some(session);
         live.thinking = None;
@@ -418,6 +542,10 @@ async fn bot_turn(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<
             Err(SessionError::Cancelled) => live.stopped = true,
             Err(e) => live.failure = Some(e.to_string()),
         }
+        // The cores go back (when `held` drops, after this) only once the game shows its
+        // move: a search that then starts finds this game's turn over.
+        drop(live);
+        drop(held);
     });
     Ok(Json(view))
 }
@@ -426,7 +554,10 @@ async fn cancel(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<Ga
     let slot = app.games.get(&id)?;
     let mut live = lock(&slot.live);
     match &live.thinking {
-        Some(t) => t.stop.store(true, Ordering::Relaxed),
+        Some(t) => {
+            t.stop.store(true, Ordering::Relaxed);
+            app.games.cores.wake();
+        }
         None => return Err(ApiError::Conflict("the computer is not thinking".into())),
     }
     Ok(Json(live.game_view(&id)))
@@ -446,8 +577,11 @@ async fn hint(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<Game
         live.game_view(&id);
         live.session.take().expect("checked above")
     };
+    let cores = app.games.cores.clone();
     let joined = tokio::task::spawn_blocking(move || {
         let stop = AtomicBool::new(false);
+        // The hint searches as the strong level does (see `Session::hint`).
+        let _held = cores.take(search_threads(Level::Strong), &stop);
         let note = session.hint(Session::hint_budget(), &stop);
         (session, note)
     })
@@ -597,4 +731,56 @@ async fn load(Ctx(app): Ctx<Arc<App>>, Path(name): Path<String>) -> ApiResult<Ga
     let (id, slot) = app.games.insert(session);
     let view = lock(&slot.live).game_view(&id);
     Ok(Json(view))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stopped_waiting_search_takes_nothing_and_the_next_one_runs() {
+        let cores = Cores::new(1);
+        let first = cores.try_take(1).expect("the core is free");
+        assert!(cores.try_take(1).is_none(), "one core: the second waits");
+        let stop = Arc::new(AtomicBool::new(false));
+        let waiting = {
+            let (cores, stop) = (cores.clone(), stop.clone());
+            std::thread::spawn(move || cores.take(1, &stop).is_some())
+        };
+        stop.store(true, Ordering::Relaxed);
+        cores.wake();
+        assert!(
+            !waiting.join().unwrap(),
+            "stopped while waiting: nothing taken"
+        );
+        assert_eq!(
+            *lock(&cores.free),
+            0,
+            "the first search still holds the core"
+        );
+        let next = {
+            let cores = cores.clone();
+            std::thread::spawn(move || cores.take(1, &AtomicBool::new(false)).map(|h| h.threads))
+        };
+        drop(first);
+        assert_eq!(next.join().unwrap(), Some(1), "the next search runs");
+        assert_eq!(*lock(&cores.free), 1, "given back once, not twice");
+    }
+
+    #[test]
+    fn a_search_takes_its_levels_threads_at_most_all_and_a_plain_bot_none() {
+        let cores = Cores::new(2);
+        let two = cores.try_take(4).expect("all cores are free");
+        assert_eq!(two.threads, 2, "more threads than cores: all of them");
+        assert!(cores.try_take(1).is_none());
+        let plain = cores.try_take(search_threads(Level::Beginner));
+        assert_eq!(
+            plain.map(|h| h.threads),
+            Some(0),
+            "the greedy bot does not search"
+        );
+        drop(two);
+        assert_eq!(search_threads(Level::Casual), 1);
+        assert_eq!(*lock(&cores.free), 2);
+    }
 }

@@ -29,6 +29,9 @@ pub struct Config {
     pub saves: PathBuf,
     /// Most games open at once; opening one more closes the least recently used.
     pub max_games: usize,
+    /// Most search threads running at once over all games (bot turns and hints); a search
+    /// beyond them waits. `None`: the machine's cores.
+    pub search_threads: Option<usize>,
 }
 
 impl Default for Config {
@@ -36,6 +39,7 @@ impl Default for Config {
         Config {
             saves: PathBuf::from("toybattle-saves"),
             max_games: 32,
+            search_threads: None,
         }
     }
 }

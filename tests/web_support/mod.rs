@@ -16,6 +16,7 @@ pub fn server(name: &str, max_games: usize) -> (SocketAddr, PathBuf) {
     let config = toybattle::web::Config {
         saves: saves.clone(),
         max_games,
+        ..toybattle::web::Config::default()
     };
     let running = toybattle::web::spawn("127.0.0.1:0", config).expect("server starts");
     (running.addr, saves)

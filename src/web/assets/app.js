@@ -292,9 +292,11 @@ function render() {
   if (busy) {
     const s = (g.thinking.elapsed_ms / 1000).toFixed(1);
     const moves = g.thinking.so_far.filter((e) => e.actor === hv.bot).map((e) => e.text);
-    $("thinking-text").textContent = "The computer is thinking… " + s + " s" + (moves.length ? " (so far: " + moves.join(", ") + ")" : "");
+    $("thinking-text").textContent = g.thinking.queued
+      ? "The computer waits for a free core (other games are thinking)… " + s + " s"
+      : "The computer is thinking… " + s + " s" + (moves.length ? " (so far: " + moves.join(", ") + ")" : "");
     const bar = $("thinking-bar");
-    if (g.thinking.expected_ms) { bar.max = g.thinking.expected_ms; bar.value = Math.min(g.thinking.elapsed_ms, g.thinking.expected_ms); }
+    if (g.thinking.expected_ms && !g.thinking.queued) { bar.max = g.thinking.expected_ms; bar.value = Math.min(g.thinking.elapsed_ms, g.thinking.expected_ms); }
     else bar.removeAttribute("value");
   }
   $("last-move").textContent = g.failure ? "The computer could not move: " + g.failure
