@@ -74,15 +74,28 @@ impl fmt::Display for Level {
     }
 }
 
+/// A level name that is none of the levels; its message lists them.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown level '{given}': expected one of {}", level_names())]
+pub struct UnknownLevel {
+    /// The name as given.
+    pub given: String,
+}
+
+/// The levels' names, weakest first, comma-separated.
+fn level_names() -> String {
+    let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+    names.join(", ")
+}
+
 impl FromStr for Level {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Level, String> {
+    type Err = UnknownLevel;
+    fn from_str(s: &str) -> Result<Level, UnknownLevel> {
         Level::ALL
             .into_iter()
             .find(|l| l.name().eq_ignore_ascii_case(s.trim()))
-            .ok_or_else(|| {
-                let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
-                format!("unknown level '{s}': expected one of {}", names.join(", "))
+            .ok_or_else(|| UnknownLevel {
+                given: s.to_string(),
             })
     }
 }
@@ -100,7 +113,11 @@ mod tests {
             assert!(!preset.player().is_cheating());
             assert_eq!(level.name().parse::<Level>(), Ok(level));
         }
-        assert!("cheat-uct".parse::<Level>().is_err());
+        let e = "cheat-uct".parse::<Level>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown level 'cheat-uct': expected one of beginner, casual, strong, strongest"
+        );
     }
 
     /// The strongest level plays the same on every machine: an iteration budget over a fixed

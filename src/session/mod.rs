@@ -24,7 +24,7 @@
 mod level;
 mod view;
 
-pub use level::{Level, LADDER};
+pub use level::{Level, UnknownLevel, LADDER};
 pub use view::{
     BotCandidate, BotThought, DecisionGroup, DecisionOption, GroupKind, HumanView, LogEntry,
     NodeView, OpponentRack, ResultView, Sides, TileView, ToMove, UndoStatus, WinPoint,
@@ -661,7 +661,10 @@ impl Session {
                 record.players[0], record.players[1]
             ))
         })?;
-        let level: Level = notes.level.parse().map_err(SessionError::NotASession)?;
+        let level: Level = notes
+            .level
+            .parse()
+            .map_err(|e: UnknownLevel| SessionError::NotASession(e.to_string()))?;
         let game = Game::builtin(&record.terrain, record.variant)
             .map_err(|e| SessionError::NotASession(e.to_string()))?;
         replay(&game, record)?;

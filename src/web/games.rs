@@ -7,6 +7,7 @@ use crate::record::GameRecord;
 use crate::rules::{Colour, Game, Variant};
 use crate::session::{
     DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig, SessionError, ToMove,
+    UnknownLevel,
 };
 use axum::body::Bytes;
 use axum::extract::{Path, State as Ctx};
@@ -411,7 +412,10 @@ async fn create(Ctx(app): Ctx<Arc<App>>, body: Bytes) -> ApiResult<GameView> {
         .iter()
         .find(|t| t.key == new.terrain || t.name.eq_ignore_ascii_case(&new.terrain))
         .ok_or_else(|| ApiError::BadRequest(format!("unknown terrain '{}'", new.terrain)))?;
-    let level: Level = new.level.parse().map_err(ApiError::BadRequest)?;
+    let level: Level = new
+        .level
+        .parse()
+        .map_err(|e: UnknownLevel| ApiError::BadRequest(e.to_string()))?;
     let human = match new.seat.as_deref().unwrap_or("blue") {
         "random" => {
             if rand::random::<bool>() {
