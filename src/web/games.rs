@@ -15,6 +15,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -47,11 +48,19 @@ pub struct Games {
 /// The search threads all games share, so that each level keeps its thinking time however many
 /// games ask at once: a search takes as many as its level runs (at most all of them) before it
 /// starts, and waits while they are busy. Searches beyond the machine's cores would each run
-/// slower than their level says, and hold a tree each in memory.
+/// slower than their level says, and hold a tree each in memory. Waiting searches are served in
+/// the order they asked, so that a two-thread search is not passed forever by one-thread ones.
 struct Cores {
     total: usize,
-    free: Mutex<usize>,
+    free: Mutex<Pool>,
     freed: Condvar,
+}
+
+/// The free threads and the searches waiting for theirs, first asked first.
+struct Pool {
+    free: usize,
+    waiting: VecDeque<u64>,
+    next_ticket: u64,
 }
 
 /// Threads taken from [`Cores`]; given back exactly once, when dropped.
@@ -62,7 +71,7 @@ struct Held {
 
 impl Drop for Held {
     fn drop(&mut self) {
-        *lock(&self.cores.free) += self.threads;
+        lock(&self.cores.free).free += self.threads;
         self.cores.freed.notify_all();
     }
 }
@@ -76,7 +85,11 @@ impl Cores {
         let total = total.max(1);
         Arc::new(Cores {
             total,
-            free: Mutex::new(total),
+            free: Mutex::new(Pool {
+                free: total,
+                waiting: VecDeque::new(),
+                next_ticket: 0,
+            }),
             freed: Condvar::new(),
         })
     }
@@ -86,40 +99,52 @@ impl Cores {
         threads.min(self.total)
     }
 
-    /// The threads for a search on `threads`, if they are free now.
+    /// The threads for a search on `threads`, if they are free now and no search waits before it.
     fn try_take(self: &Arc<Self>, threads: usize) -> Option<Held> {
         let threads = self.share(threads);
-        let mut free = lock(&self.free);
-        (*free >= threads).then(|| {
-            *free -= threads;
-            Held {
-                cores: self.clone(),
-                threads,
-            }
-        })
+        let mut pool = lock(&self.free);
+        let turn = threads == 0 || pool.waiting.is_empty();
+        (turn && pool.free >= threads).then(|| self.hold(&mut pool, threads))
     }
 
-    /// Waits until the threads for a search on `threads` are free and takes them; `None` when
-    /// `stop` is set first (then nothing is taken).
+    /// Waits until the threads for a search on `threads` are free and every search that asked
+    /// before has had its own, then takes them; `None` when `stop` is set first (then nothing is
+    /// taken and the searches behind it move up).
     fn take(self: &Arc<Self>, threads: usize, stop: &AtomicBool) -> Option<Held> {
         let threads = self.share(threads);
-        let mut free = lock(&self.free);
+        let mut pool = lock(&self.free);
+        if threads == 0 {
+            return Some(self.hold(&mut pool, 0));
+        }
+        let ticket = pool.next_ticket;
+        pool.next_ticket += 1;
+        pool.waiting.push_back(ticket);
         loop {
             if stop.load(Ordering::Relaxed) {
+                pool.waiting.retain(|&t| t != ticket);
+                self.freed.notify_all();
                 return None;
             }
-            if *free >= threads {
-                *free -= threads;
-                return Some(Held {
-                    cores: self.clone(),
-                    threads,
-                });
+            if pool.waiting.front() == Some(&ticket) && pool.free >= threads {
+                pool.waiting.pop_front();
+                // The next in line may fit in what is left.
+                self.freed.notify_all();
+                return Some(self.hold(&mut pool, threads));
             }
-            free = self
+            pool = self
                 .freed
-                .wait_timeout(free, STOP_CHECK)
+                .wait_timeout(pool, STOP_CHECK)
                 .unwrap_or_else(|p| p.into_inner())
                 .0;
+        }
+    }
+
+    /// Takes `threads` free threads from `pool`.
+    fn hold(self: &Arc<Self>, pool: &mut Pool, threads: usize) -> Held {
+        pool.free -= threads;
+        Held {
+            cores: self.clone(),
+            threads,
         }
     }
 
@@ -758,9 +783,13 @@ mod tests {
             "stopped while waiting: nothing taken"
         );
         assert_eq!(
-            *lock(&cores.free),
+            lock(&cores.free).free,
             0,
             "the first search still holds the core"
+        );
+        assert!(
+            lock(&cores.free).waiting.is_empty(),
+            "its place is given up"
         );
         let next = {
             let cores = cores.clone();
@@ -768,7 +797,7 @@ mod tests {
         };
         drop(first);
         assert_eq!(next.join().unwrap(), Some(1), "the next search runs");
-        assert_eq!(*lock(&cores.free), 1, "given back once, not twice");
+        assert_eq!(lock(&cores.free).free, 1, "given back once, not twice");
     }
 
     #[test]
@@ -785,6 +814,44 @@ mod tests {
         );
         drop(two);
         assert_eq!(search_threads(Level::Casual), 1);
-        assert_eq!(*lock(&cores.free), 2);
+        assert_eq!(lock(&cores.free).free, 2);
+    }
+
+    /// A two-thread search waiting for a busy core is not passed by one-thread searches that
+    /// ask after it, though one core is free for them.
+    #[test]
+    fn waiting_searches_are_served_in_the_order_they_asked() {
+        let cores = Cores::new(2);
+        let one = cores.try_take(1).expect("both cores are free");
+        let two = {
+            let cores = cores.clone();
+            std::thread::spawn(move || cores.take(2, &AtomicBool::new(false)).map(|h| h.threads))
+        };
+        while lock(&cores.free).waiting.is_empty() {
+            std::thread::yield_now();
+        }
+        assert!(
+            cores.try_take(1).is_none(),
+            "a core is free, but the two-thread search asked first"
+        );
+        let later = {
+            let cores = cores.clone();
+            std::thread::spawn(move || {
+                let held = cores.take(1, &AtomicBool::new(false));
+                held.map(|h| h.threads)
+            })
+        };
+        while lock(&cores.free).waiting.len() < 2 {
+            std::thread::yield_now();
+        }
+        assert_eq!(
+            lock(&cores.free).free,
+            1,
+            "the later search did not jump the line"
+        );
+        drop(one);
+        assert_eq!(two.join().unwrap(), Some(2), "the first in line runs");
+        assert_eq!(later.join().unwrap(), Some(1), "then the next");
+        assert_eq!(lock(&cores.free).free, 2);
     }
 }
