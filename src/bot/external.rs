@@ -78,7 +78,7 @@ pub struct ExternalBot {
 }
 
 /// What the reader thread passes on: a line of output, or why reading stopped early.
-type LineResult = Result<String, String>;
+type LineResult = Result<String, LineError>;
 
 /// A running program: its input, and its output lines arriving through a reader thread so that
 /// waiting for them can time out.
@@ -217,7 +217,7 @@ impl ExternalBot {
         };
         session.first = false;
         let line = match session.lines.recv_timeout(timeout + startup) {
-            Ok(line) => line?,
+            Ok(line) => line.map_err(|e| e.to_string())?,
             Err(RecvTimeoutError::Timeout) => {
                 let extra = match startup.as_millis() {
                     0 => String::new(),
@@ -285,10 +285,8 @@ fn kill_group(child: &mut Child) {
 fn read_lines(stdout: impl Read, tx: Sender<LineResult>) {
     let mut reader = BufReader::new(stdout);
     loop {
-        let line = match read_bounded_line(&mut reader, MAX_LINE_BYTES) {
-            Ok(None) => return,
-            Ok(Some(line)) => Ok(line),
-            Err(reason) => Err(reason),
+        let Some(line) = read_bounded_line(&mut reader, MAX_LINE_BYTES).transpose() else {
+            return;
         };
         let stop = line.is_err();
         if tx.send(line).is_err() || stop {
@@ -297,15 +295,35 @@ fn read_lines(stdout: impl Read, tx: Sender<LineResult>) {
     }
 }
 
+/// Why a line of an external bot's output cannot be read.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LineError {
+    /// Reading the program's standard output failed.
+    #[error("cannot read the program's output: {0}")]
+    Read(String),
+    /// A line went past the cap before its newline; the cap is in bytes.
+    #[error("wrote a line longer than {} KiB on its standard output", .max / 1024)]
+    TooLong {
+        /// The cap, in bytes.
+        max: usize,
+    },
+    /// A line is not UTF-8 text.
+    #[error("wrote a line that is not UTF-8")]
+    NotUtf8,
+}
+
 /// One line of `reader` without its newline, `None` at the end of the input; an error for a
 /// line longer than `max` bytes (never holding more than `max` bytes of it) or not UTF-8.
-pub fn read_bounded_line(reader: &mut impl BufRead, max: usize) -> Result<Option<String>, String> {
+pub fn read_bounded_line(
+    reader: &mut impl BufRead,
+    max: usize,
+) -> Result<Option<String>, LineError> {
     let mut line = Vec::new();
     loop {
         let buf = match reader.fill_buf() {
             Ok(buf) => buf,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(format!("cannot read the program's output: {e}")),
+            Err(e) => return Err(LineError::Read(e.to_string())),
         };
         if buf.is_empty() {
             return match line.is_empty() {
@@ -316,10 +334,7 @@ pub fn read_bounded_line(reader: &mut impl BufRead, max: usize) -> Result<Option
         let end = buf.iter().position(|&b| b == b'\n');
         let chunk = &buf[..end.unwrap_or(buf.len())];
         if line.len() + chunk.len() > max {
-            return Err(format!(
-                "wrote a line longer than {} KiB on its standard output",
-                max / 1024
-            ));
+            return Err(LineError::TooLong { max });
         }
         line.extend_from_slice(chunk);
         let used = chunk.len() + usize::from(end.is_some());
@@ -330,8 +345,8 @@ pub fn read_bounded_line(reader: &mut impl BufRead, max: usize) -> Result<Option
     }
 }
 
-fn utf8(line: Vec<u8>) -> Result<String, String> {
-    String::from_utf8(line).map_err(|_| "wrote a line that is not UTF-8".to_string())
+fn utf8(line: Vec<u8>) -> Result<String, LineError> {
+    String::from_utf8(line).map_err(|_| LineError::NotUtf8)
 }
 
 fn create_log(path: &Path) -> Result<File, String> {
@@ -641,15 +656,16 @@ mod tests {
             Ok(Some("12345678".into()))
         );
         let e = read_bounded_line(&mut reader, max).unwrap_err();
-        assert!(e.contains("longer than"), "{e}");
+        assert_eq!(e, LineError::TooLong { max });
+        assert!(e.to_string().contains("longer than"), "{e}");
         let mut last: &[u8] = b"draw\nend";
         assert_eq!(read_bounded_line(&mut last, max), Ok(Some("draw".into())));
         assert_eq!(read_bounded_line(&mut last, max), Ok(Some("end".into())));
         assert_eq!(read_bounded_line(&mut last, max), Ok(None));
         let mut bad: &[u8] = b"\xff\n";
-        assert!(read_bounded_line(&mut bad, max)
-            .unwrap_err()
-            .contains("UTF-8"));
+        let e = read_bounded_line(&mut bad, max).unwrap_err();
+        assert_eq!(e, LineError::NotUtf8);
+        assert!(e.to_string().contains("UTF-8"), "{e}");
     }
 
     #[test]
