@@ -290,6 +290,19 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
         .as_u64()
         .unwrap();
     assert!(steps > 10);
+    // Chance steps are listed as "chance: Roxy", not "chance: chance Roxy".
+    let chance_items = browser.run(
+        "return [...document.querySelectorAll('#replay-steps li')]\
+         .filter(li => li.textContent.startsWith('chance: ')).map(li => li.textContent);",
+    );
+    let chance_items = chance_items.as_array().unwrap();
+    assert!(!chance_items.is_empty(), "the game had no chance step");
+    assert!(
+        chance_items
+            .iter()
+            .all(|t| !t.as_str().unwrap().starts_with("chance: chance")),
+        "{chance_items:?}"
+    );
     browser.click("#rp-last");
     assert_eq!(browser.run("return app.replayAt;").as_u64(), Some(steps));
     browser.click("#rp-prev");

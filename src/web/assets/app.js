@@ -517,7 +517,8 @@ async function openReplay(r) {
   ol.replaceChildren();
   r.steps.forEach((s, i) => {
     const li = document.createElement("li");
-    li.textContent = s.by + ": " + s.text;
+    // A chance step's notation already starts with "chance" ("chance Roxy"): show it once.
+    li.textContent = s.by + ": " + (s.by === "chance" ? s.text.replace(/^chance /, "") : s.text);
     li.onclick = () => replayTo(i + 1);
     ol.appendChild(li);
   });
