@@ -79,8 +79,8 @@ pub enum PlayoutPolicy {
     /// `playout.rs`); an iteration costs about 30 times as much as with the heuristic.
     Greedy,
     /// The `greedy` bot's rules with each candidate scored once, right after it is applied,
-    /// instead of after the rest of its turn (see `playout.rs`); about a quarter of the cost
-    /// of `Greedy` per iteration, as strong per iteration.
+    /// instead of after the rest of its turn (see `playout.rs`); about a third of the cost
+    /// of `Greedy` per iteration.
     GreedyOnce,
 }
 

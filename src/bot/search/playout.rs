@@ -27,8 +27,9 @@
 //! is applied (`Judge::pick` at depth 1), instead of after the rest of its turn; the later
 //! decisions of the turn are judged when they come. A placement is then judged without its
 //! troop's effect, which the next decision of the playout chooses. An iteration costs about a
-//! quarter of a greedy one, and a paired tournament at equal iterations found it as strong
-//! (results/search-speed.md and results/search-strength.md), so the play levels use it.
+//! third of a greedy one (results/search-speed.md). At equal iterations it was as strong at
+//! 2,000 iterations and not shown weaker at 13,500 (results/search-strength.md, ninth round),
+//! so the play levels use it.
 //!
 //! The heuristic costs two passes over the legal list with a few bit operations per decision
 //! (plus, for the tactical policy, one connection flood fill of the opponent per decision).
