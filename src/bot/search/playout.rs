@@ -28,8 +28,8 @@
 //! decisions of the turn are judged when they come. A placement is then judged without its
 //! troop's effect, which the next decision of the playout chooses. An iteration costs about a
 //! third of a greedy one (results/search-speed.md). At equal iterations it was as strong at
-//! 2,000 iterations and not shown weaker at 13,500 (results/search-strength.md, ninth round),
-//! so the play levels use it.
+//! 2,000 iterations but weaker at 13,500, 44.7% [40.0, 49.5] over 416 games
+//! (results/search-strength.md, ninth round); the play levels use it for its speed.
 //!
 //! The heuristic costs two passes over the legal list with a few bit operations per decision
 //! (plus, for the tactical policy, one connection flood fill of the opponent per decision).
