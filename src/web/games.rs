@@ -52,7 +52,7 @@ pub struct Games {
 /// the order they asked, so that a two-thread search is not passed forever by one-thread ones.
 struct Cores {
     total: usize,
-    free: Mutex<Pool>,
+    pool: Mutex<Pool>,
     freed: Condvar,
 }
 
@@ -71,7 +71,7 @@ struct Held {
 
 impl Drop for Held {
     fn drop(&mut self) {
-        lock(&self.cores.free).free += self.threads;
+        lock(&self.cores.pool).free += self.threads;
         self.cores.freed.notify_all();
     }
 }
@@ -85,7 +85,7 @@ impl Cores {
         let total = total.max(1);
         Arc::new(Cores {
             total,
-            free: Mutex::new(Pool {
+            pool: Mutex::new(Pool {
                 free: total,
                 waiting: VecDeque::new(),
                 next_ticket: 0,
@@ -102,7 +102,7 @@ impl Cores {
     /// The threads for a search on `threads`, if they are free now and no search waits before it.
     fn try_take(self: &Arc<Self>, threads: usize) -> Option<Held> {
         let threads = self.share(threads);
-        let mut pool = lock(&self.free);
+        let mut pool = lock(&self.pool);
         let turn = threads == 0 || pool.waiting.is_empty();
         (turn && pool.free >= threads).then(|| self.hold(&mut pool, threads))
     }
@@ -112,7 +112,7 @@ impl Cores {
     /// taken and the searches behind it move up).
     fn take(self: &Arc<Self>, threads: usize, stop: &AtomicBool) -> Option<Held> {
         let threads = self.share(threads);
-        let mut pool = lock(&self.free);
+        let mut pool = lock(&self.pool);
         if threads == 0 {
             return Some(self.hold(&mut pool, 0));
         }
@@ -150,7 +150,7 @@ impl Cores {
 
     /// Wakes the waiting searches, e.g. to see that one of them was stopped.
     fn wake(&self) {
-        let _free = lock(&self.free);
+        let _pool = lock(&self.pool);
         self.freed.notify_all();
     }
 }
@@ -783,12 +783,12 @@ mod tests {
             "stopped while waiting: nothing taken"
         );
         assert_eq!(
-            lock(&cores.free).free,
+            lock(&cores.pool).free,
             0,
             "the first search still holds the core"
         );
         assert!(
-            lock(&cores.free).waiting.is_empty(),
+            lock(&cores.pool).waiting.is_empty(),
             "its place is given up"
         );
         let next = {
@@ -797,7 +797,7 @@ mod tests {
         };
         drop(first);
         assert_eq!(next.join().unwrap(), Some(1), "the next search runs");
-        assert_eq!(lock(&cores.free).free, 1, "given back once, not twice");
+        assert_eq!(lock(&cores.pool).free, 1, "given back once, not twice");
     }
 
     #[test]
@@ -814,7 +814,7 @@ mod tests {
         );
         drop(two);
         assert_eq!(search_threads(Level::Casual), 1);
-        assert_eq!(lock(&cores.free).free, 2);
+        assert_eq!(lock(&cores.pool).free, 2);
     }
 
     /// A two-thread search waiting for a busy core is not passed by one-thread searches that
@@ -827,7 +827,7 @@ mod tests {
             let cores = cores.clone();
             std::thread::spawn(move || cores.take(2, &AtomicBool::new(false)).map(|h| h.threads))
         };
-        while lock(&cores.free).waiting.is_empty() {
+        while lock(&cores.pool).waiting.is_empty() {
             std::thread::yield_now();
         }
         assert!(
@@ -841,17 +841,17 @@ mod tests {
                 held.map(|h| h.threads)
             })
         };
-        while lock(&cores.free).waiting.len() < 2 {
+        while lock(&cores.pool).waiting.len() < 2 {
             std::thread::yield_now();
         }
         assert_eq!(
-            lock(&cores.free).free,
+            lock(&cores.pool).free,
             1,
             "the later search did not jump the line"
         );
         drop(one);
         assert_eq!(two.join().unwrap(), Some(2), "the first in line runs");
         assert_eq!(later.join().unwrap(), Some(1), "then the next");
-        assert_eq!(lock(&cores.free).free, 2);
+        assert_eq!(lock(&cores.pool).free, 2);
     }
 }

@@ -66,21 +66,22 @@ pub(super) fn play_out<R: Rng>(settings: &Settings, s: &mut State, rng: &mut R) 
         let d = if s.is_chance() {
             sample_chance(game, s, rng)
         } else {
-            let policy = settings.config.playout;
-            // The random policy draws the decision the list would give for the same number
-            // without building the list (`rules::random_decision`).
-            if !matches!(policy, PlayoutPolicy::Random) {
-                game.legal_decisions(s, &mut list);
-            }
-            match policy {
-                PlayoutPolicy::Random => random_decision(game, s, rng)
+            match (settings.config.playout, settings.greedy) {
+                // The random policy draws the decision the list would give for the same number
+                // without building the list (`rules::random_decision`).
+                (PlayoutPolicy::Random, _) => random_decision(game, s, rng)
                     .expect("the loop runs only while the game goes on"),
-                PlayoutPolicy::Heuristic => weighted(&Context::new(game, s, false), &list, rng),
-                PlayoutPolicy::Tactical => weighted(&Context::new(game, s, true), &list, rng),
-                PlayoutPolicy::Greedy | PlayoutPolicy::GreedyOnce => match settings.greedy {
-                    Some(judges) => judges[s.active().index()].pick(s, greedy_depth(policy), rng),
-                    None => weighted(&Context::new(game, s, false), &list, rng),
-                },
+                // The judge builds its own list of candidates.
+                (policy @ (PlayoutPolicy::Greedy | PlayoutPolicy::GreedyOnce), Some(judges)) => {
+                    judges[s.active().index()].pick(s, greedy_depth(policy), rng)
+                }
+                // Heuristic and tactical weigh every legal decision; greedy without judges
+                // plays as heuristic.
+                (policy, _) => {
+                    game.legal_decisions(s, &mut list);
+                    let tactical = policy == PlayoutPolicy::Tactical;
+                    weighted(&Context::new(game, s, tactical), &list, rng)
+                }
             }
         };
         game.apply_legal(s, d);
