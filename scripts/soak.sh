@@ -8,8 +8,8 @@
 #   scripts/soak.sh [--chunks K] [--games N] [--seed S] [--terrains LIST] [--out DIR]
 #
 # Defaults: 10 chunks of 1,000,000 games from seed 2026 on all eight terrains and both
-# variants (160 million games, about 15 core-hours), into results/soak/. TOYBATTLE names the
-# binary to use (default: a release build made first).
+# variants (160 million games, about 10 core-hours at 0.22 ms a checked game), into
+# results/soak/. TOYBATTLE names the binary to use (default: a release build made first).
 set -euo pipefail
 
 chunks=10

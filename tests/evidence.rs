@@ -10,7 +10,7 @@ use toybattle::bot::Player;
 use toybattle::info::{EvidenceTracker, Observation, RackBelief, RackEvidence};
 use toybattle::rules::{
     random_decision, Colour, Deal, Decision, DecisionList, Game, Phase, State, Troop, TroopCounts,
-    Variant, WinType,
+    Variant, WhatIf, WinType,
 };
 use toybattle::terrain::builtin_terrains;
 
@@ -20,27 +20,46 @@ fn games() -> impl Iterator<Item = Game> {
         .map(|t| Game::builtin(&t.key, Variant::Normal).unwrap())
 }
 
-/// Whether some legal placement of `troop` wins the game at once for the active player, by an
-/// HQ capture or on medals.
-fn some_placement_wins(game: &Game, s: &State, troop: Troop) -> bool {
+/// How some legal placement of `troop` wins the game at once for the active player (an HQ
+/// capture or on medals), if one does.
+fn placement_win(game: &Game, s: &State, troop: Troop) -> Option<WinType> {
     let mut list = DecisionList::new();
     game.legal_decisions(s, &mut list);
-    list.iter().any(|&d| {
+    list.iter().find_map(|&d| {
         let mut after = *s;
         game.apply_legal(&mut after, d);
-        matches!(d, Decision::Place { troop: t, .. } if t == troop)
-            && after
-                .outcome()
-                .is_some_and(|o| o.winner == s.active() && o.win != WinType::Blocked)
+        let outcome = after.outcome()?;
+        let wins = outcome.winner == s.active() && outcome.win != WinType::Blocked;
+        (matches!(d, Decision::Place { troop: t, .. } if t == troop) && wins).then_some(outcome.win)
     })
 }
 
-/// On random positions of all eight terrains, a troop the active player holds unfrozen is among
-/// the winning troops exactly when one of its legal placements wins at once (R10.1, R8.5).
+/// Every terrain in both variants, and with a medal objective of 3 (a what-if) so that wins on
+/// medals come often.
+fn games_with_what_ifs() -> impl Iterator<Item = Game> {
+    let low = WhatIf {
+        objective: Some(3),
+        ..WhatIf::RETAIL
+    };
+    builtin_terrains().iter().flat_map(move |t| {
+        [Variant::Normal, Variant::Beginner]
+            .into_iter()
+            .map(|v| Game::builtin(&t.key, v).unwrap())
+            .chain([Game::builtin(&t.key, Variant::Normal)
+                .unwrap()
+                .with_what_if(low)
+                .unwrap()])
+    })
+}
+
+/// On random positions of all eight terrains, in both variants and with a low medal objective,
+/// a troop the active player holds unfrozen is among the winning troops exactly when one of its
+/// legal placements wins at once (R10.1, R8.5). `Game::winning_troops` reads the winning nodes
+/// off the board; this test plays every legal placement instead.
 #[test]
 fn winning_troops_are_those_whose_placement_wins_at_once() {
-    let mut found = 0;
-    for game in games() {
+    let (mut hq, mut medals) = (0, 0);
+    for game in games_with_what_ifs() {
         for seed in 0..30 {
             let mut s = game.initial_state(&Deal::from_seed(seed));
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
@@ -50,8 +69,10 @@ fn winning_troops_are_those_whose_placement_wins_at_once() {
                     let placeable = s.rack(s.active()).minus(&s.frozen(s.active())).unwrap();
                     for t in Troop::ALL.into_iter().filter(|&t| placeable.get(t) > 0) {
                         let listed = winning >> t.index() & 1 == 1;
-                        assert_eq!(listed, some_placement_wins(&game, &s, t), "{t} {s:?}");
-                        found += listed as u32;
+                        let win = placement_win(&game, &s, t);
+                        assert_eq!(listed, win.is_some(), "{t} {s:?}");
+                        hq += u32::from(win == Some(WinType::Hq));
+                        medals += u32::from(win == Some(WinType::Medals));
                     }
                 } else {
                     assert_eq!(game.winning_troops(&s), 0, "only for the action");
@@ -60,7 +81,10 @@ fn winning_troops_are_those_whose_placement_wins_at_once() {
             }
         }
     }
-    assert!(found > 50, "{found} winning tiles held");
+    assert!(
+        hq > 50 && medals > 50,
+        "winning tiles held: {hq} by HQ, {medals} on medals"
+    );
 }
 
 /// Hidden rack tiles of `c` (rack less its public tiles) of troops outside `barred`.

@@ -409,26 +409,32 @@ impl Game {
         every.public_rack[p] = TroopCounts::EMPTY;
         every.rack_len[p] = RACK_LIMIT;
         every.frozen_len[p] = 0;
+        let wins = self.winning_nodes(s, p);
         let mut out = 0;
         for (t, &slots) in self.placement_slots(&every, p).iter().enumerate() {
-            let troop = Troop::from_index(t);
-            let wins = bits(slots).any(|n| {
-                let mut after = every;
-                self.apply_step(
-                    &mut after,
-                    Decision::Place {
-                        troop,
-                        node: NodeIndex::new(n),
-                    },
-                );
-                // A blocked opponent (R10.3) depends on the rest of the rack: not counted.
-                after
-                    .outcome
-                    .is_some_and(|o| o.winner == p && o.win != WinType::Blocked)
-            });
-            out |= (wins as u8) << t;
+            out |= u8::from(slots & wins != 0) << t;
         }
         out
+    }
+
+    /// The nodes where a tile of `p`, of any troop, would win at once if placed: an enemy HQ
+    /// (R6.3, R10.1), or a base whose region check (R6.2) brings `p` the medal objective (R8.5).
+    /// It mirrors `place` and `region_check`, where only the node decides: trying every slot
+    /// with a copy of the state cost a third of a checked random game (results/soak.md).
+    fn winning_nodes(&self, s: &State, p: Colour) -> NodeMask {
+        let mut wins = self.hqs[p.opponent()];
+        let occupied = s.board.occupied(p);
+        for n in bits(self.bases) {
+            let after = occupied | 1 << n;
+            let gained: u8 = bits(self.node_regions[n] & !s.regions_taken)
+                .filter(|&r| self.region_bases[r] & !after == 0)
+                .map(|r| self.region_medals[r])
+                .sum();
+            if gained > 0 && s.medals[p] + gained >= self.medals_to_win {
+                wins |= 1 << n;
+            }
+        }
+        wins
     }
 
     fn push_placements(&self, s: &State, p: Colour, out: &mut DecisionList) {
