@@ -123,7 +123,39 @@ impl Bot for GreedyBot {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(request.seed);
         let state = request.observation.determinize(&mut rng);
         let judge = Judge::new(request.game, request.observation);
-        Choice::plain(judge.pick(&state, 0, &mut rng))
+        Choice::plain(judge.pick(&state, Horizon::Turn, &mut rng))
+    }
+}
+
+/// How far a candidate decision is played before it is scored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Horizon {
+    /// To the end of the turn, its later decisions scored [`Horizon::Once`]: the `greedy` bot.
+    Turn,
+    /// Right after it is applied: the later decisions of the turn are judged when they come.
+    Once,
+    /// Once, except where that misjudges a troop most: a placement whose troop effect is a
+    /// fixed rule or a discard (Skully, Star, XB-42, Jumbo) is played to the end of its turn,
+    /// and a Cap'n placement gains the best gain of one more placement from the position
+    /// before, read off the other candidates' scores, instead of playing its extra placement
+    /// (whose candidates cost most of a turn's work).
+    Effects,
+}
+
+impl Horizon {
+    /// The horizon at which candidate `d` itself is scored.
+    fn of(self, d: Decision) -> Horizon {
+        match (self, d) {
+            (
+                Horizon::Effects,
+                Decision::Place {
+                    troop: Troop::Skully | Troop::Star | Troop::Xb42 | Troop::Jumbo,
+                    ..
+                },
+            ) => Horizon::Turn,
+            (Horizon::Effects, _) => Horizon::Once,
+            (h, _) => h,
+        }
     }
 }
 
@@ -333,10 +365,10 @@ impl<'a> Judge<'a> {
         }
     }
 
-    /// The decision of these rules in `s`, where `me` decides. `depth` 0 is the real decision,
-    /// whose candidates are played to the end of the turn; deeper ones are scored at once. The
-    /// search bots' greedy playouts call it too (`PlayoutPolicy::Greedy`).
-    pub(crate) fn pick<R: Rng>(&self, s: &State, depth: u8, rng: &mut R) -> Decision {
+    /// The decision of these rules in `s`, where `me` decides, its candidates scored at
+    /// `horizon`: the `greedy` bot plays each to the end of its turn. The search bots' greedy
+    /// playouts call it too (`PlayoutPolicy::Greedy`, `GreedyOnce`, `GreedyEffects`).
+    pub(crate) fn pick<R: Rng>(&self, s: &State, horizon: Horizon, rng: &mut R) -> Decision {
         let mut list = DecisionList::new();
         self.game.legal_decisions(s, &mut list);
         if list.len() == 1 {
@@ -374,21 +406,30 @@ impl<'a> Judge<'a> {
                 ..
             } => {
                 list.retain(|d| *d != Decision::Decline);
-                self.best(s, &list, depth, rng)
+                self.best(s, &list, horizon, rng)
             }
-            _ => self.best(s, &list, depth, rng),
+            _ => self.best(s, &list, horizon, rng),
         }
     }
 
     /// The best scored decision of `list`; `decline` only when nothing scores strictly better,
     /// other ties broken by the seed.
-    fn best<R: Rng>(&self, s: &State, list: &DecisionList, depth: u8, rng: &mut R) -> Decision {
+    fn best<R: Rng>(
+        &self,
+        s: &State,
+        list: &DecisionList,
+        horizon: Horizon,
+        rng: &mut R,
+    ) -> Decision {
         let base = self.base(s);
         let mut memo = Memo::new();
-        let scores: ArrayVec<i32, MAX_DECISIONS> = list
+        let mut scores: ArrayVec<i32, MAX_DECISIONS> = list
             .iter()
-            .map(|&d| self.score(s, &base, &mut memo, d, depth, rng))
+            .map(|&d| self.score(s, &base, &mut memo, d, horizon.of(d), rng))
             .collect();
+        if horizon == Horizon::Effects {
+            self.add_capn_gain(s, &base, list, &mut scores);
+        }
         let top = scores.iter().copied().max().unwrap_or(i32::MIN);
         let decline_ties = list
             .iter()
@@ -407,15 +448,39 @@ impl<'a> Judge<'a> {
             .unwrap_or(list[0])
     }
 
-    /// The score after `d`: at depth 0, after the rest of the turn played by these rules.
-    /// `base` and `memo` are what the evaluation reuses of `s` and of the candidates before.
+    /// [`Horizon::Effects`] for a Cap'n placement scored once: its extra placement (R7.3) is
+    /// worth about what the best other placement gains over the position before, if anything;
+    /// it stays below a win now.
+    fn add_capn_gain(&self, s: &State, base: &Base, list: &DecisionList, scores: &mut [i32]) {
+        let is_capn =
+            |d: &Decision| matches!(d, Decision::Place { troop, .. } if *troop == Troop::Capn);
+        let other = list
+            .iter()
+            .zip(scores.iter())
+            .filter(|(d, _)| matches!(d, Decision::Place { .. }) && !is_capn(d))
+            .map(|(_, &v)| v)
+            .max();
+        let Some(other) = other else { return };
+        let gain = other
+            .saturating_sub(self.evaluate_from(s, base, None))
+            .max(0);
+        for (d, v) in list.iter().zip(scores.iter_mut()) {
+            if is_capn(d) && *v < BLOCKED_WIN {
+                *v = v.saturating_add(gain).min(BLOCKED_WIN - 1);
+            }
+        }
+    }
+
+    /// The score after `d`: with [`Horizon::Turn`], after the rest of the turn played by these
+    /// rules. `base` and `memo` are what the evaluation reuses of `s` and of the candidates
+    /// before.
     fn score<R: Rng>(
         &self,
         s: &State,
         base: &Base,
         memo: &mut Memo,
         d: Decision,
-        depth: u8,
+        horizon: Horizon,
         rng: &mut R,
     ) -> i32 {
         let mut next = *s;
@@ -425,8 +490,8 @@ impl<'a> Judge<'a> {
             if next.is_chance() {
                 let outcome = sample_chance(self.game, &next, rng);
                 self.game.apply_legal(&mut next, outcome);
-            } else if depth == 0 {
-                let later = self.pick(&next, depth + 1, rng);
+            } else if horizon == Horizon::Turn {
+                let later = self.pick(&next, Horizon::Once, rng);
                 self.game.apply_legal(&mut next, later);
                 steps += 1;
             } else {
@@ -949,10 +1014,10 @@ mod tests {
                     "evaluation for {observer:?} after {d:?} in {s:?}"
                 );
             }
-            for depth in [0, 1] {
+            for (depth, horizon) in [(0, Horizon::Turn), (1, Horizon::Once)] {
                 let mut a = Xoshiro256PlusPlus::seed_from_u64(seed);
                 let mut b = a.clone();
-                let (dn, dold) = (new.pick(s, depth, &mut a), old.pick(s, depth, &mut b));
+                let (dn, dold) = (new.pick(s, horizon, &mut a), old.pick(s, depth, &mut b));
                 assert_eq!(dn, dold, "decision at depth {depth} in {s:?}");
                 assert_eq!(a.next_u64(), b.next_u64(), "random draws at {s:?}");
             }

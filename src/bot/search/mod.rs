@@ -82,6 +82,9 @@ pub enum PlayoutPolicy {
     /// instead of after the rest of its turn (see `playout.rs`); about a third of the cost
     /// of `Greedy` per iteration.
     GreedyOnce,
+    /// The `greedy` bot's rules with each candidate scored once, except the troops that
+    /// greedy-once misjudges most (see `playout.rs`).
+    GreedyEffects,
 }
 
 /// Weights of the evaluation with `fitted_eval`: an intercept, then logistic units per 100
@@ -214,7 +217,7 @@ pub(crate) struct Settings<'a> {
     /// Playouts stop once `s.turn()` exceeds this (`SearchConfig::max_playout_turns` after the
     /// decision's turn).
     pub last_turn: u16,
-    /// With `PlayoutPolicy::Greedy` or `GreedyOnce`: the greedy rules of each player, by `Colour::index`.
+    /// With a greedy playout policy: the greedy rules of each player, by `Colour::index`.
     pub greedy: Option<&'a [Judge<'a>; 2]>,
     /// `SearchConfig::eval_turns`, `eval_scale` and `fitted_eval`, when on.
     pub evaluation: Option<Evaluation<'a>>,
@@ -338,7 +341,7 @@ pub(crate) fn search(
     });
     let greedy = matches!(
         config.playout,
-        PlayoutPolicy::Greedy | PlayoutPolicy::GreedyOnce
+        PlayoutPolicy::Greedy | PlayoutPolicy::GreedyOnce | PlayoutPolicy::GreedyEffects
     )
     .then(|| greedy_judges(game, root, seed));
     let settings = Settings {

@@ -31,6 +31,15 @@
 //! 2,000 iterations but weaker at 13,500, 44.7% [40.0, 49.5] over 416 games
 //! (results/search-strength.md, ninth round); the play levels use it for its speed.
 //!
+//! The greedy-effects policy scores each candidate once too, except where that misjudges a
+//! troop most (`bot::greedy::Horizon::Effects`): a Skully, Star, XB-42 or Jumbo placement is
+//! played to the end of its turn, as greedy does (its follow-up is a fixed rule or a short list
+//! of discards), and a Cap'n placement, whose extra placement's candidates are most of a greedy
+//! turn's work, gains what the best other placement gains over the position before. On the
+//! action decisions of random games it picks a move that greedy's own scores rank lower five
+//! times less often than greedy-once (results/greedy-once/README.md); an iteration costs
+//! about half of a greedy one (results/search-speed.md).
+//!
 //! The heuristic costs two passes over the legal list with a few bit operations per decision
 //! (plus, for the tactical policy, one connection flood fill of the opponent per decision).
 //!
@@ -43,7 +52,7 @@
 //! heuristic stays the default policy.
 
 use super::{PlayoutPolicy, Settings, FITTED_EVAL};
-use crate::bot::greedy::Judge;
+use crate::bot::greedy::{Horizon, Judge};
 use crate::rules::{random_decision, sample_chance, Colour, Decision, DecisionList, Game, State};
 use crate::terrain::{bits, NodeMask, Terrain, MAX_NODES};
 use rand::Rng;
@@ -72,9 +81,12 @@ pub(super) fn play_out<R: Rng>(settings: &Settings, s: &mut State, rng: &mut R) 
                 (PlayoutPolicy::Random, _) => random_decision(game, s, rng)
                     .expect("the loop runs only while the game goes on"),
                 // The judge builds its own list of candidates.
-                (policy @ (PlayoutPolicy::Greedy | PlayoutPolicy::GreedyOnce), Some(judges)) => {
-                    judges[s.active().index()].pick(s, greedy_depth(policy), rng)
-                }
+                (
+                    policy @ (PlayoutPolicy::Greedy
+                    | PlayoutPolicy::GreedyOnce
+                    | PlayoutPolicy::GreedyEffects),
+                    Some(judges),
+                ) => judges[s.active().index()].pick(s, greedy_horizon(policy), rng),
                 // Heuristic and tactical weigh every legal decision; greedy without judges
                 // plays as heuristic.
                 (policy, _) => {
@@ -88,10 +100,13 @@ pub(super) fn play_out<R: Rng>(settings: &Settings, s: &mut State, rng: &mut R) 
     }
 }
 
-/// The depth at which a greedy policy asks its judge: 0 plays each candidate to the end of its
-/// turn, 1 scores it at once.
-fn greedy_depth(policy: PlayoutPolicy) -> u8 {
-    u8::from(policy == PlayoutPolicy::GreedyOnce)
+/// How far a greedy policy's judge plays each candidate before it scores it.
+fn greedy_horizon(policy: PlayoutPolicy) -> Horizon {
+    match policy {
+        PlayoutPolicy::GreedyOnce => Horizon::Once,
+        PlayoutPolicy::GreedyEffects => Horizon::Effects,
+        _ => Horizon::Turn,
+    }
 }
 
 /// The reward of a state where an iteration stopped, computed once and read for either player.

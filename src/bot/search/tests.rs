@@ -1,4 +1,5 @@
 use super::*;
+use crate::bot::greedy::Horizon;
 use crate::bot::play::{play_game, PlayConfig};
 use crate::info::RackEvidence;
 use crate::rules::{random_decision, sample_chance, Colour, Deal, Referee, Variant, WinType};
@@ -372,29 +373,31 @@ fn greedy_playouts_play_the_greedy_rules_of_each_player() {
     };
     assert_eq!(ends(PlayoutPolicy::Greedy), 40);
     assert_eq!(ends(PlayoutPolicy::GreedyOnce), 40);
+    assert_eq!(ends(PlayoutPolicy::GreedyEffects), 40);
     assert!(ends(PlayoutPolicy::Heuristic) < 40);
 }
 
 /// A greedy playout asks each player's judge with the candidates played to the end of their
-/// turn (depth 0), a greedy-once playout with each candidate scored at once (depth 1): both
-/// finish a game exactly as a loop of those calls does, and the two policies play differently.
+/// turn, a greedy-once playout with each candidate scored at once, a greedy-effects playout at
+/// that horizon: each finishes a game exactly as a loop of those calls does, and greedy-effects
+/// plays differently from both others.
 #[test]
-fn greedy_once_playouts_score_each_candidate_at_once() {
+fn greedy_playouts_ask_the_judge_at_their_horizon() {
     let game = game_of("castle_field");
-    let by_hand = |judges: &[Judge; 2], s: &State, depth: u8, seed: u64| {
+    let by_hand = |judges: &[Judge; 2], s: &State, horizon: Horizon, seed: u64| {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
         let mut t = *s;
         while !t.is_over() {
             let d = if t.is_chance() {
                 sample_chance(&game, &t, &mut rng)
             } else {
-                judges[t.active().index()].pick(&t, depth, &mut rng)
+                judges[t.active().index()].pick(&t, horizon, &mut rng)
             };
             game.apply_legal(&mut t, d);
         }
         t
     };
-    let mut differ = 0;
+    let mut differ = [0; 3];
     for (k, s) in random_game_positions(&game, 8)
         .iter()
         .step_by(5)
@@ -403,11 +406,12 @@ fn greedy_once_playouts_score_each_candidate_at_once() {
         let seen = Observation::new(s, s.active());
         let judges = greedy_judges(&game, Root::Observation(&seen, RackBelief::UNIFORM), 4);
         let seed = 100 + k as u64;
-        let mut ends = [*s; 2];
-        for (end, (policy, depth)) in ends
-            .iter_mut()
-            .zip([(PlayoutPolicy::Greedy, 0), (PlayoutPolicy::GreedyOnce, 1)])
-        {
+        let mut ends = [*s; 3];
+        for (end, (policy, horizon)) in ends.iter_mut().zip([
+            (PlayoutPolicy::Greedy, Horizon::Turn),
+            (PlayoutPolicy::GreedyOnce, Horizon::Once),
+            (PlayoutPolicy::GreedyEffects, Horizon::Effects),
+        ]) {
             let config = SearchConfig {
                 playout: policy,
                 ..SearchConfig::DEFAULT
@@ -421,13 +425,18 @@ fn greedy_once_playouts_score_each_candidate_at_once() {
             playout::play_out(&settings, end, &mut rng);
             assert_eq!(
                 *end,
-                by_hand(&judges, s, depth, seed),
+                by_hand(&judges, s, horizon, seed),
                 "{policy:?} from {s:?}"
             );
         }
-        differ += usize::from(ends[0] != ends[1]);
+        differ[0] += usize::from(ends[0] != ends[1]);
+        differ[1] += usize::from(ends[2] != ends[0]);
+        differ[2] += usize::from(ends[2] != ends[1]);
     }
-    assert!(differ > 0, "the two policies never played differently");
+    assert!(
+        differ.iter().all(|&d| d > 0),
+        "policies that never played differently: {differ:?}"
+    );
 }
 
 /// A cut playout stops at the start of a turn of the evaluated player's opponent, `eval_turns`
@@ -579,6 +588,18 @@ fn greedy_once_playout_search_is_legal_on_every_terrain_and_deterministic() {
         ..small()
     };
     legal_everywhere_and_deterministic(&once, 12);
+}
+
+#[test]
+fn greedy_effects_playout_search_is_legal_on_every_terrain_and_deterministic() {
+    let effects = SearchConfig {
+        playout: PlayoutPolicy::GreedyEffects,
+        eval_turns: 2,
+        fitted_eval: true,
+        observed_chance: true,
+        ..small()
+    };
+    legal_everywhere_and_deterministic(&effects, 13);
 }
 
 #[test]
