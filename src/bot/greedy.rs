@@ -460,7 +460,10 @@ impl<'a> Judge<'a> {
             .filter(|(d, _)| matches!(d, Decision::Place { .. }) && !is_capn(d))
             .map(|(_, &v)| v)
             .max();
-        let Some(other) = other else { return };
+        // The position's own evaluation is needed only when a Cap'n is among the candidates.
+        let Some(other) = other.filter(|_| list.iter().any(is_capn)) else {
+            return;
+        };
         let gain = other
             .saturating_sub(self.evaluate_from(s, base, None))
             .max(0);
