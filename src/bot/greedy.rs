@@ -897,7 +897,7 @@ mod tests {
     /// makes the decision the oracle makes and consumes the same random numbers, for both
     /// players' judges and at both depths; its terms and evaluations agree everywhere, also
     /// where it reuses what it knows of the position before each legal decision and of the
-    /// candidates before.
+    /// candidates before, at every horizon.
     #[test]
     fn picks_what_the_oracle_picks() {
         let mut positions = 0;
@@ -1016,6 +1016,20 @@ mod tests {
                     old.evaluate(&next),
                     "evaluation for {observer:?} after {d:?} in {s:?}"
                 );
+            }
+            // Sharing evaluations along the candidate list changes no score at any horizon,
+            // also where a candidate is played on past its placement (a draw, a discard).
+            for horizon in [Horizon::Turn, Horizon::Once, Horizon::Effects] {
+                let mut shared = Memo::new();
+                for (k, &d) in list.iter().enumerate() {
+                    let h = horizon.of(d);
+                    let rng = || Xoshiro256PlusPlus::seed_from_u64(seed ^ k as u64);
+                    assert_eq!(
+                        new.score(s, &base, &mut shared, d, h, &mut rng()),
+                        new.score(s, &base, &mut Memo::new(), d, h, &mut rng()),
+                        "score of {d:?} at {horizon:?} in {s:?}"
+                    );
+                }
             }
             for (depth, horizon) in [(0, Horizon::Turn), (1, Horizon::Once)] {
                 let mut a = Xoshiro256PlusPlus::seed_from_u64(seed);
