@@ -29,7 +29,7 @@
 //! troop's effect, which the next decision of the playout chooses. An iteration costs about a
 //! third of a greedy one (results/search-speed.md). At equal iterations it was as strong at
 //! 2,000 iterations but weaker at 13,500, 44.7% [40.0, 49.5] over 416 games
-//! (results/search-strength.md, ninth round); the play levels use it for its speed.
+//! (results/search-strength.md, ninth round).
 //!
 //! The greedy-effects policy scores each candidate once too, except where that misjudges a
 //! troop most (`bot::greedy::Horizon::Effects`): a Skully, Star, XB-42 or Jumbo placement is
@@ -38,7 +38,9 @@
 //! turn's work, gains what the best other placement gains over the position before. On the
 //! action decisions of random games it picks a move that greedy's own scores rank lower five
 //! times less often than greedy-once (results/greedy-once/README.md); an iteration costs
-//! about half of a greedy one (results/search-speed.md).
+//! about half of a greedy one (results/search-speed.md), and at equal iterations it was not
+//! measurably weaker at 13,500 (results/search-strength.md, ninth round). The play levels use
+//! it.
 //!
 //! The heuristic costs two passes over the legal list with a few bit operations per decision
 //! (plus, for the tactical policy, one connection flood fill of the opponent per decision).
