@@ -274,15 +274,19 @@ struct EvalKey {
     occupied: [NodeMask; 2],
     /// Our top tiles by troop on the nodes the opponent reaches or lacks for a region.
     tops: [NodeMask; 8],
-    /// Medals, then rack sizes, ours then the opponent's.
+    /// Medals, ours then the opponent's.
     medals: [u8; 2],
-    rack_len: [u8; 2],
+    /// The opponent's rack size. Ours is not in the key: it enters the evaluation only as
+    /// its own term, which the memo leaves out, so that a Skully's or a Star's draw, which
+    /// changes only our rack size, still finds the entry of another troop on the node.
+    their_rack_len: u8,
     taken: RegionMask,
 }
 
-/// The sums of the terms of the positions reached by the candidates of one decision, one per
-/// node placed on: a candidate that places on the same node as an earlier one often reaches a
-/// position with the same [`EvalKey`] (another troop where the troop is never asked about).
+/// The sums of the terms, less our rack's worth, of the positions reached by the candidates of
+/// one decision, one per node placed on: a candidate that places on the same node as an earlier
+/// one often reaches a position with the same [`EvalKey`] (another troop where the troop is never
+/// asked about).
 struct Memo {
     /// Nodes whose entry holds a key.
     filled: NodeMask,
@@ -369,12 +373,26 @@ impl<'a> Judge<'a> {
     /// `horizon`: the `greedy` bot plays each to the end of its turn. The search bots' greedy
     /// playouts call it too (`PlayoutPolicy::Greedy`, `GreedyOnce`, `GreedyEffects`).
     pub(crate) fn pick<R: Rng>(&self, s: &State, horizon: Horizon, rng: &mut R) -> Decision {
+        self.pick_scored(s, horizon, None, rng).0
+    }
+
+    /// [`Judge::pick`], with the chosen candidate's score where its candidates were scored.
+    /// `turn_base`, when `s` is a later decision in the turn of a candidate being scored, is the
+    /// [`Base`] of that candidate's decision: it holds for every position that follows in the
+    /// turn, and a base of `s` would cost more than its few candidates save with it.
+    fn pick_scored<R: Rng>(
+        &self,
+        s: &State,
+        horizon: Horizon,
+        turn_base: Option<&Base>,
+        rng: &mut R,
+    ) -> (Decision, Option<i32>) {
         let mut list = DecisionList::new();
         self.game.legal_decisions(s, &mut list);
         if list.len() == 1 {
-            return list[0];
+            return (list[0], None);
         }
-        match s.phase() {
+        let fixed = match s.phase() {
             Phase::TroopEffect {
                 troop: Troop::Skully | Troop::Star,
                 ..
@@ -406,29 +424,39 @@ impl<'a> Judge<'a> {
                 ..
             } => {
                 list.retain(|d| *d != Decision::Decline);
-                self.best(s, &list, horizon, rng)
+                return self.best(s, &list, horizon, turn_base, rng);
             }
-            _ => self.best(s, &list, horizon, rng),
-        }
+            _ => return self.best(s, &list, horizon, turn_base, rng),
+        };
+        (fixed, None)
     }
 
-    /// The best scored decision of `list`; `decline` only when nothing scores strictly better,
-    /// other ties broken by the seed.
+    /// The best scored decision of `list`, with its score; `decline` only when nothing scores
+    /// strictly better, other ties broken by the seed. `turn_base` as in [`Judge::pick_scored`].
     fn best<R: Rng>(
         &self,
         s: &State,
         list: &DecisionList,
         horizon: Horizon,
+        turn_base: Option<&Base>,
         rng: &mut R,
-    ) -> Decision {
-        let base = self.base(s);
+    ) -> (Decision, Option<i32>) {
+        let own;
+        let base = match turn_base {
+            Some(base) => base,
+            None => {
+                own = self.base(s);
+                &own
+            }
+        };
         let mut memo = Memo::new();
-        let mut scores: ArrayVec<i32, MAX_DECISIONS> = list
-            .iter()
-            .map(|&d| self.score(s, &base, &mut memo, d, horizon.of(d), rng))
-            .collect();
+        // Pushed in place: collecting would build the array aside and copy all of it.
+        let mut scores = ArrayVec::<i32, MAX_DECISIONS>::new();
+        for &d in list {
+            scores.push(self.score(s, base, &mut memo, d, horizon.of(d), rng));
+        }
         if horizon == Horizon::Effects {
-            self.add_capn_gain(s, &base, list, &mut scores);
+            self.add_capn_gain(s, base, list, &mut scores);
         }
         let top = scores.iter().copied().max().unwrap_or(i32::MIN);
         let decline_ties = list
@@ -436,16 +464,17 @@ impl<'a> Judge<'a> {
             .zip(&scores)
             .any(|(&d, &v)| d == Decision::Decline && v == top);
         if decline_ties {
-            return Decision::Decline;
+            return (Decision::Decline, Some(top));
         }
         let ties = scores.iter().filter(|&&v| v == top).count();
         let k = rng.random_range(0..ties);
-        list.iter()
+        let chosen = list
+            .iter()
             .zip(&scores)
             .filter(|&(_, &v)| v == top)
             .nth(k)
-            .map(|(&d, _)| d)
-            .unwrap_or(list[0])
+            .map(|(&d, _)| d);
+        (chosen.unwrap_or(list[0]), chosen.map(|_| top))
     }
 
     /// [`Horizon::Effects`] for a Cap'n placement scored once: its extra placement (R7.3) is
@@ -489,23 +518,31 @@ impl<'a> Judge<'a> {
         let mut next = *s;
         self.game.apply_legal(&mut next, d);
         let mut steps = 0;
+        // The score of the position reached, where the last decision's own candidates scored it:
+        // a later decision scored once, with no chance after it, reached what it was scored on.
+        let mut known = None;
         while !next.is_over() && next.active() == self.me {
             if next.is_chance() {
                 let outcome = sample_chance(self.game, &next, rng);
                 self.game.apply_legal(&mut next, outcome);
+                known = None;
             } else if horizon == Horizon::Turn {
-                let later = self.pick(&next, Horizon::Once, rng);
+                let (later, score) = self.pick_scored(&next, Horizon::Once, Some(base), rng);
                 self.game.apply_legal(&mut next, later);
                 steps += 1;
+                known = score;
             } else {
                 break;
             }
         }
-        let slot = match d {
-            Decision::Place { node, .. } => Some((memo, node.usize())),
-            _ => None,
-        };
-        match self.evaluate_from(&next, base, slot) {
+        let value = known.unwrap_or_else(|| {
+            let slot = match d {
+                Decision::Place { node, .. } => Some((memo, node.usize())),
+                _ => None,
+            };
+            self.evaluate_from(&next, base, slot)
+        });
+        match value {
             // A win now beats the same win later in the turn (rules 1 and 2 are about now).
             v if v >= BLOCKED_WIN => v - steps,
             v => v,
@@ -539,12 +576,13 @@ impl<'a> Judge<'a> {
             return self.terms_of(s, &view, base).iter().sum();
         };
         let key = self.key(s, &view);
+        let our_rack = RACK_WORTH[s.rack_len(self.me) as usize];
         let entry = &mut memo.entries[slot];
         if memo.filled & (1 << slot) != 0 && entry.0 == key {
-            return entry.1;
+            return entry.1 + our_rack;
         }
-        let v = self.terms_of(s, &view, base).iter().sum();
-        *entry = (key, v);
+        let v: i32 = self.terms_of(s, &view, base).iter().sum();
+        *entry = (key, v - our_rack);
         memo.filled |= 1 << slot;
         v
     }
@@ -630,7 +668,7 @@ impl<'a> Judge<'a> {
             occupied: [board.occupied(me), board.occupied(them)],
             tops: std::array::from_fn(|t| tops[t] & asked),
             medals: [s.medals(me), s.medals(them)],
-            rack_len: [s.rack_len(me), s.rack_len(them)],
+            their_rack_len: s.rack_len(them),
             taken: s.regions_taken(),
         }
     }
