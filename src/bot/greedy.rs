@@ -50,6 +50,7 @@ use crate::rules::{
 use crate::terrain::{
     bits, NodeIndex, NodeMask, RegionMask, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS,
 };
+use crate::vocabulary::hash::{mix64, GOLDEN_GAMMA};
 use arrayvec::ArrayVec;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -268,7 +269,7 @@ struct View<'b> {
 /// two positions with equal keys have equal terms. The troops of our tiles are kept only
 /// where the opponent can reach or needs a base, the only places where the terms ask which
 /// tiles could cover them.
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 struct EvalKey {
     /// Nodes occupied by us, then by the opponent.
     occupied: [NodeMask; 2],
@@ -277,28 +278,69 @@ struct EvalKey {
     /// Medals, ours then the opponent's.
     medals: [u8; 2],
     /// The opponent's rack size. Ours is not in the key: it enters the evaluation only as
-    /// its own term, which the memo leaves out, so that a Skully's or a Star's draw, which
+    /// its own term, which the cache leaves out, so that a Skully's or a Star's draw, which
     /// changes only our rack size, still finds the entry of another troop on the node.
     their_rack_len: u8,
     taken: RegionMask,
 }
 
-/// The sums of the terms, less our rack's worth, of the positions reached by the candidates of
-/// one decision, one per node placed on: a candidate that places on the same node as an earlier
-/// one often reaches a position with the same [`EvalKey`] (another troop where the troop is never
-/// asked about).
-struct Memo {
-    /// Nodes whose entry holds a key.
-    filled: NodeMask,
-    entries: [(EvalKey, i32); MAX_NODES],
+/// Entries of an [`EvalCache`] built for one decision (the `greedy` bot's): its candidates.
+const DECISION_CACHE_BITS: u32 = 8;
+
+/// The evaluations of positions one judge has met, by [`EvalKey`]: the sum of the terms less
+/// our rack's worth, which is added back. For a given judge, the evaluation of an unfinished
+/// position depends only on its key, so an entry holds for every decision the judge makes: the
+/// candidates of one decision that place another troop on the same node, and the positions a
+/// search's playouts keep meeting (a search gives each thread one cache per judge). Each key
+/// has one slot, by its hash; a new key takes the slot over.
+pub(crate) struct EvalCache {
+    entries: Vec<Option<(EvalKey, i32)>>,
+    /// The judge whose evaluations the entries are: its player, its game and the opponent's
+    /// pool. Another judge empties the cache first.
+    owner: Option<(Colour, usize, TroopCounts)>,
 }
 
-impl Memo {
-    fn new() -> Memo {
-        Memo {
-            filled: 0,
-            entries: [(EvalKey::default(), 0); MAX_NODES],
+impl EvalCache {
+    /// An empty cache of `2^bits` entries.
+    pub(crate) fn new(bits: u32) -> EvalCache {
+        EvalCache {
+            entries: vec![None; 1 << bits],
+            owner: None,
         }
+    }
+
+    /// Empties the cache unless its entries are `judge`'s.
+    fn serve(&mut self, judge: &Judge) {
+        let owner = (
+            judge.me,
+            judge.game as *const Game as usize,
+            judge.opponent_pool,
+        );
+        if self.owner != Some(owner) {
+            self.entries.fill(None);
+            self.owner = Some(owner);
+        }
+    }
+
+    /// The slot of `key`.
+    fn slot(&self, key: &EvalKey) -> usize {
+        let pair = |a: NodeMask, b: NodeMask| u64::from(a) | u64::from(b) << 32;
+        let rest = u64::from(key.taken)
+            | u64::from(key.medals[0]) << 32
+            | u64::from(key.medals[1]) << 40
+            | u64::from(key.their_rack_len) << 48;
+        let words = [
+            pair(key.occupied[0], key.occupied[1]),
+            pair(key.tops[0], key.tops[1]),
+            pair(key.tops[2], key.tops[3]),
+            pair(key.tops[4], key.tops[5]),
+            pair(key.tops[6], key.tops[7]),
+            rest,
+        ];
+        let h = words.iter().fold(0u64, |h, &w| {
+            (h ^ w).wrapping_mul(GOLDEN_GAMMA).rotate_left(29)
+        });
+        mix64(h) as usize & (self.entries.len() - 1)
     }
 }
 
@@ -373,7 +415,20 @@ impl<'a> Judge<'a> {
     /// `horizon`: the `greedy` bot plays each to the end of its turn. The search bots' greedy
     /// playouts call it too (`PlayoutPolicy::Greedy`, `GreedyOnce`, `GreedyEffects`).
     pub(crate) fn pick<R: Rng>(&self, s: &State, horizon: Horizon, rng: &mut R) -> Decision {
-        self.pick_scored(s, horizon, None, rng).0
+        self.pick_with(s, horizon, &mut EvalCache::new(DECISION_CACHE_BITS), rng)
+    }
+
+    /// [`Judge::pick`], reading and filling `cache`: the same decision, sooner where the
+    /// cache holds positions this judge met before.
+    pub(crate) fn pick_with<R: Rng>(
+        &self,
+        s: &State,
+        horizon: Horizon,
+        cache: &mut EvalCache,
+        rng: &mut R,
+    ) -> Decision {
+        cache.serve(self);
+        self.pick_scored(s, horizon, None, cache, rng).0
     }
 
     /// [`Judge::pick`], with the chosen candidate's score where its candidates were scored.
@@ -385,6 +440,7 @@ impl<'a> Judge<'a> {
         s: &State,
         horizon: Horizon,
         turn_base: Option<&Base>,
+        cache: &mut EvalCache,
         rng: &mut R,
     ) -> (Decision, Option<i32>) {
         let mut list = DecisionList::new();
@@ -424,9 +480,9 @@ impl<'a> Judge<'a> {
                 ..
             } => {
                 list.retain(|d| *d != Decision::Decline);
-                return self.best(s, &list, horizon, turn_base, rng);
+                return self.best(s, &list, horizon, turn_base, cache, rng);
             }
-            _ => return self.best(s, &list, horizon, turn_base, rng),
+            _ => return self.best(s, &list, horizon, turn_base, cache, rng),
         };
         (fixed, None)
     }
@@ -439,6 +495,7 @@ impl<'a> Judge<'a> {
         list: &DecisionList,
         horizon: Horizon,
         turn_base: Option<&Base>,
+        cache: &mut EvalCache,
         rng: &mut R,
     ) -> (Decision, Option<i32>) {
         let own;
@@ -449,11 +506,10 @@ impl<'a> Judge<'a> {
                 &own
             }
         };
-        let mut memo = Memo::new();
         // Pushed in place: collecting would build the array aside and copy all of it.
         let mut scores = ArrayVec::<i32, MAX_DECISIONS>::new();
         for &d in list {
-            scores.push(self.score(s, base, &mut memo, d, horizon.of(d), rng));
+            scores.push(self.score(s, base, cache, d, horizon.of(d), rng));
         }
         if horizon == Horizon::Effects {
             self.add_capn_gain(s, base, list, &mut scores);
@@ -504,13 +560,13 @@ impl<'a> Judge<'a> {
     }
 
     /// The score after `d`: with [`Horizon::Turn`], after the rest of the turn played by these
-    /// rules. `base` and `memo` are what the evaluation reuses of `s` and of the candidates
-    /// before.
+    /// rules. `base` and `cache` are what the evaluation reuses of `s` and of the positions
+    /// met before.
     fn score<R: Rng>(
         &self,
         s: &State,
         base: &Base,
-        memo: &mut Memo,
+        cache: &mut EvalCache,
         d: Decision,
         horizon: Horizon,
         rng: &mut R,
@@ -527,7 +583,7 @@ impl<'a> Judge<'a> {
                 self.game.apply_legal(&mut next, outcome);
                 known = None;
             } else if horizon == Horizon::Turn {
-                let (later, score) = self.pick_scored(&next, Horizon::Once, Some(base), rng);
+                let (later, score) = self.pick_scored(&next, Horizon::Once, Some(base), cache, rng);
                 self.game.apply_legal(&mut next, later);
                 steps += 1;
                 known = score;
@@ -535,13 +591,7 @@ impl<'a> Judge<'a> {
                 break;
             }
         }
-        let value = known.unwrap_or_else(|| {
-            let slot = match d {
-                Decision::Place { node, .. } => Some((memo, node.usize())),
-                _ => None,
-            };
-            self.evaluate_from(&next, base, slot)
-        });
+        let value = known.unwrap_or_else(|| self.evaluate_from(&next, base, Some(cache)));
         match value {
             // A win now beats the same win later in the turn (rules 1 and 2 are about now).
             v if v >= BLOCKED_WIN => v - steps,
@@ -560,8 +610,8 @@ impl<'a> Judge<'a> {
     }
 
     /// [`Judge::evaluate`], reusing what `base` knows of an earlier position of the turn, and
-    /// with a `memo` entry, the sum of the terms of an earlier position with the same key.
-    fn evaluate_from(&self, s: &State, base: &Base, memo: Option<(&mut Memo, usize)>) -> i32 {
+    /// with a `cache`, what it holds of an earlier position with the same key.
+    fn evaluate_from(&self, s: &State, base: &Base, cache: Option<&mut EvalCache>) -> i32 {
         if let Some(o) = s.outcome() {
             return match (o.winner == self.me, o.win) {
                 (true, WinType::Hq) => WIN + HQ_WIN_BONUS,
@@ -572,18 +622,19 @@ impl<'a> Judge<'a> {
         }
         let mut scratch = None;
         let view = self.view(s, base, &mut scratch);
-        let Some((memo, slot)) = memo else {
+        let Some(cache) = cache else {
             return self.terms_of(s, &view, base).iter().sum();
         };
         let key = self.key(s, &view);
         let our_rack = RACK_WORTH[s.rack_len(self.me) as usize];
-        let entry = &mut memo.entries[slot];
-        if memo.filled & (1 << slot) != 0 && entry.0 == key {
-            return entry.1 + our_rack;
+        let slot = cache.slot(&key);
+        if let Some((held, v)) = &cache.entries[slot] {
+            if *held == key {
+                return v + our_rack;
+            }
         }
         let v: i32 = self.terms_of(s, &view, base).iter().sum();
-        *entry = (key, v - our_rack);
-        memo.filled |= 1 << slot;
+        cache.entries[slot] = Some((key, v - our_rack));
         v
     }
 
@@ -1032,7 +1083,8 @@ mod tests {
             // Each candidate's position, reusing what the evaluation knows of `s` and of the
             // candidates before it.
             let base = new.base(s);
-            let mut memo = Memo::new();
+            let mut cache = EvalCache::new(DECISION_CACHE_BITS);
+            cache.serve(&new);
             let mut list = DecisionList::new();
             game.legal_decisions(s, &mut list);
             for &d in &list {
@@ -1045,12 +1097,8 @@ mod tests {
                         "terms for {observer:?} after {d:?} in {s:?}"
                     );
                 }
-                let slot = match d {
-                    Decision::Place { node, .. } => Some((&mut memo, node.usize())),
-                    _ => None,
-                };
                 assert_eq!(
-                    new.evaluate_from(&next, &base, slot),
+                    new.evaluate_from(&next, &base, Some(&mut cache)),
                     old.evaluate(&next),
                     "evaluation for {observer:?} after {d:?} in {s:?}"
                 );
@@ -1058,13 +1106,16 @@ mod tests {
             // Sharing evaluations along the candidate list changes no score at any horizon,
             // also where a candidate is played on past its placement (a draw, a discard).
             for horizon in [Horizon::Turn, Horizon::Once, Horizon::Effects] {
-                let mut shared = Memo::new();
+                let mut shared = EvalCache::new(DECISION_CACHE_BITS);
+                shared.serve(&new);
                 for (k, &d) in list.iter().enumerate() {
                     let h = horizon.of(d);
                     let rng = || Xoshiro256PlusPlus::seed_from_u64(seed ^ k as u64);
+                    let mut fresh = EvalCache::new(DECISION_CACHE_BITS);
+                    fresh.serve(&new);
                     assert_eq!(
                         new.score(s, &base, &mut shared, d, h, &mut rng()),
-                        new.score(s, &base, &mut Memo::new(), d, h, &mut rng()),
+                        new.score(s, &base, &mut fresh, d, h, &mut rng()),
                         "score of {d:?} at {horizon:?} in {s:?}"
                     );
                 }

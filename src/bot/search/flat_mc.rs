@@ -1,7 +1,7 @@
 //! Flat Monte Carlo: UCB1 over the root decisions (each tried once first, in legal order), a
 //! fresh determinization of the observation and one playout per iteration.
 
-use super::playout::{play_out, Reward};
+use super::playout::{play_out, Reward, Scratch};
 use super::{Root, RootStats, Settings, Stop};
 use crate::rules::Decision;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -14,12 +14,13 @@ pub(super) fn run(
     rng: &mut Xoshiro256PlusPlus,
 ) -> RootStats {
     let mut stats = RootStats::new(legal.len());
+    let mut scratch = Scratch::default();
     while !stop.reached(stats.iterations) {
         let i = ucb1(settings.config.exploration, &stats);
         let mut s = root.sample(rng);
         let me = s.active();
         settings.game.apply_legal(&mut s, legal[i]);
-        play_out(settings, &mut s, rng);
+        play_out(settings, &mut s, &mut scratch, rng);
         stats.visits[i] += 1;
         stats.reward[i] += Reward::of_state(settings, &s).for_player(me);
         stats.iterations += 1;

@@ -54,15 +54,33 @@
 //! heuristic stays the default policy.
 
 use super::{PlayoutPolicy, Settings, FITTED_EVAL};
-use crate::bot::greedy::{Horizon, Judge};
+use crate::bot::greedy::{EvalCache, Horizon, Judge};
 use crate::rules::{random_decision, sample_chance, Colour, Decision, DecisionList, Game, State};
 use crate::terrain::{bits, NodeMask, Terrain, MAX_NODES};
 use rand::Rng;
 
+/// Entries of each judge's [`EvalCache`] in one search thread, as a power of two: 4,096 (about
+/// 230 KB) hold most of the positions a search's greedy playouts meet again, and stay near the
+/// core.
+const SEARCH_CACHE_BITS: u32 = 12;
+
+/// What one search thread's playouts keep from one iteration to the next: with greedy
+/// playouts, each judge's cache of the positions it evaluated, made at the first greedy
+/// decision.
+#[derive(Default)]
+pub(super) struct Scratch {
+    caches: Option<[EvalCache; 2]>,
+}
+
 /// Plays `s` on until the game ends, `settings.last_turn` is passed or, with an evaluation,
 /// `turns` turns have begun after the start and the evaluated player's opponent is to move
 /// (the greedy evaluation assumes the opponent moves next).
-pub(super) fn play_out<R: Rng>(settings: &Settings, s: &mut State, rng: &mut R) {
+pub(super) fn play_out<R: Rng>(
+    settings: &Settings,
+    s: &mut State,
+    scratch: &mut Scratch,
+    rng: &mut R,
+) {
     let game = settings.game;
     let cut = settings
         .evaluation
@@ -88,7 +106,13 @@ pub(super) fn play_out<R: Rng>(settings: &Settings, s: &mut State, rng: &mut R) 
                     | PlayoutPolicy::GreedyOnce
                     | PlayoutPolicy::GreedyEffects),
                     Some(judges),
-                ) => judges[s.active().index()].pick(s, greedy_horizon(policy), rng),
+                ) => {
+                    let c = s.active().index();
+                    let caches = scratch
+                        .caches
+                        .get_or_insert_with(|| [(); 2].map(|_| EvalCache::new(SEARCH_CACHE_BITS)));
+                    judges[c].pick_with(s, greedy_horizon(policy), &mut caches[c], rng)
+                }
                 // Heuristic and tactical weigh every legal decision; greedy without judges
                 // plays as heuristic.
                 (policy, _) => {

@@ -363,10 +363,11 @@ fn greedy_playouts_play_the_greedy_rules_of_each_player() {
             ..Settings::plain(&game, &config)
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut scratch = playout::Scratch::default();
         (0..40)
             .filter(|_| {
                 let mut end = s;
-                playout::play_out(&settings, &mut end, &mut rng);
+                playout::play_out(&settings, &mut end, &mut scratch, &mut rng);
                 end.turn() == s.turn() && end.outcome().map(|o| o.win) == Some(WinType::Medals)
             })
             .count()
@@ -380,7 +381,9 @@ fn greedy_playouts_play_the_greedy_rules_of_each_player() {
 /// A greedy playout asks each player's judge with the candidates played to the end of their
 /// turn, a greedy-once playout with each candidate scored at once, a greedy-effects playout at
 /// that horizon: each finishes a game exactly as a loop of those calls does, and greedy-effects
-/// plays differently from both others.
+/// plays differently from both others. The thread's evaluation cache changes nothing: one
+/// scratch serves every playout, each played twice, the second time from a cache that holds
+/// its positions, and both end where the loop of fresh judge calls ends.
 #[test]
 fn greedy_playouts_ask_the_judge_at_their_horizon() {
     let game = game_of("castle_field");
@@ -398,6 +401,7 @@ fn greedy_playouts_ask_the_judge_at_their_horizon() {
         t
     };
     let mut differ = [0; 3];
+    let mut scratch = playout::Scratch::default();
     for (k, s) in random_game_positions(&game, 8)
         .iter()
         .step_by(5)
@@ -420,14 +424,13 @@ fn greedy_playouts_ask_the_judge_at_their_horizon() {
                 greedy: Some(&judges),
                 ..Settings::plain(&game, &config)
             };
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-            *end = *s;
-            playout::play_out(&settings, end, &mut rng);
-            assert_eq!(
-                *end,
-                by_hand(&judges, s, horizon, seed),
-                "{policy:?} from {s:?}"
-            );
+            let want = by_hand(&judges, s, horizon, seed);
+            for run in ["first", "second"] {
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+                *end = *s;
+                playout::play_out(&settings, end, &mut scratch, &mut rng);
+                assert_eq!(*end, want, "{policy:?} from {s:?}, {run} run");
+            }
         }
         differ[0] += usize::from(ends[0] != ends[1]);
         differ[1] += usize::from(ends[2] != ends[0]);
@@ -478,10 +481,11 @@ fn check_cut_playouts(fitted: bool) {
         ..Settings::plain(&game, &SearchConfig::DEFAULT)
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let mut scratch = playout::Scratch::default();
     let mut cut = 0;
     for _ in 0..50 {
         let mut end = s;
-        playout::play_out(&settings, &mut end, &mut rng);
+        playout::play_out(&settings, &mut end, &mut scratch, &mut rng);
         let reward = playout::Reward::of_state(&settings, &end);
         let (me, them) = (s.active(), s.active().opponent());
         assert!((reward.for_player(me) + reward.for_player(them) - 1.0).abs() < 1e-12);

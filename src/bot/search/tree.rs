@@ -30,11 +30,12 @@
 //!
 //! Nodes live in one arena `Vec` with index links (first child, next sibling).
 
-use super::playout::{play_out, Context, Reward, WIN};
+use super::playout::{play_out, Context, Reward, Scratch, WIN};
 use super::{Root, RootStats, Settings, Stop};
 use crate::rules::{sample_chance, Chance, Colour, Decision, DecisionList, Phase, State};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::OnceLock;
 
 const NONE: u32 = u32::MAX;
 /// Policy weights are capped here for the prior (an HQ defence; wins are capped with it), and
@@ -65,9 +66,10 @@ pub(super) fn run(
     let searcher = root.active();
     let mut iterations = 0;
     let mut tree = Tree::new(searcher);
+    let mut scratch = Scratch::default();
     while !stop.reached(iterations) {
         let s = root.sample(rng);
-        tree.iterate(settings, s, rng);
+        tree.iterate(settings, s, &mut scratch, rng);
         iterations += 1;
     }
     tree.root_stats(legal, iterations)
@@ -103,7 +105,13 @@ impl Tree {
 
     /// One iteration on the sampled state `s`: select down the tree, expand one node, play out,
     /// back up the rewards.
-    fn iterate(&mut self, settings: &Settings, mut s: State, rng: &mut Xoshiro256PlusPlus) {
+    fn iterate(
+        &mut self,
+        settings: &Settings,
+        mut s: State,
+        scratch: &mut Scratch,
+        rng: &mut Xoshiro256PlusPlus,
+    ) {
         let game = settings.game;
         self.path.clear();
         let mut node = 0;
@@ -124,7 +132,7 @@ impl Tree {
             self.path.push(child);
             node = child;
             if expanded {
-                play_out(settings, &mut s, rng);
+                play_out(settings, &mut s, scratch, rng);
                 break;
             }
         }
@@ -188,7 +196,7 @@ impl Tree {
             child.available += 1;
             let v = child.visits as f64;
             let mut score = child.reward / v
-                + settings.config.exploration * ((child.available as f64).ln() / v).sqrt();
+                + settings.config.exploration * (ln_count(child.available) / v).sqrt();
             if settings.config.prior > 0.0 {
                 score += settings.config.prior * prior(d) as f64 / f64::from(PRIOR_CAP) / (v + 1.0);
             }
@@ -314,12 +322,40 @@ impl ChildIndex {
     }
 }
 
+/// Counts below this have their logarithm in a table: a count's logarithm is asked for every
+/// child at every selection step, and a lookup costs a fraction of `ln`.
+const LN_TABLE: usize = 1 << 16;
+
+/// `(n as f64).ln()`, the same bits, read from a table for counts below [`LN_TABLE`].
+fn ln_count(n: u32) -> f64 {
+    static TABLE: OnceLock<Vec<f64>> = OnceLock::new();
+    let table = TABLE.get_or_init(|| (0..LN_TABLE).map(|k| (k as f64).ln()).collect());
+    table
+        .get(n as usize)
+        .copied()
+        .unwrap_or_else(|| (n as f64).ln())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::bot::search::SearchConfig;
     use crate::rules::{Deal, Game, Troop, Variant};
     use rand::SeedableRng;
+
+    /// The table changes no selection: every count's logarithm is `ln`'s, to the bit, on both
+    /// sides of the table's end.
+    #[test]
+    fn ln_count_is_ln() {
+        let end = LN_TABLE as u32;
+        for n in (0..2000).chain(end - 5..end + 5).chain([u32::MAX]) {
+            assert_eq!(
+                ln_count(n).to_bits(),
+                (n as f64).ln().to_bits(),
+                "count {n}"
+            );
+        }
+    }
 
     /// The children of node `n`, newest first.
     fn children(tree: &Tree, n: u32) -> Vec<u32> {
@@ -343,8 +379,9 @@ mod tests {
             ..SearchConfig::DEFAULT
         };
         let settings = Settings::plain(&game, &config);
+        let mut scratch = Scratch::default();
         for _ in 0..3000 {
-            tree.iterate(&settings, s, &mut rng);
+            tree.iterate(&settings, s, &mut scratch, &mut rng);
         }
         let draw = children(&tree, 0)
             .into_iter()
