@@ -959,6 +959,43 @@ fn a_restricted_play_study_reports_each_special_base_and_replays_its_records() {
     fs::remove_dir_all(dir).unwrap();
 }
 
+/// Adding a preset to a study folder, with a command that does not ask for restricted play,
+/// plays the new preset's runs and keeps the restricted-play runs already there, in
+/// `study.json` and in the report.
+#[test]
+fn a_study_resumed_with_another_preset_keeps_its_earlier_runs() {
+    let dir = temp_dir("grown");
+    let (ok, err) = restricted_study(&dir);
+    assert!(ok, "{err}");
+    let before: Vec<String> =
+        serde_json::from_str(&fs::read_to_string(dir.join("study.json")).unwrap()).unwrap();
+    let (ok, err) = balance(&[
+        "--bots",
+        "random,greedy",
+        "--games",
+        "2",
+        "--terrains",
+        "castle_field,caribbean_sea",
+        "--variants",
+        "normal",
+        "--seed",
+        "9",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let after: Vec<String> =
+        serde_json::from_str(&fs::read_to_string(dir.join("study.json")).unwrap()).unwrap();
+    let mut expected = vec!["random-normal".to_string(), "greedy-normal".to_string()];
+    expected.extend(before.iter().filter(|r| r.contains("restricted")).cloned());
+    assert_eq!(after, expected);
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("## Restricted play"), "{md}");
+    assert!(md.contains("| castle_field | 20 | 2 |"), "{md}");
+    assert!(md.contains("greedy"), "{md}");
+    fs::remove_dir_all(dir).unwrap();
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap() {

@@ -54,7 +54,7 @@ pub fn run_folders(paths: &[PathBuf]) -> Result<Vec<PathBuf>, BalanceError> {
 }
 
 /// The run folder names of a study folder, in report order.
-fn study_order(dir: &Path) -> Result<Vec<String>, BalanceError> {
+pub(super) fn study_order(dir: &Path) -> Result<Vec<String>, BalanceError> {
     let file = dir.join(STUDY_FILE);
     if let Ok(text) = std::fs::read_to_string(&file) {
         return serde_json::from_str(&text).map_err(|e| BalanceError::Settings {

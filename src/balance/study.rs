@@ -5,13 +5,13 @@
 //! again, since a deal's seed depends on the terrain, not on the other terrains of the run.
 //! Each run resumes, shards and merges like any tournament.
 
-use super::load::{RUNS_DIR, STUDY_FILE};
+use super::load::{study_order, RUNS_DIR, STUDY_FILE};
 use super::BalanceError;
 use crate::rules::{Restricted, Variant, WhatIfs};
 use crate::terrain::{NodeId, Terrain};
 use crate::tournament::bots::{BotEntry, ExternalTimeouts};
 use crate::tournament::config::{DEFAULT_EXT_STARTUP_MS, RUN_FORMAT};
-use crate::tournament::store::write_json_atomic;
+use crate::tournament::store::{write_json_atomic, RUN_FILE};
 use crate::tournament::{run_tournament, RunConfig, RunOptions, Shard};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -165,14 +165,26 @@ fn run_config_of(plan: &StudyPlan, run: &StudyRun) -> RunConfig {
     }
 }
 
-/// Plays (or resumes) every run of the plan; returns their folders in report order. Every
-/// preset is resolved before any game is played, so a misspelt one costs nothing.
+/// Plays (or resumes) every run of the plan; returns their folders in report order, followed
+/// by the runs played earlier into the same study folder that the plan does not name (so
+/// adding a preset to a study keeps its restricted-play runs). Every preset is resolved before
+/// any game is played, so a misspelt one costs nothing.
 pub fn run_study(plan: &StudyPlan) -> Result<Vec<PathBuf>, BalanceError> {
     check(plan)?;
     let runs = study_runs(plan);
+    let mut folders: Vec<String> = runs.iter().map(|r| r.folder(plan)).collect();
+    let earlier = earlier_runs(plan, &folders)?;
+    if !plan.quiet && !earlier.is_empty() {
+        eprintln!(
+            "note: this study folder also holds {} run(s) played earlier and not named by this \
+             command; they stay in its report: {}",
+            earlier.len(),
+            earlier.join(", ")
+        );
+    }
+    folders.extend(earlier.iter().cloned());
     std::fs::create_dir_all(plan.out.join(RUNS_DIR))
         .map_err(|e| crate::tournament::TournamentError::io(&plan.out, e))?;
-    let folders: Vec<String> = runs.iter().map(|r| r.folder(plan)).collect();
     write_json_atomic(&plan.out.join(STUDY_FILE), &folders)
         .map_err(crate::tournament::TournamentError::from)?;
     let mut dirs = Vec::new();
@@ -204,7 +216,21 @@ pub fn run_study(plan: &StudyPlan) -> Result<Vec<PathBuf>, BalanceError> {
         })?;
         dirs.push(out);
     }
+    dirs.extend(earlier.iter().map(|f| plan.out.join(RUNS_DIR).join(f)));
     Ok(dirs)
+}
+
+/// The runs of the study folder, in its report order, that the plan does not name and that
+/// hold a run: a study grows by adding runs, and a command naming fewer never drops any.
+fn earlier_runs(plan: &StudyPlan, named: &[String]) -> Result<Vec<String>, BalanceError> {
+    if !plan.out.join(RUNS_DIR).is_dir() {
+        return Ok(Vec::new());
+    }
+    let runs = plan.out.join(RUNS_DIR);
+    Ok(study_order(&plan.out)?
+        .into_iter()
+        .filter(|f| !named.contains(f) && runs.join(f).join(RUN_FILE).is_file())
+        .collect())
 }
 
 fn check(plan: &StudyPlan) -> Result<(), BalanceError> {
