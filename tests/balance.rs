@@ -803,10 +803,11 @@ fn the_objective_search_reports_every_candidate_and_the_best() {
     fs::remove_dir_all(dir).unwrap();
 }
 
-fn restricted_study(out: &Path) -> (bool, String) {
-    balance(&[
+/// A normal-variant study of `bots` on Castle Field and Caribbean Sea, 2 games each, seed 9.
+fn castle_and_sea_study(out: &Path, bots: &str, extra: &[&str]) -> (bool, String) {
+    let mut args = vec![
         "--bots",
-        "random",
+        bots,
         "--games",
         "2",
         "--terrains",
@@ -815,10 +816,15 @@ fn restricted_study(out: &Path) -> (bool, String) {
         "normal",
         "--seed",
         "9",
-        "--restricted-play",
         "--out",
         out.to_str().unwrap(),
-    ])
+    ];
+    args.extend_from_slice(extra);
+    balance(&args)
+}
+
+fn restricted_study(out: &Path) -> (bool, String) {
+    castle_and_sea_study(out, "random", &["--restricted-play"])
 }
 
 /// Restricted play from the command line: one run per special base on the deals of the
@@ -969,20 +975,7 @@ fn a_study_resumed_with_another_preset_keeps_its_earlier_runs() {
     assert!(ok, "{err}");
     let before: Vec<String> =
         serde_json::from_str(&fs::read_to_string(dir.join("study.json")).unwrap()).unwrap();
-    let (ok, err) = balance(&[
-        "--bots",
-        "random,greedy",
-        "--games",
-        "2",
-        "--terrains",
-        "castle_field,caribbean_sea",
-        "--variants",
-        "normal",
-        "--seed",
-        "9",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
+    let (ok, err) = castle_and_sea_study(&dir, "random,greedy", &[]);
     assert!(ok, "{err}");
     let after: Vec<String> =
         serde_json::from_str(&fs::read_to_string(dir.join("study.json")).unwrap()).unwrap();

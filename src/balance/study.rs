@@ -223,10 +223,10 @@ pub fn run_study(plan: &StudyPlan) -> Result<Vec<PathBuf>, BalanceError> {
 /// The runs of the study folder, in its report order, that the plan does not name and that
 /// hold a run: a study grows by adding runs, and a command naming fewer never drops any.
 fn earlier_runs(plan: &StudyPlan, named: &[String]) -> Result<Vec<String>, BalanceError> {
-    if !plan.out.join(RUNS_DIR).is_dir() {
+    let runs = plan.out.join(RUNS_DIR);
+    if !runs.is_dir() {
         return Ok(Vec::new());
     }
-    let runs = plan.out.join(RUNS_DIR);
     Ok(study_order(&plan.out)?
         .into_iter()
         .filter(|f| !named.contains(f) && runs.join(f).join(RUN_FILE).is_file())
