@@ -254,8 +254,8 @@ pub enum RecordProblem {
     /// one, two steps swapped, the last steps cut.
     #[error("does not replay: {error}")]
     DoesNotReplay {
-        /// Where and why the replay stops.
-        error: ReplayError,
+        /// Where and why the replay stops (boxed: it is far larger than the other problems).
+        error: Box<ReplayError>,
     },
 }
 
@@ -314,7 +314,9 @@ pub(super) fn record_problem(
     };
     replay(game, &record)
         .err()
-        .map(|error| RecordProblem::DoesNotReplay { error })
+        .map(|error| RecordProblem::DoesNotReplay {
+            error: Box::new(error),
+        })
 }
 
 /// Resolves every bot spec and records its version in the settings.

@@ -307,11 +307,11 @@ mod tests {
             last.deal_seed,
             deal_seed(7, "tropical_pool", u32::MAX / 2 - 1)
         );
-        let shard = Some(Shard { index: 3, count: 4 });
-        let k = s.shard_len(shard) - 1;
-        let job = s.shard_job(shard, k).unwrap();
-        assert!(shard.unwrap().holds(job.position));
-        assert_eq!(s.shard_job(shard, k + 1), None);
+        let shard = Shard { index: 3, count: 4 };
+        let k = s.shard_len(Some(shard)) - 1;
+        let job = s.shard_job(Some(shard), k).unwrap();
+        assert!(shard.holds(job.position));
+        assert_eq!(s.shard_job(Some(shard), k + 1), None);
     }
 
     #[test]
@@ -326,12 +326,13 @@ mod tests {
         assert!(sizes.iter().all(|&n| n > 0));
         let s = Schedule::new(&config(&["a", "b"], None)).unwrap();
         for (shard, size) in shards.iter().zip(sizes) {
-            let shard = Some(*shard);
-            assert_eq!(s.shard_len(shard), size);
-            let held: Vec<PairJob> = (0..size).map(|k| s.shard_job(shard, k).unwrap()).collect();
+            assert_eq!(s.shard_len(Some(*shard)), size);
+            let held: Vec<PairJob> = (0..size)
+                .map(|k| s.shard_job(Some(*shard), k).unwrap())
+                .collect();
             let expected: Vec<PairJob> = jobs
                 .iter()
-                .filter(|j| shard.unwrap().holds(j.position))
+                .filter(|j| shard.holds(j.position))
                 .cloned()
                 .collect();
             assert_eq!(held, expected);
