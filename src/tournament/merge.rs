@@ -124,8 +124,16 @@ pub enum MergeError {
         /// The hash in the settings.
         expected: String,
     },
-    /// A terrain of the run that cannot be loaded.
-    #[error("terrain '{terrain}' of the run cannot be loaded: {reason}")]
+    /// The terrain file given cannot be read or is no terrain file.
+    #[error("--terrain-file {path}: {reason}")]
+    TerrainFile {
+        /// The file given.
+        path: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
+    /// A terrain of the run that is not among the terrains given.
+    #[error("terrain '{terrain}' of the run cannot be replayed: {reason}")]
     Terrain {
         /// The terrain's key.
         terrain: String,
@@ -362,12 +370,11 @@ fn run_terrains(
         (None, _) => terrain::builtin_terrains().to_vec(),
         (Some(hash), None) => return Err(MergeError::TerrainFileNeeded { hash: hash.clone() }),
         (Some(expected), Some(path)) => {
-            let unloadable = |reason: String| MergeError::Terrain {
-                terrain: config.terrains.join(", "),
+            let unusable = |reason: String| MergeError::TerrainFile {
+                path: path.display().to_string(),
                 reason,
             };
-            let bytes = std::fs::read(path)
-                .map_err(|e| unloadable(format!("cannot read {}: {e}", path.display())))?;
+            let bytes = std::fs::read(path).map_err(|e| unusable(e.to_string()))?;
             let found = format!("{:016x}", fnv1a(&bytes));
             if found != *expected {
                 return Err(MergeError::OtherTerrainFile {
@@ -376,7 +383,7 @@ fn run_terrains(
                     expected: expected.clone(),
                 });
             }
-            terrain::load_terrain_file(path).map_err(|e| unloadable(e.to_string()))?
+            terrain::load_terrain_file(path).map_err(|e| unusable(e.to_string()))?
         }
     };
     config
@@ -386,7 +393,7 @@ fn run_terrains(
             Some(t) => Ok(Arc::new(t.clone())),
             None => Err(MergeError::Terrain {
                 terrain: key.clone(),
-                reason: "no terrain has that key".into(),
+                reason: "the terrains given have no terrain of that key".into(),
             }),
         })
         .collect()
