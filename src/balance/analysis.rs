@@ -3,7 +3,7 @@
 //! are fractions here (0.05 is 5 percentage points); the renderers show percent.
 
 use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, Estimate};
-use super::multiplicity::{cochran_q, p_value, Family, ALPHA};
+use super::multiplicity::{cochran_q, p_value, Family, Test, ALPHA};
 use super::objective::ObjectiveSearch;
 use super::regression::{fit, Design, FitError};
 use super::{End, Study, StudyGame};
@@ -952,7 +952,7 @@ fn families(r: &Report) -> Vec<Family> {
                 .collect::<Vec<_>>(),
         ));
     }
-    if let Some(restricted_preset) = r.restricted_play.iter().map(|x| &x.preset).last() {
+    if let Some(restricted_preset) = r.restricted_play.iter().map(|x| &x.preset).next_back() {
         out.push(Family::new(
             "the change in the first player's and blue's scores when one special base's effect \
              is never used (restricted play, paired by deal)",
@@ -1037,24 +1037,15 @@ pub fn family_line(f: &Family) -> String {
     }
     let shown: Vec<String> = f
         .shown()
-        .map(|t| {
-            let figure = match t.null {
-                n if n == 0.5 => pct(&t.estimate),
-                _ => pp(&t.estimate),
-            };
-            format!("{} {figure} (Holm p {})", t.label, p_is(t.holm))
-        })
+        .map(|t| format!("{} {} (Holm p {})", t.label, figure(t), p_is(t.holm)))
         .collect();
     if shown.is_empty() {
         let largest = &f.tests[0];
-        let figure = match largest.null {
-            n if n == 0.5 => pct(&largest.estimate),
-            _ => pp(&largest.estimate),
-        };
         return format!(
-            "{head}; not shown: none survives Holm's correction (the largest, {} {figure}, has \
+            "{head}; not shown: none survives Holm's correction (the largest, {} {}, has \
              p {} before and {} after it).",
             largest.label,
+            figure(largest),
             p_is(largest.p),
             p_text(largest.holm)
         );
@@ -1064,6 +1055,14 @@ pub fn family_line(f: &Family) -> String {
         shown.len(),
         shown.join("; ")
     )
+}
+
+/// A comparison's figure: a score in percent, a change or value in percentage points.
+pub fn figure(t: &Test) -> String {
+    match t.null == 0.5 {
+        true => pct(&t.estimate),
+        false => pp(&t.estimate),
+    }
 }
 
 /// "= 0.016" or "< 0.0001", to follow "p".

@@ -3,7 +3,8 @@
 //! rendered to Markdown and HTML alike.
 
 use super::analysis::{
-    family_line, p_text, pct, pp, Report, RestrictedRow, SeatRow, SkillChange, SpecialRow, ALL,
+    family_line, figure, p_text, pct, pp, Report, RestrictedRow, SeatRow, SkillChange, SpecialRow,
+    ALL,
 };
 use super::estimate::Estimate;
 use super::multiplicity::{games_needed, standard_error, Family};
@@ -115,7 +116,7 @@ fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -702,14 +703,9 @@ fn families_section(r: &Report) -> Section {
             .iter()
             .take(SHOWN)
             .map(|t| {
-                let figure = if t.null == 0.5 {
-                    pct(&t.estimate)
-                } else {
-                    pp(&t.estimate)
-                };
                 vec![
                     t.label.clone(),
-                    figure,
+                    figure(t),
                     p_text(t.p),
                     p_text(t.holm),
                     if t.shown() { "yes" } else { "no" }.into(),

@@ -491,7 +491,7 @@ pub(crate) mod tests {
         let axis = |svg: &str| {
             svg.split("<text")
                 .filter(|t| t.contains("text-anchor=\"middle\">"))
-                .map(|t| t.rsplit('>').nth(0).unwrap_or("").to_string())
+                .map(|t| t.rsplit('>').next().unwrap_or("").to_string())
                 .collect::<Vec<_>>()
         };
         assert_eq!(axis(&a), axis(&b));
