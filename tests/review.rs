@@ -1,6 +1,9 @@
 //! Game review: the error and luck arithmetic on hand-built positions, a whole record reviewed,
 //! cancelled and refused.
 
+mod session_support;
+
+use session_support::hidden_twin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use toybattle::bot::play::{play_game, PlayConfig};
 use toybattle::bot::preset::resolve;
@@ -12,6 +15,7 @@ use toybattle::review::{
     MISTAKE,
 };
 use toybattle::rules::{Colour, Deal, Decision, Game, State, Troop, Variant};
+use toybattle::session::{Level, Session, ToMove};
 
 /// Castle Field, turn 10, blue to move. Blue's chain 11-13-17-22-24 reaches red's HQ 41: placing
 /// any tile there wins at once. Red's chain 25-23-19-14-12 reaches blue's HQ 1 the same way, so
@@ -293,4 +297,72 @@ fn a_record_that_does_not_replay_is_refused_before_any_search() {
     let err = review(&game, &record, &options, &count, None).unwrap_err();
     assert!(matches!(err, ReviewError::Terrain(_)), "{err}");
     assert_eq!(searched.load(Ordering::Relaxed), 0);
+}
+
+/// Lets the bot and chance move until the human decides, then takes the human's decision
+/// picked by the number of steps so far (the same on twin games).
+fn human_step(session: &mut Session) {
+    let stop = AtomicBool::new(false);
+    match session.to_move() {
+        ToMove::Human => {
+            let legal = session.legal_decisions();
+            let n = session.view().log.len();
+            session
+                .apply_decision(legal[(n * 7) % legal.len()])
+                .unwrap();
+        }
+        ToMove::Bot | ToMove::Chance => {
+            session.advance(&stop).unwrap();
+        }
+        ToMove::Over => {}
+    }
+}
+
+#[test]
+fn during_a_game_the_review_shows_only_the_humans_own_decisions() {
+    let game = Game::builtin("castle_field", Variant::Normal).unwrap();
+    let base = Deal::from_seed(21);
+    // The twin differs only in tiles nobody has seen: the last tile of each reserve.
+    let twin = hidden_twin(&base);
+    let mut a = Session::on_deal(game.clone(), Level::Beginner, Colour::Blue, base).unwrap();
+    let mut b = Session::on_deal(game, Level::Beginner, Colour::Blue, twin).unwrap();
+    let options = ReviewOptions::default().with_iterations(300);
+    let mut reviewed = 0;
+    for _ in 0..12 {
+        let view = a.view();
+        if view.reserve.blue == 0 || view.reserve.red == 0 || a.is_over() {
+            break; // the swapped tiles may be drawn from here on
+        }
+        let ra = a.review(&options, &|_| {}, None);
+        let rb = b.review(&options, &|_| {}, None);
+        // Nothing hidden reaches the review: twin games give the same one.
+        assert_eq!(
+            serde_json::to_string(&ra).unwrap(),
+            serde_json::to_string(&rb).unwrap()
+        );
+        assert!(
+            ra.chances.is_empty(),
+            "no chance event while the game goes on"
+        );
+        assert!(ra.decisions.iter().all(|d| d.player == Colour::Blue));
+        assert!(ra.graph.iter().all(|p| p.player == Some(Colour::Blue)));
+        let red = &ra.totals[1];
+        assert_eq!((red.decisions, red.forced, red.chance_events), (0, 0, 0));
+        reviewed = reviewed.max(ra.decisions.len());
+        human_step(&mut a);
+        human_step(&mut b);
+    }
+    assert!(
+        reviewed >= 2,
+        "only {reviewed} decisions of the human reviewed"
+    );
+
+    // Once the game is over, the computer's decisions and every chance event are reviewed.
+    while !a.is_over() {
+        human_step(&mut a);
+    }
+    let end = a.review(&options, &|_| {}, None);
+    assert!(end.decisions.iter().any(|d| d.player == Colour::Red));
+    assert!(!end.chances.is_empty());
+    assert!(end.complete);
 }

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
+use toybattle::review::{table, ReviewOptions};
 use toybattle::rules::{Colour, Troop, Variant};
 use toybattle::session::{
     DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig, SessionError, ToMove,
@@ -62,7 +63,9 @@ Commands:
                     holds the deal, so do not open it before the game is over)
   resign            give up the game
   board             show the board again
-  review            after the game: the computer's candidates at each of its decisions
+  review            the game review: your decisions' errors (during the game), then
+                    every decision's error and every draw's luck, and the computer's
+                    candidates at each of its decisions (after the game)
   help              this list
   quit              leave (an unsaved game is lost; Ctrl-C or the end of input at the
                     prompt saves it first)
@@ -258,7 +261,7 @@ fn command(session: &mut Session, ui: &Ui, line: &str) -> Result<Flow, String> {
             Err(e) => format!("cannot resign: {e}\n"),
         },
         "save" => save(session, rest),
-        "review" => review(&session.view()),
+        "review" => game_review(session) + &review(&session.view()),
         _ => match decision_text(session, line) {
             Ok(text) => match session.apply(&text) {
                 // The board follows once the computer has answered, or now if it is still
@@ -325,6 +328,22 @@ fn save(session: &Session, path: &str) -> String {
         ),
         Err(e) => format!("cannot save to {path}: {e}\n"),
     }
+}
+
+/// Search iterations per decision of the terminal's `review`: the win estimate's budget, so
+/// that a whole game is reviewed in seconds.
+const REVIEW_ITERATIONS: u64 = toybattle::review::ESTIMATE_ITERATIONS;
+
+/// The game review as a table: while the game goes on, the human's own decisions only.
+fn game_review(session: &Session) -> String {
+    let options = ReviewOptions::default().with_iterations(REVIEW_ITERATIONS);
+    let mut out = table(&searching(|stop| {
+        session.review(&options, &|_| {}, Some(stop))
+    }));
+    if !session.is_over() {
+        out += "(while the game goes on, only your own decisions are reviewed)\n";
+    }
+    out + "\n"
 }
 
 /// The computer's candidates at each of its decisions, once the game is over.

@@ -314,6 +314,19 @@ pub fn review(
     Ok(analyse::run(game, record, options, progress, cancel))
 }
 
+/// As [`review`], for a record of a game the caller refereed itself (a session's), whose steps
+/// the rules took one by one: it is not replayed against its seed (a session may be dealt any
+/// valid deal, not only a seed's).
+pub(crate) fn review_refereed(
+    game: &Game,
+    record: &GameRecord,
+    options: &ReviewOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+    cancel: Option<&AtomicBool>,
+) -> Review {
+    analyse::run(game, record, options, progress, cancel)
+}
+
 /// What reviewing one step found.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepReview {

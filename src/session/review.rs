@@ -1,0 +1,24 @@
+//! The review of a session's game, with the hidden-information rule: while the game goes on,
+//! only the human's own decisions are reviewed (from their own observations), never the
+//! computer's decisions nor any chance event, whose odds come from the hidden reserves.
+
+use super::Session;
+use crate::review::{review_refereed, Progress, Review, ReviewOptions};
+use std::sync::atomic::AtomicBool;
+
+impl Session {
+    /// The review of the game so far ([`crate::review`]) under `options`: every decision and
+    /// chance event once the game is over; before that, the human's own decisions only (what
+    /// `options.only` says is ignored). Cancellable, with progress, like
+    /// [`crate::review::review`].
+    pub fn review(
+        &self,
+        options: &ReviewOptions,
+        progress: &(dyn Fn(Progress) + Sync),
+        cancel: Option<&AtomicBool>,
+    ) -> Review {
+        let mut options = options.clone();
+        options.only = (!self.is_over()).then_some(self.human);
+        review_refereed(&self.game, &self.record(), &options, progress, cancel)
+    }
+}
