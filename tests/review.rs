@@ -366,3 +366,52 @@ fn during_a_game_the_review_shows_only_the_humans_own_decisions() {
     assert!(!end.chances.is_empty());
     assert!(end.complete);
 }
+
+#[test]
+fn the_coach_judges_the_humans_last_decision_as_the_review_does() {
+    let game = Game::builtin("castle_field", Variant::Normal).unwrap();
+    let deal = Deal::from_seed(33).with_first(Colour::Blue);
+    let mut session = Session::on_deal(game, Level::Beginner, Colour::Blue, deal).unwrap();
+    let options = ReviewOptions::default().with_iterations(300);
+    assert_eq!(
+        session.coach(&options),
+        None,
+        "no decision of the human yet"
+    );
+    let mut judged = 0;
+    for _ in 0..6 {
+        while !matches!(session.to_move(), ToMove::Human | ToMove::Over) {
+            human_step(&mut session);
+        }
+        if session.is_over() {
+            break;
+        }
+        human_step(&mut session);
+        let review = session.review(&options, &|_| {}, None);
+        match session.coach(&options) {
+            Some(d) => {
+                assert_eq!(d.player, Colour::Blue);
+                assert_eq!(
+                    Some(&d),
+                    review.decisions.last(),
+                    "the coach and the review agree"
+                );
+                judged += 1;
+            }
+            // A forced decision is not searched, so the review has none for that step.
+            None => assert!(review.decisions.last().is_none_or(|d| d.step
+                < session
+                    .view()
+                    .log
+                    .iter()
+                    .rposition(|e| e.actor == Some(Colour::Blue))
+                    .unwrap())),
+        }
+    }
+    assert!(judged >= 3, "only {judged} decisions judged");
+    // Once the decision is taken back, the coach speaks of an earlier one, if any.
+    if session.undo().is_ok() {
+        let steps = session.view().log.len();
+        assert!(session.coach(&options).is_none_or(|d| d.step < steps));
+    }
+}

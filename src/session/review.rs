@@ -3,7 +3,9 @@
 //! computer's decisions nor any chance event, whose odds come from the hidden reserves.
 
 use super::Session;
-use crate::review::{review_refereed, Progress, Review, ReviewOptions};
+use crate::review::{
+    review_refereed, review_step, DecisionReview, Progress, Review, ReviewOptions, StepReview,
+};
 use std::sync::atomic::AtomicBool;
 
 impl Session {
@@ -20,5 +22,26 @@ impl Session {
         let mut options = options.clone();
         options.only = (!self.is_over()).then_some(self.human);
         review_refereed(&self.game, &self.record(), &options, progress, cancel)
+    }
+
+    /// The coach (KaTrain's teaching mode): the review of the human's last decision, searched
+    /// from their observation when they took it, while it can still be taken back with
+    /// [`Session::undo`]; `None` before their first decision, after an undo past it, and for a
+    /// forced decision.
+    pub fn coach(&self, options: &ReviewOptions) -> Option<DecisionReview> {
+        let point = self.points.last()?;
+        let taken = self.line.get(point.steps)?.decision;
+        let at = &point.at;
+        match review_step(
+            &self.game,
+            &at.state,
+            &at.evidence,
+            taken,
+            point.steps,
+            options,
+        ) {
+            Ok(StepReview::Decision(d)) => Some(d),
+            _ => None,
+        }
     }
 }
