@@ -25,9 +25,9 @@ impl Session {
     }
 
     /// The coach (KaTrain's teaching mode): the review of the human's last decision, searched
-    /// from their observation when they took it, while it can still be taken back with
-    /// [`Session::undo`]; `None` before their first decision, after an undo past it, and for a
-    /// forced decision.
+    /// from their observation when they took it; `None` before their first decision and for a
+    /// forced decision. Whether [`Session::undo`] can take it back is [`Session::can_undo`]'s
+    /// to say (not across a chance outcome the human has seen).
     pub fn coach(&self, options: &ReviewOptions) -> Option<DecisionReview> {
         let point = self.points.last()?;
         let taken = self.line.get(point.steps)?.decision;
