@@ -9,6 +9,7 @@ use crate::session::{
     DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig, SessionError, ToMove,
     UnknownLevel,
 };
+use crate::terrain::input;
 use axum::body::Bytes;
 use axum::extract::{Path, State as Ctx};
 use axum::routing::{get, post};
@@ -724,7 +725,7 @@ async fn saves(Ctx(app): Ctx<Arc<App>>) -> ApiResult<Vec<SaveEntry>> {
 
 /// "Castle Field, turn 7, you blue against strong" — public facts of a save, never its deal.
 fn describe_save(path: &std::path::Path) -> String {
-    let Ok(record) = std::fs::read_to_string(path)
+    let Ok(record) = input::read_text(path, input::SAVED_GAME)
         .map_err(|e| e.to_string())
         .and_then(|t| serde_json::from_str::<GameRecord>(&t).map_err(|e| e.to_string()))
     else {
@@ -753,7 +754,7 @@ async fn load(Ctx(app): Ctx<Arc<App>>, Path(name): Path<String>) -> ApiResult<Ga
         )));
     }
     let path = app.games.config.saves.join(format!("{name}.json"));
-    let text = std::fs::read_to_string(&path)
+    let text = input::read_text(&path, input::SAVED_GAME)
         .map_err(|_| ApiError::NotFound(format!("no saved game '{name}'")))?;
     let session = Session::load_json(&text)
         .map_err(|e| ApiError::BadRequest(format!("saved game '{name}' cannot be resumed: {e}")))?;
