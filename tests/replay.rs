@@ -520,7 +520,9 @@ fn noisy_notation_in_a_record_is_refused_at_its_step() {
             assert!(message.starts_with(&format!("step {k} (")), "{message}");
         }
         let mut record = original.clone();
-        record.steps[k] = original.steps[k].to_uppercase().replacen("PLACE", "place", 1);
+        record.steps[k] = original.steps[k]
+            .to_uppercase()
+            .replacen("PLACE", "place", 1);
         record.steps[k] = record.steps[k].replacen("CHANCE", "chance", 1);
         replay(&game, &record).expect("letter case aside");
     }
@@ -544,6 +546,9 @@ fn the_noise_of_the_issue_is_no_troop_in_a_record() {
                  Kwak, Skully, Capn, Jumbo, Hook, XB-42, Star, Roxy (letter case aside)"
             )
         );
-        assert!(Decision::parse(text, terrain).is_ok(), "lenient for a person");
+        assert!(
+            Decision::parse(text, terrain).is_ok(),
+            "lenient for a person"
+        );
     }
 }
