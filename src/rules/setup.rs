@@ -530,6 +530,7 @@ impl Game {
         }
         Ok(())
     }
+
     /// A tile on HQ `n`: only the winner's single tile on the loser's HQ, once an HQ capture
     /// ended the game (R10.1).
     fn check_hq_stack(
@@ -680,17 +681,15 @@ impl Game {
             return Ok(());
         }
         let t = self.terrain();
-        let taken: Vec<usize> = bits(setup.regions_taken)
-            .filter(|&r| r < t.regions.len())
-            .collect();
-        let covered = taken.iter().fold(0, |m, &r| m | t.regions[r].bases);
+        let taken = || bits(setup.regions_taken).filter_map(|r| t.regions.get(r));
+        let covered = taken().fold(0, |m, region| m | region.bases);
         let bases = covered.count_ones() as u16;
         let most = setup.turn.saturating_mul(MAX_PLACEMENTS_PER_TURN);
         if bases <= most {
             return Ok(());
         }
         Err(SetupError::RegionsTakenTooSoon {
-            regions: taken.iter().map(|&r| t.regions[r].id).collect(),
+            regions: taken().map(|region| region.id).collect(),
             bases,
             turn: setup.turn,
             most,
@@ -1000,14 +999,14 @@ fn check_census(s: &State, c: Colour) -> Result<(), SetupError> {
     Ok(())
 }
 
-/// Whether the medals of `regions` split into `a` for one colour and `b` for the other.
-/// The taken regions and their medals in words, e.g. "region 1 holds 2, region 4 holds 3".
 /// Region ids for a person: "1, 8".
 fn ids(regions: &[u8]) -> String {
     let each: Vec<String> = regions.iter().map(u8::to_string).collect();
     each.join(", ")
 }
 
+/// Whether the medals of `regions` split into `a` for one colour and `b` for the other.
+/// The taken regions and their medals in words, e.g. "region 1 holds 2, region 4 holds 3".
 fn regions_held(regions: &[u8], held: &[u8]) -> String {
     if regions.is_empty() {
         return "none taken".to_string();
@@ -1141,8 +1140,47 @@ mod tests {
                 |g, s| {
                     s.regions_taken = (1 << g.terrain().regions.len()) - 1;
                     s.medals = ByColour::new(g.terrain().total_medals() as u8, 0);
+                    s.turn = 99;
                 },
                 "the game would be over",
+            ),
+            (
+                "castle_field",
+                |g, s| {
+                    s.regions_taken = (1 << g.terrain().regions.len()) - 1;
+                    s.medals = ByColour::new(g.terrain().total_medals() as u8, 0);
+                },
+                "the regions taken (1, 2, 3, 4, 5, 6, 7, 8) cover 15 bases",
+            ),
+            (
+                "castle_field",
+                |g, s| put(g, s, 24, Red, Troop::Kwak),
+                "red has 1 tiles on the board on turn 1, but in its 0 turn(s)",
+            ),
+            (
+                "castle_field",
+                |_, s| {
+                    s.phase = Phase::Over;
+                    s.outcome = Some(Outcome {
+                        winner: Red,
+                        win: WinType::Blocked,
+                    });
+                },
+                "ended with blue blocked, but blue can still draw",
+            ),
+            (
+                "castle_field",
+                |_, s| {
+                    s.removed[Blue] = s.removed[Blue].plus(&s.reserves[Blue]).plus(&s.racks[Blue]);
+                    (s.reserves[Blue], s.racks[Blue]) = (TroopCounts::EMPTY, TroopCounts::EMPTY);
+                    over(s, WinType::Blocked);
+                },
+                "with medals blue 0, red 0 the winner is red",
+            ),
+            (
+                "castle_field",
+                |_, s| s.phase = Phase::Chance(Chance::RackDiscard),
+                "chance XB-42 discard: no XB-42 of blue",
             ),
             (
                 "castle_field",
@@ -1298,6 +1336,8 @@ mod tests {
     fn covering_is_checked_only_where_no_effect_moves_tiles() {
         let g = game("volcanic_jungle");
         let mut setup = opening(&g);
+        // Turn 3: red has had a turn to place its tile.
+        setup.turn = 3;
         put(&g, &mut setup, 11, Colour::Red, Troop::Roxy);
         put(&g, &mut setup, 11, Colour::Blue, Troop::Skully);
         g.state_from_setup(&setup)
@@ -1305,6 +1345,7 @@ mod tests {
 
         let g = game("castle_field");
         let mut setup = opening(&g);
+        setup.turn = 3;
         put(&g, &mut setup, 11, Colour::Red, Troop::Roxy);
         put(&g, &mut setup, 11, Colour::Blue, Troop::Kwak);
         put(&g, &mut setup, 11, Colour::Red, Troop::Skully);
