@@ -193,7 +193,7 @@ fn terrain_files_presets_and_saved_games_are_refused_when_not_regular_or_over_th
         let bots = format!("{file},random");
         refused(
             &["tournament", "--bots", &bots, "--games", "2", "--out", out],
-            &["cannot read bot preset", file, "not a regular file"],
+            &["cannot read preset", file, "not a regular file"],
         );
     }
     refused(
@@ -203,7 +203,7 @@ fn terrain_files_presets_and_saved_games_are_refused_when_not_regular_or_over_th
     let bots = format!("{},random", path_str(&preset));
     refused(
         &["tournament", "--bots", &bots, "--games", "2", "--out", out],
-        &["it holds 65,537 bytes, over the cap of 64 KiB for a bot preset"],
+        &["it holds 65,537 bytes, over the cap of 64 KiB for a preset"],
     );
 }
 

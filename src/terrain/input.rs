@@ -50,7 +50,7 @@ pub const POSITION: InputFile = InputFile {
 };
 /// A bot preset file (`bots/*.toml` or a path): the shipped ones are under 2 KiB.
 pub const PRESET: InputFile = InputFile {
-    what: "bot preset",
+    what: "preset",
     cap: 64 * KIB,
 };
 /// A run folder's settings (`run.json`) or a study's list of runs (`study.json`).
