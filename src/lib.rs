@@ -2,7 +2,8 @@
 //!
 //! Layers, each depending only on those above it in this list (`tests/layers.rs` checks it):
 //! - [`vocabulary`]: colours, troops, multisets of tiles, per-colour values, stable hashes;
-//! - [`terrain`]: the eight terrains as validated graph data and bitmask tables;
+//! - [`terrain`]: the eight terrains as validated graph data and bitmask tables, and the
+//!   bounded reading of every input file ([`terrain::input`]);
 //! - [`rules`]: the compact state, legal decisions, applying them, setup and chance;
 //! - [`info`]: what each player may know (observations) and sampling states from it;
 //! - [`record`]: game records, replay and position files;

@@ -205,7 +205,7 @@ pub fn run(args: Args) -> CliResult {
 /// The session of the arguments: a new game, or a loaded one.
 fn start(args: &Args) -> Result<Session, String> {
     if let Some(path) = &args.load {
-        let text = read_text(path)?;
+        let text = read_text(path, toybattle::terrain::input::SAVED_GAME)?;
         let mut session =
             Session::load_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         guard(&mut session).map_err(|e| format!("{}: {e}", path.display()))?;

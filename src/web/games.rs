@@ -9,6 +9,7 @@ use crate::session::{
     describe_save, save_name, DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig,
     SessionError, ShownDeals, ShownDealsError, ToMove, UnknownLevel,
 };
+use crate::terrain::input;
 use axum::body::Bytes;
 use axum::extract::{Path, State as Ctx};
 use axum::http::header;
@@ -788,7 +789,7 @@ impl App {
             description: format!("(not a saved game: {why})"),
             playable: false,
         };
-        let record = match std::fs::read_to_string(path)
+        let record = match input::read_text(path, input::SAVED_GAME)
             .map_err(|e| e.to_string())
             .and_then(|t| serde_json::from_str::<GameRecord>(&t).map_err(|e| e.to_string()))
         {
@@ -852,7 +853,7 @@ async fn delete_save(
 
 async fn load(Ctx(app): Ctx<Arc<App>>, Path(name): Path<String>) -> ApiResult<GameView> {
     let path = save_path(&app, &name)?;
-    let text = std::fs::read_to_string(&path)
+    let text = input::read_text(&path, input::SAVED_GAME)
         .map_err(|_| ApiError::NotFound(format!("no saved game '{name}'")))?;
     let resumed = Session::load_json(&text).and_then(|mut session| {
         app.games.guard(&mut session)?;
