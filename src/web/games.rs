@@ -853,8 +853,14 @@ async fn delete_save(
 
 async fn load(Ctx(app): Ctx<Arc<App>>, Path(name): Path<String>) -> ApiResult<GameView> {
     let path = save_path(&app, &name)?;
-    let text = input::read_text(&path, input::SAVED_GAME)
-        .map_err(|_| ApiError::NotFound(format!("no saved game '{name}'")))?;
+    let text = input::read_text(&path, input::SAVED_GAME).map_err(|e| match e {
+        input::InputError::Unreadable {
+            kind: std::io::ErrorKind::NotFound,
+            ..
+        } => ApiError::NotFound(format!("no saved game '{name}'")),
+        // Over the cap, not a regular file, not text: the reader's words name the file.
+        e => ApiError::BadRequest(format!("saved game '{name}' cannot be resumed: {e}")),
+    })?;
     let resumed = Session::load_json(&text).and_then(|mut session| {
         app.games.guard(&mut session)?;
         Ok(session)
