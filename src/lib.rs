@@ -5,6 +5,7 @@
 //! - [`terrain`]: the eight terrains as validated graph data and bitmask tables;
 //! - [`rules`]: the compact state, legal decisions, applying them, setup and chance;
 //! - [`info`]: what each player may know (observations) and sampling states from it;
+//! - [`model`]: learned models that read an observation (its encoding, the value model);
 //! - [`record`]: game records, replay and position files;
 //! - [`bot`]: bots and search;
 //! - [`tournament`]: self-play tournaments and their statistics;
@@ -79,6 +80,7 @@
 pub mod balance;
 pub mod bot;
 pub mod info;
+pub mod model;
 pub mod record;
 pub mod rules;
 pub mod session;

@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 
 /// The library's layers, lowest first. A module may use its own layer and those before it.
 /// `balance`, `session` and `web` are listed ahead of their arrival.
-const LAYERS: [&str; 10] = [
+const LAYERS: [&str; 11] = [
     "vocabulary",
     "terrain",
     "rules",
     "info",
+    "model",
     "record",
     "bot",
     "tournament",
