@@ -10,6 +10,8 @@
 //! - [`bot`]: bots and search;
 //! - [`tournament`]: self-play tournaments and their statistics;
 //! - [`balance`]: balance studies of terrains, seats, troops and special bases;
+//! - [`train`]: training the learned models on recorded games (fitting with the `train`
+//!   feature);
 //! - [`session`]: a game between a human and a bot, for the interfaces;
 //! - [`web`]: the local web page to play against the computer (`toybattle serve`);
 //! - `cli` (in the binary): the command line.
@@ -70,6 +72,8 @@
 //! - `cli` (default): the `toybattle` binary; turns on `progress` and `web`.
 //! - `progress`: progress bars on standard error for tournaments and balance studies.
 //! - `web`: the [`web`] module (the local web page).
+//! - `train`: fitting the learned models with candle ([`train::fit`]); not in the default
+//!   features, since candle is heavy to build and play does not need it.
 //!
 //! A library user who depends on toybattle with `default-features = false` compiles none of the
 //! command line's, progress bars' or web server's crates.
@@ -86,6 +90,7 @@ pub mod rules;
 pub mod session;
 pub mod terrain;
 pub mod tournament;
+pub mod train;
 pub mod vocabulary;
 #[cfg(feature = "web")]
 pub mod web;

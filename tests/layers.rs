@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// The library's layers, lowest first. A module may use its own layer and those before it.
 /// `balance`, `session` and `web` are listed ahead of their arrival.
-const LAYERS: [&str; 11] = [
+const LAYERS: [&str; 12] = [
     "vocabulary",
     "terrain",
     "rules",
@@ -18,6 +18,7 @@ const LAYERS: [&str; 11] = [
     "bot",
     "tournament",
     "balance",
+    "train",
     "session",
     "web",
 ];

@@ -176,6 +176,20 @@ impl Input {
             .map(|&i| (i as usize, self.values[i as usize]))
     }
 
+    /// Refills the input from its non-zero entries, as listed by [`Input::nonzero`] (a
+    /// position kept sparse for training); entries past the input or out of order are
+    /// ignored.
+    pub fn set_entries(&mut self, entries: &[(u16, f32)]) {
+        self.clear();
+        let mut last = None;
+        for &(i, v) in entries {
+            if (i as usize) < INPUTS && last.is_none_or(|l| l < i) {
+                self.set(i as usize, v);
+                last = Some(i);
+            }
+        }
+    }
+
     fn clear(&mut self) {
         for &i in &self.nonzero[..self.len] {
             self.values[i as usize] = 0.0;
