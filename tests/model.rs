@@ -194,3 +194,13 @@ fn weights_files_load_and_bad_ones_are_refused() {
     assert!(matches!(err, WeightsError::Encoding { .. }), "{err}");
     assert!(err.to_string().contains("retrain"), "{err}");
 }
+
+/// The weights shipped in the binary were trained on this encoding: they load, so a change of
+/// the encoding without retraining fails here (their strength is measured in
+/// results/learning.md, not here).
+#[test]
+fn the_shipped_weights_fit_this_encoding() {
+    let bytes = include_bytes!("../src/model/value.weights");
+    let model = weights::from_bytes(bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(&model, ValueModel::shipped());
+}

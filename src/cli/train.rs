@@ -3,7 +3,7 @@
 use super::{emit, CliResult};
 use std::path::PathBuf;
 use toybattle::model::weights;
-use toybattle::train::{fit, Dataset, FitOptions};
+use toybattle::train::{compare_with_fitted, fit, Dataset, FitOptions};
 
 /// Fit the learned value model to recorded games.
 ///
@@ -79,6 +79,16 @@ pub fn run(args: Args) -> CliResult {
         );
     })
     .map_err(|e| format!("training failed: {e}"))?;
+    if args.validation_every > 0 {
+        let dirs: Vec<&std::path::Path> = args.records.iter().map(PathBuf::as_path).collect();
+        let c =
+            compare_with_fitted(&dirs, &model, args.validation_every).map_err(|e| e.to_string())?;
+        emit(&format!(
+            "held-out turn starts ({}): value model loss {:.4}, accuracy {:.3}; \
+             fitted linear evaluation loss {:.4}, accuracy {:.3}\n",
+            c.positions, c.value_loss, c.value_accuracy, c.fitted_loss, c.fitted_accuracy
+        ))?;
+    }
     let tmp = args.out.with_extension("tmp");
     std::fs::write(&tmp, weights::to_bytes(&model))
         .and_then(|()| std::fs::rename(&tmp, &args.out))

@@ -12,6 +12,7 @@
 use super::encoding::{Input, INPUTS};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
+use std::sync::OnceLock;
 
 /// Units of the first hidden layer.
 pub const HIDDEN1: usize = 64;
@@ -97,6 +98,16 @@ impl ValueModel {
         out.extend_from_slice(&self.w3);
         out.push(self.b3);
         out
+    }
+
+    /// The model shipped in the binary (`src/model/value.weights`, trained as
+    /// `results/learning.md` tells), read once.
+    pub fn shipped() -> &'static ValueModel {
+        static SHIPPED: OnceLock<ValueModel> = OnceLock::new();
+        SHIPPED.get_or_init(|| {
+            super::weights::from_bytes(include_bytes!("value.weights"))
+                .expect("the shipped weights fit this encoding (tested)")
+        })
     }
 
     /// The log-odds that the observer of `input` wins.

@@ -8,10 +8,12 @@
 //! Training sits above `tournament`, beside `balance`: it reads the records that self-play
 //! tournaments write, and its models are used by the search below it only through weights.
 
+mod baseline;
 #[cfg(feature = "train")]
 mod fit;
 mod positions;
 
+pub use baseline::{compare_with_fitted, Comparison};
 #[cfg(feature = "train")]
 pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};
 pub use positions::{Dataset, DatasetError};

@@ -131,35 +131,46 @@ impl Dataset {
 
     /// Adds every record (`*.json`) found under `dir`, in sorted path order, each replayed on
     /// the shipped terrain and variant it names; for a run folder (one with a `records`
-    /// folder), the records under that. Returns the number of records added.
+    /// folder), the records under that. Returns the number of records added; at the first
+    /// record refused, the error names it and the records before it stay added.
     pub fn add_records_under(&mut self, dir: &Path) -> Result<usize, DatasetError> {
-        let records = dir.join("records");
-        let dir = if records.is_dir() { &records } else { dir };
-        let mut files = Vec::new();
-        collect_json(dir, &mut files)?;
-        files.sort();
-        for path in &files {
-            let text = std::fs::read_to_string(path).map_err(|source| DatasetError::Io {
-                path: path.clone(),
-                source,
-            })?;
-            let record: GameRecord =
-                serde_json::from_str(&text).map_err(|e| DatasetError::NotRecord {
-                    path: path.clone(),
-                    reason: e.to_string(),
-                })?;
-            let replay_err = |reason: String| DatasetError::Replay {
-                path: path.clone(),
-                reason,
-            };
-            let game = Game::builtin(&record.terrain, record.variant)
-                .map_err(|e| replay_err(e.to_string()))?
-                .with_what_if(record.what_if)
-                .map_err(|e| replay_err(e.to_string()))?;
-            self.add_record(&game, &record).map_err(replay_err)?;
-        }
-        Ok(files.len())
+        for_each_record(dir, |game, record| self.add_record(game, record))
     }
+}
+
+/// Calls `f` on every record under `dir` (as [`Dataset::add_records_under`] reads them) with
+/// the game it was played in; stops at the first record that cannot be read or that `f`
+/// refuses, with an error that names its file. Returns the number of records.
+pub(super) fn for_each_record(
+    dir: &Path,
+    mut f: impl FnMut(&Game, &GameRecord) -> Result<(), String>,
+) -> Result<usize, DatasetError> {
+    let records = dir.join("records");
+    let dir = if records.is_dir() { &records } else { dir };
+    let mut files = Vec::new();
+    collect_json(dir, &mut files)?;
+    files.sort();
+    for path in &files {
+        let text = std::fs::read_to_string(path).map_err(|source| DatasetError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let record: GameRecord =
+            serde_json::from_str(&text).map_err(|e| DatasetError::NotRecord {
+                path: path.clone(),
+                reason: e.to_string(),
+            })?;
+        let replay_err = |reason: String| DatasetError::Replay {
+            path: path.clone(),
+            reason,
+        };
+        let game = Game::builtin(&record.terrain, record.variant)
+            .map_err(|e| replay_err(e.to_string()))?
+            .with_what_if(record.what_if)
+            .map_err(|e| replay_err(e.to_string()))?;
+        f(&game, &record).map_err(replay_err)?;
+    }
+    Ok(files.len())
 }
 
 /// Every `.json` file under `dir`, recursively.

@@ -26,6 +26,7 @@ mod tests;
 use super::greedy::Judge;
 use super::{Analysis, Bot, Budget, Candidate, CheatRequest, CheatingBot, Choice, Player, Request};
 use crate::info::{Observation, RackBelief};
+use crate::model::ValueModel;
 use crate::rules::{Colour, Decision, DecisionList, Game, State, WinType};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -219,7 +220,7 @@ pub(crate) struct Settings<'a> {
     pub last_turn: u16,
     /// With a greedy playout policy: the greedy rules of each player, by `Colour::index`.
     pub greedy: Option<&'a [Judge<'a>; 2]>,
-    /// `SearchConfig::eval_turns`, `eval_scale` and `fitted_eval`, when on.
+    /// `SearchConfig::eval_turns`, `eval_scale`, `fitted_eval` and `value_model`, when on.
     pub evaluation: Option<Evaluation<'a>>,
 }
 
@@ -350,10 +351,12 @@ pub(crate) fn search(
         last_turn: turn.saturating_add(config.max_playout_turns),
         greedy: greedy.as_ref(),
         evaluation: judge.as_ref().map(|judge| Evaluation {
+            game,
             judge,
             turns: config.eval_turns,
             scale: config.eval_scale,
             fitted: config.fitted_eval,
+            value: config.value_model.then(ValueModel::shipped),
         }),
     };
     let plan = Plan {
