@@ -72,7 +72,7 @@
 //! - `cli` (default): the `toybattle` binary; turns on `progress` and `web`.
 //! - `progress`: progress bars on standard error for tournaments and balance studies.
 //! - `web`: the [`web`] module (the local web page).
-//! - `train`: fitting the learned models with candle ([`train::fit`]); not in the default
+//! - `train`: fitting the learned models with candle (`train::fit`); not in the default
 //!   features, since candle is heavy to build and play does not need it.
 //!
 //! A library user who depends on toybattle with `default-features = false` compiles none of the

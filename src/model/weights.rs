@@ -1,11 +1,10 @@
 //! The value model's weights file.
 //!
 //! Little-endian binary, in this order: the tag `TBVALUE\0` (8 bytes); the format version
-//! (u32); the fingerprint of the encoding the weights were trained on (u64,
-//! [`fingerprint`](super::encoding::fingerprint)); the input and hidden sizes (three u32); the
-//! parameters (f32 each, [`ValueModel::params`] order); and an FNV-1a hash of every byte before
-//! it (u64). A file from another encoding or model shape, truncated, or with a wrong hash is
-//! refused with a message that says which.
+//! (u32); the fingerprint of the encoding the weights were trained on (u64, [`fingerprint`]);
+//! the input and hidden sizes (three u32); the parameters (f32 each, [`ValueModel::params`]
+//! order); and an FNV-1a hash of every byte before it (u64). A file from another encoding or
+//! model shape, truncated, or with a wrong hash is refused with a message that says which.
 
 use super::encoding::{fingerprint, INPUTS};
 use super::value::{ValueModel, HIDDEN1, HIDDEN2, PARAMS};

@@ -3,7 +3,7 @@
 //! [`Dataset`] turns game records (a tournament's or a balance study's `records/` folders)
 //! into positions: at every decision of a player, the encoding of that player's observation,
 //! with the game's outcome for them as the target (1 won, 0 lost, ½ when the turn cap stopped
-//! the game). With the `train` feature, [`fit`] trains the value model on them with candle.
+//! the game). With the `train` feature, `fit` trains the value model on them with candle.
 //!
 //! Training sits above `tournament`, beside `balance`: it reads the records that self-play
 //! tournaments write, and its models are used by the search below it only through weights.
