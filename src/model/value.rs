@@ -51,7 +51,8 @@ impl ValueModel {
             let bound = (6.0 / fan_in as f32).sqrt();
             (0..n).map(|_| rng.random_range(-bound..bound)).collect()
         };
-        // An observation sets about a tenth of its entries: scale the first layer to those.
+        // An observation sets few of its entries (one-hot sections): scale the first layer
+        // to a tenth of them rather than to all.
         let w1 = layer(INPUTS * HIDDEN1, INPUTS / 10);
         let w2 = layer(HIDDEN1 * HIDDEN2, HIDDEN1);
         let w3 = layer(HIDDEN2, HIDDEN2);
