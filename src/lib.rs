@@ -12,6 +12,7 @@
 //! - [`balance`]: balance studies of terrains, seats, troops and special bases;
 //! - [`train`]: training the learned models on recorded games (fitting with the `train`
 //!   feature);
+//! - [`review`]: game review: the error of every decision, the luck of every chance event;
 //! - [`session`]: a game between a human and a bot, for the interfaces;
 //! - [`web`]: the local web page to play against the computer (`toybattle serve`);
 //! - `cli` (in the binary): the command line.
@@ -86,6 +87,7 @@ pub mod bot;
 pub mod info;
 pub mod model;
 pub mod record;
+pub mod review;
 pub mod rules;
 pub mod session;
 pub mod terrain;

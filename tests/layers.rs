@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// The library's layers, lowest first. A module may use its own layer and those before it.
 /// `balance`, `session` and `web` are listed ahead of their arrival.
-const LAYERS: [&str; 12] = [
+const LAYERS: [&str; 13] = [
     "vocabulary",
     "terrain",
     "rules",
@@ -19,6 +19,7 @@ const LAYERS: [&str; 12] = [
     "tournament",
     "balance",
     "train",
+    "review",
     "session",
     "web",
 ];
