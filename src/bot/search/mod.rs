@@ -28,7 +28,6 @@ mod tests;
 use super::greedy::Judge;
 use super::{Analysis, Bot, Budget, Candidate, CheatRequest, CheatingBot, Choice, Player, Request};
 use crate::info::{Observation, RackBelief};
-use crate::model::ValueModel;
 use crate::rules::{Colour, Decision, DecisionList, Game, State, WinType};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -342,14 +341,9 @@ pub(crate) fn search(
         config,
         last_turn: turn.saturating_add(config.max_playout_turns),
         greedy: greedy.as_ref(),
-        evaluation: judge.as_ref().map(|judge| Evaluation {
-            game,
-            judge,
-            turns: config.eval_turns,
-            scale: config.eval_scale,
-            fitted: config.fitted_eval,
-            value: config.value_model.then(ValueModel::shipped),
-        }),
+        evaluation: judge
+            .as_ref()
+            .map(|judge| Evaluation::of_config(game, judge, config)),
     };
     let plan = Plan {
         total,

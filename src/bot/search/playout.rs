@@ -53,7 +53,7 @@
 //! policy they did not beat the heuristic against `greedy` (results/search-strength.md), so the
 //! heuristic stays the default policy.
 
-use super::{PlayoutPolicy, Settings, FITTED_EVAL};
+use super::{PlayoutPolicy, SearchConfig, Settings, FITTED_EVAL};
 use crate::bot::greedy::{EvalCache, Horizon, Judge};
 use crate::info::Observation;
 use crate::model::{encode, Input, ValueModel};
@@ -183,7 +183,24 @@ pub(crate) struct Evaluation<'a> {
     pub value: Option<&'a ValueModel>,
 }
 
-impl Evaluation<'_> {
+impl<'a> Evaluation<'a> {
+    /// The evaluation `config` asks for (`eval_turns`, `eval_scale`, `fitted_eval`,
+    /// `value_model`), judged by `judge`.
+    pub(crate) fn of_config(
+        game: &'a Game,
+        judge: &'a Judge<'a>,
+        config: &SearchConfig,
+    ) -> Evaluation<'a> {
+        Evaluation {
+            game,
+            judge,
+            turns: config.eval_turns,
+            scale: config.eval_scale,
+            fitted: config.fitted_eval,
+            value: config.value_model.then(ValueModel::shipped),
+        }
+    }
+
     fn blue_win_probability(&self, s: &State) -> f64 {
         if let Some(model) = self.value {
             return value_model_blue(self.game, model, s);

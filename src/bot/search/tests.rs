@@ -513,7 +513,7 @@ fn the_value_model_scores_cut_playouts_from_the_movers_observation() {
     let game = game_of("castle_field");
     let s = random_game_positions(&game, 8)[6];
     let judge = Judge::new(&game, &Observation::new(&s, s.active()));
-    let model = ValueModel::shipped();
+    let model = crate::model::ValueModel::shipped();
     let settings = Settings {
         evaluation: Some(Evaluation {
             game: &game,
