@@ -12,6 +12,8 @@ pub mod serve;
 pub mod show;
 pub mod terrains;
 pub mod tournament;
+#[cfg(feature = "train")]
+pub mod train;
 
 /// What a subcommand returns: a message for the user on failure.
 pub type CliResult = Result<(), String>;
