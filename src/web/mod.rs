@@ -30,6 +30,9 @@ use std::time::Duration;
 pub struct Config {
     /// Where mid-game saves are kept (they hold the deal, so they stay on the server).
     pub saves: PathBuf,
+    /// The player's data folder, where the list of shown deals is kept
+    /// ([`crate::session::ShownDeals`]), shared with the terminal game.
+    pub data: PathBuf,
     /// Most games open at once; opening one more closes the least recently used.
     pub max_games: usize,
     /// Most search threads running at once over all games (bot turns and hints); a search
@@ -47,7 +50,8 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Config {
         Config {
-            saves: PathBuf::from("toybattle-saves"),
+            saves: crate::session::data_folder().join("saves"),
+            data: crate::session::data_folder(),
             max_games: 32,
             search_threads: None,
             max_connections: 1024,
