@@ -800,13 +800,22 @@ fn searches_beyond_the_servers_threads_wait_for_a_free_core() {
     poll_until(addr, &d, humans_turn);
 }
 
+/// A test server's own folders: its saves and its data folder (the shown deals), not the
+/// player's.
+fn own_folders(name: &str) -> toybattle::web::Config {
+    let tmp = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    toybattle::web::Config {
+        saves: tmp.join(format!("web-saves-{name}")),
+        data: tmp.join(format!("web-data-{name}")),
+        ..toybattle::web::Config::default()
+    }
+}
+
 /// A server on a free loopback port whose clients are cut off after `client_timeout`.
 fn server_with_timeout(name: &str, client_timeout: std::time::Duration) -> SocketAddr {
     let config = toybattle::web::Config {
-        saves: std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-            .join(format!("web-saves-{name}")),
         client_timeout,
-        ..toybattle::web::Config::default()
+        ..own_folders(name)
     };
     toybattle::web::spawn("127.0.0.1:0", config).unwrap().addr
 }
@@ -862,6 +871,7 @@ fn slow_clients_cannot_make_the_page_unresponsive() {
             .arg(r#"ulimit -n 256 && exec "$0" serve --port 0 --client-timeout 2 --saves "$1""#)
             .arg(env!("CARGO_BIN_EXE_toybattle"))
             .arg(&saves)
+            .env("TOYBATTLE_DATA", saves.join("data"))
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -989,7 +999,7 @@ fn requests_naming_another_host_are_refused() {
         r.body
     );
     // `--host`: the address the server is bound to is one of its names too.
-    let other = toybattle::web::spawn("127.0.0.2:0", toybattle::web::Config::default())
+    let other = toybattle::web::spawn("127.0.0.2:0", own_folders("host-other"))
         .unwrap()
         .addr;
     let r = web_support::get(other, "/api/meta");
@@ -1193,9 +1203,8 @@ fn every_error_is_json_in_words() {
 #[test]
 fn a_hint_shows_as_thinking_and_cancel_stops_it() {
     let config = toybattle::web::Config {
-        saves: std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web-saves-hint"),
         search_threads: Some(1),
-        ..toybattle::web::Config::default()
+        ..own_folders("hint")
     };
     let addr = toybattle::web::spawn("127.0.0.1:0", config).unwrap().addr;
     let busy: Vec<String> = (1..=3)
@@ -1208,7 +1217,7 @@ fn a_hint_shows_as_thinking_and_cancel_stops_it() {
     let created = post(
         addr,
         "/api/games",
-        r#"{"terrain": "battlefield", "level": "beginner", "first": "human", "seed": 3}"#,
+        r#"{"terrain": "battlefield", "level": "beginner", "first": "human", "seed": 33}"#,
     );
     let id = created.json()["id"].as_str().unwrap().to_string();
     let asked = std::thread::spawn(move || post(addr, &format!("/api/games/{id}/hint"), ""));
