@@ -87,6 +87,10 @@ pub struct Args {
     /// same deals, and report each as a change against the normal games.
     #[arg(long, conflicts_with_all = ["from", "objective_search"])]
     restricted_play: bool,
+    /// Write the report even when the runs read do not cover the whole study (shards, runs
+    /// or games missing); the report then names what is missing at its top.
+    #[arg(long)]
+    allow_incomplete: bool,
     /// Study folder: runs/ (one tournament run per preset and variant) and the report.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -140,7 +144,8 @@ fn objective_search(args: &Args, plan: StudyPlan, start: Instant) -> CliResult {
         };
         let dirs = run_study(&candidate).map_err(|e| e.to_string())?;
         let loaded = load_study(&dirs, &plan.terrains).map_err(|e| e.to_string())?;
-        let report = analyse(&loaded.study);
+        let mut report = analyse(&loaded.study);
+        report.incomplete = complete(args, &loaded.missing)?;
         rows.extend(rows_of(&report, &key, n));
         if n == terrain.medals_to_win {
             printed = Some((report, loaded.notes));
@@ -249,8 +254,34 @@ pub fn run(args: Args) -> CliResult {
     for n in &loaded.notes {
         eprintln!("note: {n}");
     }
-    let report = analyse(&loaded.study);
+    let incomplete = complete(&args, &loaded.missing)?;
+    let mut report = analyse(&loaded.study);
+    report.incomplete = incomplete;
     finish(&args, &report, &loaded.notes, start)
+}
+
+/// Refuses a study whose runs do not cover it (naming every missing piece) unless
+/// `--allow-incomplete`; then returns the pieces for the top of the report.
+fn complete(args: &Args, missing: &[String]) -> Result<Vec<String>, String> {
+    if missing.is_empty() {
+        return Ok(Vec::new());
+    }
+    if !args.allow_incomplete {
+        return Err(format!(
+            "the runs read do not cover the whole study ({} missing piece{}):\n  {}\ngive the \
+             missing shards or runs, resume the study to play the missing games, or pass \
+             --allow-incomplete to report on the games present (the report then says so at \
+             its top)",
+            missing.len(),
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join("\n  ")
+        ));
+    }
+    eprintln!(
+        "warning: incomplete study, reported with --allow-incomplete: {}",
+        missing.join("; ")
+    );
+    Ok(missing.to_vec())
 }
 
 /// Writes the report and says where it is.
