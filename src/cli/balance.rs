@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use toybattle::balance::objective::{candidates, rows_of, search};
 use toybattle::balance::render::write_report;
+use toybattle::balance::study::{lock_out_dir, OBJECTIVES_DIR};
 use toybattle::balance::{analyse, load_study, run_study, Report, StudyPlan};
 use toybattle::rules::{Variant, WhatIfs};
 use toybattle::terrain::Terrain;
@@ -129,7 +130,7 @@ fn objective_search(args: &Args, plan: StudyPlan, start: Instant) -> CliResult {
         if n != terrain.medals_to_win {
             what_ifs.objectives.insert(key.clone(), n);
         }
-        let out = args.out.join("objectives").join(n.to_string());
+        let out = args.out.join(OBJECTIVES_DIR).join(n.to_string());
         if !args.quiet {
             eprintln!("objective {n} medals on {key}: {}", out.display());
         }
@@ -197,6 +198,9 @@ fn what_ifs(args: &Args, terrains: &[Arc<Terrain>]) -> Result<WhatIfs, String> {
 
 pub fn run(args: Args) -> CliResult {
     let start = Instant::now();
+    // Held to the end: no tournament or other balance command writes to --out meanwhile.
+    let _lock = lock_out_dir(&args.out).map_err(|e| e.to_string())?;
+    let _reaper = super::tournament::Reaper::start()?;
     let terrains = match &args.bots {
         // An objective search plays its one terrain.
         Some(_) => select_terrains(
