@@ -11,7 +11,7 @@ const ICON = {
 };
 
 // pending: requests under way (a test driving the page waits for 0).
-const app = { pending: 0, meta: null, terrains: {}, game: null, selected: null, moveFrom: null, polling: false, replay: null, replayAt: 0 };
+const app = { hinting: false, pending: 0, meta: null, terrains: {}, game: null, selected: null, moveFrom: null, polling: false, replay: null, replayAt: 0 };
 
 // ---------- server calls ----------
 // The answer's text as sent: a record's 64-bit seeds would lose digits as JavaScript numbers.
@@ -294,7 +294,9 @@ function render() {
   if (busy) {
     const s = (g.thinking.elapsed_ms / 1000).toFixed(1);
     const moves = g.thinking.so_far.filter((e) => e.actor === hv.bot).map((e) => e.text);
-    $("thinking-text").textContent = g.thinking.queued
+    $("thinking-text").textContent = g.thinking.hint
+      ? (g.thinking.queued ? "The hint waits for a free core (other games are thinking)… " : "Thinking about a hint… ") + s + " s"
+      : g.thinking.queued
       ? "The computer waits for a free core (other games are thinking)… " + s + " s"
       : "The computer is thinking… " + s + " s" + (moves.length ? " (so far: " + moves.join(", ") + ")" : "");
     const bar = $("thinking-bar");
@@ -378,7 +380,7 @@ async function poll() {
   if (app.polling) return;
   app.polling = true;
   try {
-    while (app.game && app.game.thinking) {
+    while (app.game && (app.game.thinking || app.hinting)) {
       await new Promise((r) => setTimeout(r, 150));
       app.game = await api("GET", "/api/games/" + app.game.id);
       render();
@@ -451,9 +453,15 @@ $("btn-new").onclick = newGame;
 $("btn-new2").onclick = newGame;
 $("btn-continue").onclick = () => startBot();
 $("btn-cancel").onclick = async () => { try { app.game = await api("POST", "/api/games/" + app.game.id + "/cancel"); render(); } catch (e) { showError(e); } };
+// A hint is thinking, as the computer's turn is: polled while its request waits, it shows in the
+// thinking bar and "Stop thinking" cancels it.
 $("btn-hint").onclick = async () => {
   $("hint").textContent = "thinking about a hint…";
-  try { app.game = await api("POST", "/api/games/" + app.game.id + "/hint"); render(); } catch (e) { showError(e); $("hint").textContent = ""; }
+  app.hinting = true;
+  poll();
+  try { app.game = await api("POST", "/api/games/" + app.game.id + "/hint"); } catch (e) { showError(e); $("hint").textContent = ""; }
+  app.hinting = false;
+  render();
 };
 $("btn-undo").onclick = async () => { try { showError(null); await showGame(await api("POST", "/api/games/" + app.game.id + "/undo")); } catch (e) { showError(e); } };
 $("btn-resign").onclick = async () => {
