@@ -26,8 +26,9 @@ mod view;
 
 pub use level::{Level, UnknownLevel, LADDER};
 pub use view::{
-    BotCandidate, BotThought, DecisionGroup, DecisionOption, GroupKind, HumanView, LogEntry,
-    NodeView, OpponentRack, ResultView, Sides, TileView, ToMove, UndoStatus, WinPoint,
+    hint_order, note_taken_regions, BotCandidate, BotThought, DecisionGroup, DecisionOption,
+    GroupKind, HintOrder, HumanView, LogEntry, NodeView, OpponentRack, ResultView, Sides,
+    TakenRegion, TileView, ToMove, UndoStatus, WinPoint, HINT_SHOWN,
 };
 
 use crate::bot::play::decision_seed;
@@ -297,6 +298,11 @@ impl Session {
             level: self.level,
             to_move: self.to_move(),
             result: self.result_view(),
+            taken_regions: view::taken_regions(
+                &self.game,
+                self.now.referee.deal(),
+                self.line.iter().map(|p| p.decision),
+            ),
             log: self.log(0),
             win_history: self.win_history.clone(),
             bot_thoughts: match self.is_over() {

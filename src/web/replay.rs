@@ -3,10 +3,12 @@
 
 use super::view::{DecisionView, PositionView, TerrainView};
 use crate::info::Observation;
+use crate::record::notes::SessionNotes;
 use crate::record::{
     check_fingerprint, describe_rules, replay, GameRecord, RecordResult, RECORD_FORMAT,
 };
-use crate::rules::{Colour, Decision, Game, Phase};
+use crate::rules::{Colour, Decision, Game, Phase, State};
+use crate::session::{note_taken_regions, Level, Session, TakenRegion};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -31,6 +33,9 @@ pub enum ViewerError {
     /// The record's deal or a step is refused by the rules; the replay's message.
     #[error("the record does not replay: {0}")]
     Replay(String),
+    /// "Play from here" is not possible from this record or step; why.
+    #[error("cannot play from here: {0}")]
+    FromHere(String),
 }
 
 /// One step of a replay: who took it and what it was, in words everyone may read.
@@ -66,13 +71,14 @@ pub struct Replay {
     pub steps: Vec<ReplayStep>,
     /// `positions[0]` is the start; `positions[i + 1]` follows `steps[i]`.
     pub positions: Vec<PositionView>,
+    /// Whether the racks are shown face up: only for a finished game (its record says how it
+    /// ended), whose deal is no longer a secret; an unfinished game's record shows the public
+    /// positions only, so watching a saved game cannot spoil it.
+    pub face_up: bool,
 }
 
-/// Reads and re-checks a record file's text and lays out its public positions.
-pub fn replay_record(
-    text: &str,
-    terrains: &[Arc<crate::terrain::Terrain>],
-) -> Result<Replay, ViewerError> {
+/// A record file's text as a record, or what is wrong with it.
+fn read_record(text: &str) -> Result<GameRecord, ViewerError> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| ViewerError::NotJson(e.to_string()))?;
     match value.get("format").and_then(|f| f.as_str()) {
@@ -80,8 +86,77 @@ pub fn replay_record(
         Some(other) => return Err(ViewerError::OtherFormat(other.to_string())),
         None => return Err(ViewerError::NotRecord("it has no \"format\" field".into())),
     }
-    let record: GameRecord =
-        serde_json::from_value(value).map_err(|e| ViewerError::NotRecord(e.to_string()))?;
+    serde_json::from_value(value).map_err(|e| ViewerError::NotRecord(e.to_string()))
+}
+
+/// A new game against `level` from the position after the first `step` steps of a finished
+/// record, the human playing `human`: "play from here" in the replay viewer. Only a finished
+/// game's record is taken: its deal is no secret any more (the viewer shows its racks), while an
+/// unfinished one's deal belongs to a game that may still be played. The new game keeps the
+/// record's deal, so the human knows what the computer holds: it is practice, and the page says so.
+pub fn from_here(
+    text: &str,
+    step: usize,
+    level: Level,
+    human: Colour,
+) -> Result<Session, ViewerError> {
+    let mut record = read_record(text)?;
+    if record.result.end == "unfinished" {
+        return Err(ViewerError::FromHere(
+            "this game is not finished: only a finished game can be played from one of its \
+             steps (an unfinished game's deal is still a secret)"
+                .into(),
+        ));
+    }
+    if step > record.steps.len() {
+        return Err(ViewerError::FromHere(format!(
+            "step {step} is past the record's end: it has {} steps",
+            record.steps.len()
+        )));
+    }
+    let game = Game::builtin(&record.terrain, record.variant)
+        .map_err(|e| ViewerError::Terrain(e.to_string()))?;
+    if *game.what_if() != record.what_if {
+        return Err(ViewerError::FromHere(
+            "this game was played under what-if rules: a game against the computer is played \
+             under the retail rules only"
+                .into(),
+        ));
+    }
+    record.steps.truncate(step);
+    let mut state = game.initial_state(&record.deal);
+    for notation in &record.steps {
+        let d = Decision::parse(notation, game.terrain())
+            .map_err(|e| ViewerError::Replay(e.to_string()))?;
+        game.apply(&mut state, d)
+            .map_err(|e| ViewerError::Replay(e.to_string()))?;
+    }
+    if state.is_over() {
+        return Err(ViewerError::FromHere(format!(
+            "the game is over after step {step}: choose an earlier step"
+        )));
+    }
+    record.result = RecordResult {
+        winner: None,
+        end: "unfinished".into(),
+        turns: state.turn(),
+        medals: crate::vocabulary::ByColour::from_fn(|c| state.medals(c)),
+    };
+    record.session = Some(SessionNotes {
+        human,
+        level: level.name().to_string(),
+        undos: Vec::new(),
+        hints: Vec::new(),
+    });
+    Session::load(&record).map_err(|e| ViewerError::FromHere(e.to_string()))
+}
+
+/// Reads and re-checks a record file's text and lays out its public positions.
+pub fn replay_record(
+    text: &str,
+    terrains: &[Arc<crate::terrain::Terrain>],
+) -> Result<Replay, ViewerError> {
+    let record = read_record(text)?;
     let terrain = terrains
         .iter()
         .find(|t| t.key == record.terrain)
@@ -92,10 +167,21 @@ pub fn replay_record(
         .map_err(|e| ViewerError::WhatIf(e.to_string()))?;
     check_fingerprint(&record, &game).map_err(|e| ViewerError::Replay(e.to_string()))?;
     replay(&game, &record).map_err(|e| ViewerError::Replay(e.to_string()))?;
+    let face_up = record.result.end != "unfinished";
+    let mut taken = Vec::new();
     let mut state = game.initial_state(&record.deal);
-    let public =
-        |s: &crate::rules::State| PositionView::public(&game, &Observation::new(s, Colour::Blue));
-    let mut positions = vec![public(&state)];
+    let position = |s: &State, taken: &[TakenRegion]| {
+        let mut p = PositionView::public(&game, &Observation::new(s, Colour::Blue));
+        p.taken_regions = taken.to_vec();
+        if face_up {
+            for side in &mut p.sides {
+                side.rack = s.rack(side.colour).to_vec();
+                side.frozen = s.frozen(side.colour).to_vec();
+            }
+        }
+        p
+    };
+    let mut positions = vec![position(&state, &taken)];
     let mut steps = Vec::with_capacity(record.steps.len());
     for step in &record.steps {
         // The record replayed above, so every step parses and is legal.
@@ -111,9 +197,11 @@ pub fn replay_record(
             text: step.clone(),
             nodes: shown.node.into_iter().chain(shown.to).collect(),
         });
+        let before = state;
         game.apply(&mut state, d)
             .map_err(|e| ViewerError::Replay(e.to_string()))?;
-        positions.push(public(&state));
+        note_taken_regions(&game, &before, &state, &mut taken);
+        positions.push(position(&state, &taken));
     }
     // The medal bars read the objective from the terrain: a what-if may have changed it.
     let terrain = TerrainView {
@@ -129,6 +217,7 @@ pub fn replay_record(
         result: record.result,
         steps,
         positions,
+        face_up,
     })
 }
 
