@@ -673,6 +673,18 @@ impl Session {
             .map_err(|e: UnknownLevel| SessionError::NotASession(e.to_string()))?;
         let game = Game::builtin(&record.terrain, record.variant)
             .map_err(|e| SessionError::NotASession(e.to_string()))?;
+        // A game played on other terrain data (a --terrain-file) is not this program's game,
+        // even where its steps happen to replay.
+        if let Err(e) = crate::record::check_fingerprint(record, &game) {
+            return Err(SessionError::NotASession(format!(
+                "it was played on other terrain data than this program's {} ({} variant): \
+                 fingerprint {} instead of {}",
+                game.terrain().name,
+                e.variant,
+                e.recorded,
+                e.given
+            )));
+        }
         replay(&game, record)?;
         let preset = level.preset();
         let mut session = Session::from_deal(

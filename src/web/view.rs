@@ -41,6 +41,9 @@ pub struct NodeView {
     pub effect: Option<&'static str>,
     /// The effect in words, shown on hover.
     pub description: Option<String>,
+    /// The values a value-restricted base takes (Tropical Pool), as its icon shows them:
+    /// "1", "2", … "7", "X" for Kwak last.
+    pub allowed: Option<Vec<&'static str>>,
     /// Across, in percent of the picture's width.
     pub x: f32,
     /// Down, in percent of the picture's height (blue's side at the bottom).
@@ -81,6 +84,11 @@ impl TerrainView {
                 },
                 effect: n.effect.map(SpecialEffect::key),
                 description: n.effect.map(|e| describe(e, n.allowed.as_deref())),
+                allowed: n
+                    .allowed
+                    .as_deref()
+                    .filter(|_| n.effect == Some(SpecialEffect::ValueRestriction))
+                    .map(allowed_values),
                 x: n.x,
                 y: n.y,
             })
@@ -125,13 +133,20 @@ impl TerrainView {
 pub fn describe(effect: SpecialEffect, allowed: Option<&[crate::rules::Troop]>) -> String {
     match (effect, allowed) {
         (SpecialEffect::ValueRestriction, Some(troops)) => {
-            let mut troops = troops.to_vec();
-            troops.sort_by_key(|t| (*t == crate::rules::Troop::Kwak, t.index()));
-            let values: Vec<&str> = troops.iter().map(|t| t.value_label()).collect();
-            format!("only {} may be placed here", values.join(", "))
+            format!(
+                "only {} may be placed here",
+                allowed_values(troops).join(", ")
+            )
         }
         _ => effect.describe().to_string(),
     }
+}
+
+/// The values of `troops`, lowest first and Kwak's X last.
+fn allowed_values(troops: &[crate::rules::Troop]) -> Vec<&'static str> {
+    let mut troops = troops.to_vec();
+    troops.sort_by_key(|t| (*t == crate::rules::Troop::Kwak, t.index()));
+    troops.iter().map(|t| t.value_label()).collect()
 }
 
 /// One tile as drawn: its colour and troop.
