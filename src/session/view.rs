@@ -506,3 +506,42 @@ pub(super) fn human_sees(phase: Phase, active: Colour, human: Colour) -> bool {
         _ => false,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(decision: &str, visits: u64, value: f64) -> HintCandidate {
+        HintCandidate {
+            decision: decision.into(),
+            visits,
+            value,
+        }
+    }
+
+    /// A 94% candidate of 30 visits does not come before a 69% one of 9,000 (issue 30): the
+    /// candidates tried often come first, best chances first.
+    #[test]
+    fn a_hint_lists_the_often_tried_candidates_by_chances_then_the_rare_ones() {
+        let order = hint_order(&[
+            candidate("place Roxy 24", 9000, 0.69),
+            candidate("place Star 13", 30, 0.94),
+            candidate("draw", 5000, 0.75),
+            candidate("place Kwak 12", 800, 0.70),
+            candidate("place Hook 14", 200, 0.40),
+        ]);
+        let names = |v: &[HintCandidate]| v.iter().map(|c| c.decision.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&order.tried), ["draw", "place Roxy 24"]);
+        assert_eq!(
+            names(&order.rarely),
+            ["place Kwak 12", "place Hook 14", "place Star 13"]
+        );
+        assert_eq!(
+            hint_order(&[]),
+            HintOrder {
+                tried: vec![],
+                rarely: vec![]
+            }
+        );
+    }
+}

@@ -266,7 +266,7 @@ mod tests {
         assert_eq!(r.players, ["greedy".to_string(), "random".to_string()]);
         assert_eq!(r.rules, "retail rules");
         assert_eq!(r.terrain.medals_to_win, game.terrain().medals_to_win);
-        assert_public(&r);
+        assert!(r.face_up, "a finished game's racks are shown");
         assert!(r.positions.last().unwrap().winner.is_some());
     }
 
@@ -300,7 +300,7 @@ mod tests {
             (racks[first.index()], racks[first.opponent().index()]),
             (2, 5)
         );
-        assert_public(&r);
+        assert!(r.face_up);
         assert_eq!(r.result, record.result);
     }
 
@@ -317,6 +317,108 @@ mod tests {
             e.contains("rules cannot be played") && e.contains("99"),
             "{e}"
         );
+    }
+
+    /// A game of the session against beginner, the human taking their first legal decision
+    /// each time, played for `steps` steps or to its end.
+    fn session_record(seed: u64, steps: usize) -> GameRecord {
+        use crate::session::{SessionConfig, ToMove};
+        let game = Game::builtin("castle_field", crate::rules::Variant::Normal).unwrap();
+        let mut s = Session::new(SessionConfig {
+            game,
+            level: Level::Beginner,
+            human: Colour::Blue,
+            first: None,
+            seed,
+        })
+        .unwrap();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        while !s.is_over() && s.view().log.len() < steps {
+            match s.to_move() {
+                ToMove::Human => s.apply_decision(s.legal_decisions()[0]).unwrap(),
+                _ => drop(s.advance(&stop).unwrap()),
+            }
+        }
+        s.record()
+    }
+
+    #[test]
+    fn a_finished_game_is_shown_face_up_with_the_takers_of_its_regions() {
+        let record = session_record(5, usize::MAX);
+        let r = replay_record(&serde_json::to_string(&record).unwrap(), &terrains()).unwrap();
+        assert!(r.face_up);
+        for p in &r.positions {
+            for s in &p.sides {
+                assert_eq!(s.rack.len(), s.rack_len as usize, "the whole rack, face up");
+                assert_eq!(s.frozen.len(), s.frozen_len as usize);
+            }
+            assert_eq!(p.taken_regions.len(), p.regions_taken.len());
+        }
+        let last = r.positions.last().unwrap();
+        assert!(
+            !last.taken_regions.is_empty(),
+            "no region taken in the game"
+        );
+        for side in &last.sides {
+            let medals: u8 = last
+                .taken_regions
+                .iter()
+                .filter(|t| t.by == side.colour)
+                .map(|t| t.medals)
+                .sum();
+            assert_eq!(medals, side.medals, "{:?}", side.colour);
+        }
+    }
+
+    #[test]
+    fn an_unfinished_game_stays_face_down_and_cannot_be_played_from_a_step() {
+        let record = session_record(5, 12);
+        assert_eq!(record.result.end, "unfinished");
+        let text = serde_json::to_string(&record).unwrap();
+        let r = replay_record(&text, &terrains()).unwrap();
+        assert!(!r.face_up);
+        assert_public(&r);
+        let e = from_here(&text, 3, Level::Casual, Colour::Red)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("not finished"), "{e}");
+    }
+
+    #[test]
+    fn play_from_here_starts_a_game_at_the_step_against_the_chosen_level() {
+        let record = session_record(5, usize::MAX);
+        let text = serde_json::to_string(&record).unwrap();
+        let session = from_here(&text, 6, Level::Strong, Colour::Red).unwrap();
+        let view = session.view();
+        assert_eq!(view.log.len(), 6);
+        assert_eq!((view.human, view.level), (Colour::Red, Level::Strong));
+        assert!(view.result.is_none());
+        let end = record.steps.len();
+        let err = |step| {
+            from_here(&text, step, Level::Beginner, Colour::Blue)
+                .err()
+                .unwrap()
+                .to_string()
+        };
+        assert!(
+            err(end).contains("the game is over after step"),
+            "{}",
+            err(end)
+        );
+        assert!(
+            err(end + 1).contains("past the record's end"),
+            "{}",
+            err(end + 1)
+        );
+        assert!(err_of("{not json").contains("not JSON"));
+    }
+
+    fn err_of(text: &str) -> String {
+        from_here(text, 0, Level::Beginner, Colour::Blue)
+            .err()
+            .unwrap()
+            .to_string()
     }
 
     #[test]
