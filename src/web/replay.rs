@@ -33,6 +33,13 @@ pub enum ViewerError {
     /// The record's deal or a step is refused by the rules; the replay's message.
     #[error("the record does not replay: {0}")]
     Replay(String),
+    /// The record was played on other terrain data (a `--terrain-file`) under the same key:
+    /// the terrain and the fingerprints.
+    #[error(
+        "the record was played on other terrain data than this program's {0}; watch it with \
+         `toybattle replay --terrain-file` and the file it was played on"
+    )]
+    OtherTerrainData(String),
     /// "Play from here" is not possible from this record or step; why.
     #[error("cannot play from here: {0}")]
     FromHere(String),
@@ -165,7 +172,15 @@ pub fn replay_record(
     let game = Game::new(terrain.clone(), record.variant)
         .with_what_if(record.what_if)
         .map_err(|e| ViewerError::WhatIf(e.to_string()))?;
-    check_fingerprint(&record, &game).map_err(|e| ViewerError::Replay(e.to_string()))?;
+    check_fingerprint(&record, &game).map_err(|e| {
+        ViewerError::OtherTerrainData(format!(
+            "{} ({} variant): fingerprint {} instead of {}",
+            game.terrain().name,
+            e.variant,
+            e.recorded,
+            e.given
+        ))
+    })?;
     replay(&game, &record).map_err(|e| ViewerError::Replay(e.to_string()))?;
     let face_up = record.result.end != "unfinished";
     let mut taken = Vec::new();
@@ -430,6 +445,16 @@ mod tests {
         assert!(err(r#"{"a": 1}"#).contains("no \"format\""));
         assert!(
             err(r#"{"format": "toybattle-record/1", "terrain": 3}"#).contains("not a game record")
+        );
+        // A record of other terrain data under the same key: its fingerprint tells.
+        let game = Game::builtin("castle_field", crate::rules::Variant::Normal).unwrap();
+        let mut record = record_of(&game, 2);
+        record.terrain_fingerprint = Some("0123456789abcdef".into());
+        let text = serde_json::to_string(&record).unwrap();
+        let e = err(&text);
+        assert!(
+            e.contains("other terrain data than this program's Castle Field"),
+            "{e}"
         );
     }
 }
