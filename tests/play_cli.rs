@@ -138,8 +138,7 @@ fn the_board_has_a_legend_names_region_takers_and_is_drawn_once_a_turn() {
     }
     let taken = stdout
         .lines()
-        .filter(|l| l.starts_with("Medals ") && !l.ends_with("regions taken: none"))
-        .next_back()
+        .rfind(|l| l.starts_with("Medals ") && !l.ends_with("regions taken: none"))
         .unwrap_or_else(|| panic!("no region taken in:\n{stdout}"));
     assert!(
         taken.contains(" by you (blue, ") || taken.contains(" by the computer (red, "),

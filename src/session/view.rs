@@ -182,7 +182,7 @@ pub fn hint_order(candidates: &[HintCandidate]) -> HintOrder {
         .cloned()
         .partition(|c| c.visits * 10 >= most);
     tried.sort_by(|a, b| b.value.total_cmp(&a.value).then(b.visits.cmp(&a.visits)));
-    rarely.sort_by(|a, b| b.visits.cmp(&a.visits));
+    rarely.sort_by_key(|c| std::cmp::Reverse(c.visits));
     HintOrder { tried, rarely }
 }
 
