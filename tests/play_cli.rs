@@ -5,10 +5,9 @@ use std::process::{Command, Output, Stdio};
 
 /// Runs `toybattle play ARGS` with `input` on standard input.
 fn play(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+    let mut child = command()
         .arg("play")
         .args(args)
-        .current_dir(temp(""))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -21,6 +20,15 @@ fn play(args: &[&str], input: &str) -> Output {
         .write_all(input.as_bytes())
         .unwrap();
     child.wait_with_output().unwrap()
+}
+
+/// The binary, run in the test's folder with its own data folder (saves, shown deals).
+fn command() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toybattle"));
+    command
+        .current_dir(temp(""))
+        .env("TOYBATTLE_DATA", temp("data"));
+    command
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -296,13 +304,14 @@ fn bad_input_gets_a_message_and_the_game_goes_on_until_end_of_input() {
         "cannot undo: nothing to undo",
         "Commands:",
         "you: ",
-        "end of input: leaving the game, saved to toybattle-game-4.json",
+        "end of input: leaving the game, saved to ",
     ] {
         assert!(
             stdout.contains(expected),
             "'{expected}' missing in:\n{stdout}"
         );
     }
+    assert!(saved_path(&stdout).exists());
 }
 
 #[test]
@@ -405,7 +414,7 @@ fn interrupt(child: &std::process::Child) {
 /// a second one at the prompt leaves the game, saved to a file that loads again.
 #[test]
 fn ctrl_c_stops_the_computers_thinking_then_leaves_the_game_saved() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+    let mut child = command()
         .args([
             "play",
             "--level",
@@ -416,7 +425,6 @@ fn ctrl_c_stops_the_computers_thinking_then_leaves_the_game_saved() {
             "blue",
         ])
         .args(["--seed", "31"])
-        .current_dir(temp(""))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -431,9 +439,116 @@ fn ctrl_c_stops_the_computers_thinking_then_leaves_the_game_saved() {
     std::thread::sleep(std::time::Duration::from_millis(200)); // the prompt is up
     interrupt(&child);
     let status = child.wait().unwrap();
-    wait_for(&lines, &mut seen, "saved to toybattle-game-31.json");
+    wait_for(&lines, &mut seen, "saved to ");
     assert_eq!(status.code(), Some(130), "{seen}");
-    let saved = std::fs::read_to_string(temp("toybattle-game-31.json")).unwrap();
+    let saved = std::fs::read_to_string(saved_path(&seen)).unwrap();
     let session = toybattle::session::Session::load_json(&saved).expect("the saved game loads");
     assert!(!session.is_over());
+}
+
+/// The file a "saved to FILE:" line names.
+fn saved_path(output: &str) -> std::path::PathBuf {
+    let after = output.split("saved to ").nth(1).expect("a 'saved to' line");
+    let path = after.split(": resume").next().unwrap().trim();
+    assert!(
+        path.starts_with(temp("data").join("saves").to_str().unwrap()),
+        "saved in the data folder's saves: {path}"
+    );
+    std::path::PathBuf::from(path)
+}
+
+/// A finished game cannot be taken back into play: its end shows the deal (docs/play.md).
+#[test]
+fn undo_after_the_game_is_over_is_refused_in_the_terminal() {
+    let script = "1\n".repeat(600) + "undo\nquit\n";
+    let out = play(
+        &[
+            "--terrain",
+            "tropical_pool",
+            "--level",
+            "beginner",
+            "--seed",
+            "9",
+        ],
+        &script,
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let end = stdout
+        .find(" wins (")
+        .or_else(|| stdout.find("You win ("))
+        .expect("an end");
+    assert!(
+        stdout[end..].contains("cannot undo: the game is over"),
+        "{}",
+        &stdout[end..]
+    );
+    assert!(!stdout[end..].contains("Taken back"));
+}
+
+/// Save, load the save in a second terminal while the first goes on, resign there: the first
+/// game ends without a winner, and the save no longer resumes.
+#[test]
+fn a_loaded_copy_resigned_elsewhere_ends_the_game_in_the_terminal() {
+    let file = temp("copied.json");
+    let first = play(
+        &["--level", "beginner", "--first", "red"],
+        &format!("save {}\nquit\n", file.display()),
+    );
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let mut original = command()
+        .args(["play", "--load", file.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = original.stdin.take().unwrap();
+    let lines = lines_of(original.stdout.take().unwrap());
+    let mut seen = String::new();
+    wait_for(&lines, &mut seen, "Resumed the game");
+
+    let copy = play(&["--load", file.to_str().unwrap()], "resign\nquit\n");
+    assert!(copy.status.success(), "{}", text(&copy.stderr));
+    assert!(text(&copy.stdout).contains("beginner wins (resigned)"));
+
+    input.write_all(b"1\n").unwrap();
+    wait_for(&lines, &mut seen, "The game ended without a winner");
+    assert!(seen.contains("a copy of this game ended and showed its deal"));
+    input.write_all(b"undo\n").unwrap();
+    wait_for(&lines, &mut seen, "cannot undo: the game is over");
+    drop(input);
+    assert!(original.wait().unwrap().success());
+
+    let again = play(&["--load", file.to_str().unwrap()], "");
+    assert!(!again.status.success());
+    assert!(
+        text(&again.stderr).contains("deal was shown when a copy of it ended"),
+        "{}",
+        text(&again.stderr)
+    );
+}
+
+/// A seed the program drew is not printed (nor put in a file name) before the game is over; a
+/// chosen seed is printed, since the player knows it.
+#[test]
+fn a_drawn_seed_is_shown_only_once_the_game_is_over() {
+    let out = play(&["--level", "beginner"], "");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(stdout.contains("a deal drawn at random"), "{stdout}");
+    let saved = std::fs::read_to_string(saved_path(&stdout)).unwrap();
+    let record: toybattle::record::GameRecord = serde_json::from_str(&saved).unwrap();
+    let seed = record.seed.to_string();
+    assert!(
+        !stdout.contains(&seed),
+        "the seed {seed} is printed:\n{stdout}"
+    );
+
+    let out = play(&["--level", "beginner"], "resign\nquit\n");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("The deal's seed was "), "{stdout}");
+
+    let chosen = play(&["--level", "beginner", "--seed", "5"], "quit\n");
+    assert!(text(&chosen.stdout).contains("New game: seed 5;"));
 }

@@ -95,7 +95,7 @@ fn play(addr: SocketAddr, (terrain, seat, seed, level): (&str, &str, u64, &str))
                 assert_plain_save_answer(&saved.body, &["name"]);
                 let list = get(addr, "/api/saves");
                 assert_eq!(list.status, 200, "{}", list.body);
-                assert_plain_save_answer(&list.body, &["name", "description"]);
+                assert_plain_save_answer(&list.body, &["name", "description", "playable"]);
                 let name = saved.json()["name"].as_str().unwrap().to_string();
                 loaded_at = Some(game["view"]["log"].as_array().unwrap().len());
                 let r = post(addr, &format!("/api/saves/{name}/load"), "");
@@ -760,6 +760,7 @@ fn humans_turn(game: &Value) -> bool {
 fn searches_beyond_the_servers_threads_wait_for_a_free_core() {
     let saves = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web-saves-queue");
     let config = toybattle::web::Config {
+        data: saves.join("data"),
         saves,
         max_games: 8,
         search_threads: Some(1),

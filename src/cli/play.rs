@@ -11,8 +11,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use toybattle::record::notes::HintNote;
 use toybattle::rules::{Colour, Troop, Variant};
 use toybattle::session::{
-    hint_order, DecisionGroup, HintOrder, HumanView, Level, LogEntry, Session, SessionConfig,
-    SessionError, ToMove, HINT_SHOWN,
+    data_folder, hint_order, save_name, DecisionGroup, HintOrder, HumanView, Level, LogEntry,
+    Session, SessionConfig, SessionError, ShownDeals, ToMove, HINT_SHOWN,
 };
 
 #[derive(clap::Args)]
@@ -33,7 +33,8 @@ pub struct Args {
     /// Who plays first: blue, red, or deal (as the deal decides, R3.5).
     #[arg(long, default_value = "deal", value_parser = ["blue", "red", "deal"])]
     first: String,
-    /// Seed of the deal [default: from the clock; printed at the start].
+    /// Seed of the deal: replays a known deal [default: drawn at random and kept secret until
+    /// the game is over].
     #[arg(long)]
     seed: Option<u64>,
     /// Resume a game saved with `save FILE` (its other settings are the record's).
@@ -116,11 +117,16 @@ fn leave() -> String {
     }
 }
 
-/// Keeps the game to save on leaving up to date (nothing once the game is over).
+/// Keeps the game to save on leaving up to date (nothing once the game is over). The file is
+/// in the data folder's saves, named after the game (never after a secret seed).
 fn remember(session: &Session) {
     let snapshot = (!session.is_over()).then(|| {
-        let file = format!("toybattle-game-{}.json", session.record().seed);
-        let text = serde_json::to_string_pretty(&session.record()).unwrap_or_default() + "\n";
+        let record = session.record();
+        let name = save_name(&record, unix_now());
+        let folder = data_folder().join("saves");
+        let _ = std::fs::create_dir_all(&folder);
+        let file = folder.join(format!("{name}.json")).display().to_string();
+        let text = serde_json::to_string_pretty(&record).unwrap_or_default() + "\n";
         (file, text)
     });
     if let Ok(mut unsaved) = INTERRUPT.unsaved.lock() {
@@ -184,10 +190,9 @@ pub fn run(args: Args) -> CliResult {
             }
         }
         if session.is_over() && !shown_end {
-            emit(&ui.result(&session.view()))?;
+            emit(&ui.result(&session.view(), session.seed()))?;
+            shown_end = true;
         }
-        // An undo after the end reopens the game; its new end is shown again.
-        shown_end = session.is_over();
         remember(&session);
         emit("> ")?;
         let Some(line) = lines.next() else {
@@ -214,11 +219,14 @@ pub fn run(args: Args) -> CliResult {
 fn start(args: &Args) -> Result<Session, String> {
     if let Some(path) = &args.load {
         let text = read_text(path)?;
-        let session = Session::load_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut session =
+            Session::load_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        guard(&mut session).map_err(|e| format!("{}: {e}", path.display()))?;
         emit(&format!("Resumed the game of {}.\n", path.display()))?;
         return Ok(session);
     }
-    let seed = args.seed.unwrap_or_else(clock_seed);
+    // A drawn seed comes from the operating system's generator: it cannot be guessed.
+    let seed = args.seed.unwrap_or_else(rand::random);
     let human = match args.seat.as_str() {
         "red" => Colour::Red,
         "blue" => Colour::Blue,
@@ -231,26 +239,37 @@ fn start(args: &Args) -> Result<Session, String> {
         _ => None,
     };
     let game = load_game(&args.terrain, None, args.variant)?;
-    let session = Session::new(SessionConfig {
+    let mut session = Session::new(SessionConfig {
         game,
         level: args.level,
         human,
         first,
         seed,
+        seed_chosen: args.seed.is_some(),
     })
     .map_err(|e| e.to_string())?;
+    guard(&mut session).map_err(|e| e.to_string())?;
+    let deal = match session.seed() {
+        Some(seed) => format!("seed {seed}"),
+        None => "a deal drawn at random (its seed is shown when the game is over)".into(),
+    };
     emit(&format!(
-        "New game: seed {seed}; you play {human} against {} ({}). Type `help` for the commands.\n",
+        "New game: {deal}; you play {human} against {} ({}). Type `help` for the commands.\n",
         args.level,
         args.level.description()
     ))?;
     Ok(session)
 }
 
-fn clock_seed() -> u64 {
+/// Guards the game's deal with the shown deals of the data folder (see docs/play.md).
+fn guard(session: &mut Session) -> Result<(), SessionError> {
+    session.guard_deal(ShownDeals::in_folder(&data_folder())?)
+}
+
+fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map_or(1, |d| d.as_nanos() as u64)
+        .map_or(0, |d| d.as_secs())
 }
 
 enum Flow {
@@ -701,19 +720,19 @@ impl Ui {
             .collect()
     }
 
-    fn result(&self, v: &HumanView) -> String {
-        match &v.result {
-            Some(r) if r.winner == v.human => format!(
-                "You win ({}). Type `review` for the computer's candidates.\n",
-                end_words(&r.end)
-            ),
-            Some(r) => format!(
-                "{} wins ({}). Type `review` for the computer's candidates.\n",
-                v.level,
-                end_words(&r.end)
-            ),
-            None => String::new(),
-        }
+    fn result(&self, v: &HumanView, seed: Option<u64>) -> String {
+        let Some(r) = &v.result else {
+            return String::new();
+        };
+        let outcome = match r.winner {
+            Some(w) if w == v.human => format!("You win ({})", end_words(&r.end)),
+            Some(_) => format!("{} wins ({})", v.level, end_words(&r.end)),
+            None => format!("The game ended without a winner: {}", end_words(&r.end)),
+        };
+        let replay = seed.map_or(String::new(), |s| {
+            format!(" The deal's seed was {s} (`--seed {s}` plays it again).")
+        });
+        format!("{outcome}. Type `review` for the computer's candidates.{replay}\n")
     }
 }
 
@@ -813,6 +832,7 @@ fn end_words(end: &str) -> &'static str {
         "medals" => "the medal objective reached",
         "blocked" => "the opponent could neither draw nor place",
         "resign" => "resigned",
+        "void" => "a copy of this game ended and showed its deal",
         _ => "game over",
     }
 }

@@ -13,9 +13,10 @@ pub struct Args {
     /// The port to listen on (0: any free port).
     #[arg(long, default_value_t = 8137)]
     port: u16,
-    /// The folder for games saved mid-game (they hold the hidden tiles, so they stay here).
-    #[arg(long, value_name = "DIR", default_value = "toybattle-saves")]
-    saves: PathBuf,
+    /// The folder for games saved mid-game (they hold the hidden tiles, so they stay here)
+    /// [default: `saves` in the data folder, see docs/play.md].
+    #[arg(long, value_name = "DIR")]
+    saves: Option<PathBuf>,
     /// Most games open at once; opening one more closes the least recently used.
     #[arg(long, default_value_t = 32, value_parser = clap::value_parser!(u32).range(1..=1000))]
     max_games: u32,
@@ -33,8 +34,10 @@ pub fn run(args: Args) -> CliResult {
             args.host
         );
     }
+    let data = toybattle::session::data_folder();
     let config = Config {
-        saves: args.saves,
+        saves: args.saves.unwrap_or_else(|| data.join("saves")),
+        data,
         max_games: args.max_games as usize,
         search_threads: args.search_threads.map(|n| n as usize),
     };

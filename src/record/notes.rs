@@ -18,6 +18,10 @@ pub struct SessionNotes {
     /// Every hint, in the order asked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hints: Vec<HintNote>,
+    /// Whether the human chose the deal's seed (so knows the deal). Absent means drawn by the
+    /// program: the deal is then secret until the game ends (docs/play.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub seed_chosen: bool,
 }
 
 /// One undo: the steps taken back from the line of play.

@@ -22,9 +22,15 @@
 //! the state, so taking back a decision never changes what the reserve or the dice hold.
 
 mod level;
+mod saves;
+mod shown;
 mod view;
 
 pub use level::{Level, UnknownLevel, LADDER};
+pub use saves::{describe_save, save_name};
+pub use shown::{
+    data_folder, deal_key, ShownDeals, ShownDealsError, DATA_FOLDER_VARIABLE, SHOWN_DEALS_FILE,
+};
 pub use view::{
     hint_order, note_taken_regions, BotCandidate, BotThought, DecisionGroup, DecisionOption,
     GroupKind, HintOrder, HumanView, LogEntry, NodeView, OpponentRack, ResultView, Sides,
@@ -54,6 +60,10 @@ pub struct SessionConfig {
     pub first: Option<Colour>,
     /// The deal's seed: the removed tiles, the reserves' order, and the referee's random stream.
     pub seed: u64,
+    /// Whether the player chose the seed (and so knows the deal it makes: replaying a known
+    /// deal is a feature). A seed the program drew is secret: the game's deal is guarded by
+    /// [`Session::guard_deal`] and the seed is shown only once the game is over.
+    pub seed_chosen: bool,
 }
 
 /// Why the session refused something. The game is unchanged.
@@ -92,6 +102,17 @@ pub enum SessionError {
     /// Text that is not JSON of a game record; the reader's message.
     #[error("not a game record: {0}")]
     Json(String),
+    /// A copy of this game (a save loaded twice, a second save) has ended and shown its deal:
+    /// this game can no longer be played.
+    #[error(
+        "this game's deal was shown when a copy of it ended (a save loaded twice, or another \
+         save of it): it can no longer be played; watch it with `toybattle replay` or the \
+         page's replay viewer"
+    )]
+    DealShown,
+    /// The list of shown deals cannot be read or written, so the game's deal cannot be guarded.
+    #[error(transparent)]
+    ShownDeals(#[from] ShownDealsError),
 }
 
 /// Why [`Session::undo`] takes nothing back, in words.
@@ -103,6 +124,10 @@ pub enum UndoRefused {
     /// The human resigned; a resignation is final.
     #[error("the game was resigned")]
     Resigned,
+    /// The game is over: its deal and the computer's candidates have been shown, so taking a
+    /// decision back would let the rest be played with the hidden tiles known.
+    #[error("the game is over: its deal has been shown, so it cannot be taken back")]
+    GameOver,
     /// Undo would cross a chance outcome the human has seen.
     #[error(
         "undo would take back {what} (step {step}), which you have seen: the reserve and the \
@@ -171,6 +196,13 @@ pub struct Session {
     resigned: bool,
     /// What the bot weighed for the decision being applied (moved into its step).
     pending_thought: Option<BotThought>,
+    /// Whether the player chose the seed (see [`SessionConfig::seed_chosen`]).
+    seed_chosen: bool,
+    /// Where this game's deal is noted as shown when it ends, and looked up before every
+    /// step; `None` until [`Session::guard_deal`] (tests, the library used alone).
+    shown: Option<ShownDeals>,
+    /// A copy of the game showed the deal: this one ended without a winner.
+    void: bool,
 }
 
 impl Session {
@@ -190,14 +222,16 @@ impl Session {
         if let Some(first) = config.first {
             deal = deal.with_first(first);
         }
-        Session::from_deal(
+        let mut session = Session::from_deal(
             config.game,
             config.level,
             config.human,
             deal,
             player,
             budget,
-        )
+        )?;
+        session.seed_chosen = config.seed_chosen;
+        Ok(session)
     }
 
     /// A new game against a level's bot on a given deal (any valid setup, not only one a seed
@@ -249,6 +283,9 @@ impl Session {
             hints: Vec::new(),
             resigned: false,
             pending_thought: None,
+            seed_chosen: true,
+            shown: None,
+            void: false,
         };
         session.note_estimate();
         Ok(session)
@@ -276,7 +313,7 @@ impl Session {
     /// Who takes the next step.
     pub fn to_move(&self) -> ToMove {
         let s = &self.now.state;
-        if self.resigned || s.is_over() {
+        if self.resigned || s.is_over() || self.void || self.deal_shown_elsewhere() {
             ToMove::Over
         } else if s.is_chance() {
             ToMove::Chance
@@ -346,12 +383,18 @@ impl Session {
     fn result_view(&self) -> Option<ResultView> {
         if self.resigned {
             return Some(ResultView {
-                winner: self.human.opponent(),
+                winner: Some(self.human.opponent()),
                 end: "resign".into(),
             });
         }
+        if self.void || self.deal_shown_elsewhere() {
+            return Some(ResultView {
+                winner: None,
+                end: "void".into(),
+            });
+        }
         self.now.state.outcome().map(|o| ResultView {
-            winner: o.winner,
+            winner: Some(o.winner),
             end: RecordResult::end_name(o.win).into(),
         })
     }
@@ -397,9 +440,11 @@ impl Session {
     /// Takes the human's decision. Refused, with nothing changed, when the game is over, when
     /// it is not the human's decision, or when the rules refuse it.
     pub fn apply_decision(&mut self, d: Decision) -> Result<(), SessionError> {
+        self.check_deal_hidden()?;
         self.human_to_move()?;
         let mut after = self.now.state;
         self.game.apply(&mut after, d)?;
+        self.note_deal_if_shown(after.is_over())?;
         self.points.push(Point {
             at: self.now.clone(),
             steps: self.line.len(),
@@ -464,6 +509,7 @@ impl Session {
         on_step: &mut dyn FnMut(&LogEntry),
     ) -> Result<Vec<LogEntry>, SessionError> {
         let from = self.line.len();
+        self.check_deal_hidden()?;
         loop {
             let d = match self.to_move() {
                 ToMove::Human | ToMove::Over => return Ok(self.log(from)),
@@ -474,6 +520,7 @@ impl Session {
             self.game
                 .apply(&mut after, d)
                 .map_err(SessionError::BotFailed)?;
+            self.note_deal_if_shown(after.is_over())?;
             let thought = self.pending_thought.take();
             self.push(d, after);
             if let Some(last) = self.line.last_mut() {
@@ -515,6 +562,7 @@ impl Session {
     /// observation, with `budget` (see [`Session::hint_budget`]); cancellable like
     /// [`Session::advance`]. The hint is written into the record.
     pub fn hint(&mut self, budget: Budget, stop: &AtomicBool) -> Result<HintNote, SessionError> {
+        self.check_deal_hidden()?;
         self.human_to_move()?;
         let mut helper = match Level::Strong.preset().player() {
             Player::Fair(bot) => bot,
@@ -569,6 +617,9 @@ impl Session {
         if self.resigned {
             return Err(UndoRefused::Resigned);
         }
+        if self.is_over() {
+            return Err(UndoRefused::GameOver);
+        }
         let point = self.points.last().ok_or(UndoRefused::NothingToUndo)?;
         if point.steps < self.barrier {
             let step = self.barrier - 1;
@@ -588,6 +639,9 @@ impl Session {
     /// Takes back the human's last decision and every step after it (the bot's replies), back
     /// to that decision of the human. Refused across a chance outcome the human has seen.
     pub fn undo(&mut self) -> Result<(), UndoRefused> {
+        if self.check_deal_hidden().is_err() {
+            return Err(UndoRefused::GameOver);
+        }
         self.can_undo()?;
         let point = self.points.pop().ok_or(UndoRefused::NothingToUndo)?;
         let terrain = self.game.terrain();
@@ -607,11 +661,74 @@ impl Session {
 
     /// The human gives up: the bot wins.
     pub fn resign(&mut self) -> Result<(), SessionError> {
+        self.check_deal_hidden()?;
         if self.is_over() {
             return Err(SessionError::GameOver);
         }
+        self.note_deal_if_shown(true)?;
         self.resigned = true;
         Ok(())
+    }
+
+    /// Guards this game's deal with the list of shown deals (the player's data folder, for the
+    /// interfaces). A game whose seed the program drew refuses to start, or to go on, once a
+    /// copy of it has ended and shown the deal ([`SessionError::DealShown`]; a running copy
+    /// then ends without a winner, `end = "void"`). Every game notes its deal there before its
+    /// end shows it; a game already over is noted now.
+    pub fn guard_deal(&mut self, shown: ShownDeals) -> Result<(), SessionError> {
+        self.shown = Some(shown);
+        if self.resigned || self.now.state.is_over() {
+            return self.note_deal_if_shown(true);
+        }
+        self.check_deal_hidden()
+    }
+
+    /// The deal's seed, when the human may know it: they chose it, or the game is over.
+    pub fn seed(&self) -> Option<u64> {
+        (self.seed_chosen || self.is_over()).then_some(self.now.referee.deal().seed)
+    }
+
+    /// Whether a copy of this unfinished game, whose seed is secret, has shown the deal: the
+    /// game is then over without a winner. Read on every look at the game, so that the page
+    /// shows it at once; a list that cannot be read counts as not shown here and refuses the
+    /// next step in [`Session::check_deal_hidden`].
+    fn deal_shown_elsewhere(&self) -> bool {
+        !self.seed_chosen
+            && !self.resigned
+            && !self.now.state.is_over()
+            && self
+                .shown
+                .as_ref()
+                .is_some_and(|s| s.contains(self.now.referee.deal()).unwrap_or(false))
+    }
+
+    /// Refuses to go on, ending the game without a winner, once a copy of a secret deal has
+    /// shown it (or when the list of shown deals cannot be read).
+    fn check_deal_hidden(&mut self) -> Result<(), SessionError> {
+        if self.void {
+            return Err(SessionError::DealShown);
+        }
+        let Some(shown) = &self.shown else {
+            return Ok(());
+        };
+        if !self.seed_chosen
+            && !self.resigned
+            && !self.now.state.is_over()
+            && shown.contains(self.now.referee.deal())?
+        {
+            self.void = true;
+            return Err(SessionError::DealShown);
+        }
+        Ok(())
+    }
+
+    /// Notes the deal as shown before a step that ends the game is taken (`ends`), so that a
+    /// deal is never shown without every copy knowing; a failure refuses the step.
+    fn note_deal_if_shown(&self, ends: bool) -> Result<(), SessionError> {
+        match (&self.shown, ends) {
+            (Some(shown), true) => Ok(shown.add(self.now.referee.deal())?),
+            _ => Ok(()),
+        }
     }
 
     /// The game so far as a `toybattle-record/1` record (`toybattle replay` accepts it). It holds
@@ -620,9 +737,10 @@ impl Session {
     pub fn record(&self) -> GameRecord {
         let s = &self.now.state;
         let deal = self.now.referee.deal().clone();
+        // A void game did not end under the rules: its record replays as unfinished.
         let (winner, end) = match self.result_view() {
-            Some(r) => (Some(r.winner), r.end),
-            None => (None, "unfinished".to_string()),
+            Some(r) if r.end != "void" => (r.winner, r.end),
+            _ => (None, "unfinished".to_string()),
         };
         let mut players = [String::new(), String::new()];
         players[self.human.index()] = "human".into();
@@ -652,6 +770,7 @@ impl Session {
                 level: self.level.name().to_string(),
                 undos: self.undos.clone(),
                 hints: self.hints.clone(),
+                seed_chosen: self.seed_chosen,
             }),
         }
     }
@@ -698,6 +817,7 @@ impl Session {
         for (index, step) in record.steps.iter().enumerate() {
             session.load_step(index, step)?;
         }
+        session.seed_chosen = notes.seed_chosen;
         session.undos = notes.undos.clone();
         session.hints = notes.hints.clone();
         session.resigned = record.result.end == "resign";

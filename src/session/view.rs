@@ -198,9 +198,10 @@ pub struct UndoStatus {
 /// How the game ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ResultView {
-    /// The player who won (the bot when the human resigned).
-    pub winner: Colour,
-    /// "hq", "medals", "blocked" or "resign".
+    /// The player who won (the bot when the human resigned); `None` for a void game.
+    pub winner: Option<Colour>,
+    /// "hq", "medals", "blocked", "resign", or "void" (a copy of the game showed its deal,
+    /// see [`crate::session::ShownDeals`]).
     pub end: String,
 }
 

@@ -6,12 +6,14 @@ use crate::record::notes::HintNote;
 use crate::record::GameRecord;
 use crate::rules::{Colour, Game, Variant};
 use crate::session::{
-    DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig, SessionError, ToMove,
-    UnknownLevel,
+    describe_save, save_name, DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig,
+    SessionError, ShownDeals, ShownDealsError, ToMove, UnknownLevel,
 };
 use axum::body::Bytes;
 use axum::extract::{Path, State as Ctx};
-use axum::routing::{get, post};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -43,6 +45,9 @@ pub struct Games {
     open: Mutex<HashMap<String, Arc<Slot>>>,
     /// The threads every game's searches (bot turns and hints) share.
     cores: Arc<Cores>,
+    /// The deals shown by finished games (the data folder's list), or why it cannot be used:
+    /// then no game can be started or loaded, since its deal could not be guarded.
+    shown: Result<ShownDeals, ShownDealsError>,
 }
 
 /// The search threads all games share, so that each level keeps its thinking time however many
@@ -201,10 +206,17 @@ impl Games {
             std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
         });
         Games {
+            shown: ShownDeals::in_folder(&config.data),
             config,
             open: Mutex::new(HashMap::new()),
             cores: Cores::new(cores),
         }
+    }
+
+    /// Guards a new or loaded game's deal with the shown deals (see [`Session::guard_deal`]).
+    fn guard(&self, session: &mut Session) -> Result<(), SessionError> {
+        let shown = self.shown.clone()?;
+        session.guard_deal(shown)
     }
 
     /// Opens a game; at the cap, the least recently used game is closed first (its bot, if
@@ -370,10 +382,11 @@ fn refused(e: SessionError) -> ApiError {
         SessionError::Record(_) | SessionError::NotASession(_) | SessionError::Json(_) => {
             ApiError::BadRequest(e.to_string())
         }
-        SessionError::GameOver | SessionError::NotYourTurn(_) | SessionError::Cancelled => {
-            ApiError::Conflict(e.to_string())
-        }
-        SessionError::CheatingBot(_) | SessionError::BotFailed(_) => {
+        SessionError::GameOver
+        | SessionError::NotYourTurn(_)
+        | SessionError::Cancelled
+        | SessionError::DealShown => ApiError::Conflict(e.to_string()),
+        SessionError::CheatingBot(_) | SessionError::BotFailed(_) | SessionError::ShownDeals(_) => {
             ApiError::Internal(e.to_string())
         }
     }
@@ -392,6 +405,7 @@ pub fn routes() -> Router<Arc<App>> {
         .route("/api/games/{id}/save", post(save))
         .route("/api/games/{id}/record", get(record))
         .route("/api/saves", get(saves))
+        .route("/api/saves/{name}", delete(delete_save))
         .route("/api/saves/{name}/load", post(load))
 }
 
@@ -472,14 +486,18 @@ async fn create(Ctx(app): Ctx<Arc<App>>, body: Bytes) -> ApiResult<GameView> {
             )))
         }
     };
-    let session = Session::new(SessionConfig {
+    let seed = seed_of(new.seed.as_ref())?;
+    let mut session = Session::new(SessionConfig {
         game: Game::new(terrain.clone(), variant),
         level,
         human,
         first,
-        seed: seed_of(new.seed.as_ref())?.unwrap_or_else(rand::random),
+        // A drawn seed comes from the operating system's generator: it cannot be guessed.
+        seed: seed.unwrap_or_else(rand::random),
+        seed_chosen: seed.is_some(),
     })
     .map_err(refused)?;
+    app.games.guard(&mut session).map_err(refused)?;
     let (id, slot) = app.games.insert(session);
     let view = lock(&slot.live).game_view(&id);
     Ok(Json(view))
@@ -653,8 +671,16 @@ struct Saved {
     name: String,
 }
 
+/// Seconds since 1970 now (0 on a clock set before it).
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 /// Keeps the game's record in the saves folder: it holds the deal (the hidden tiles), so it
-/// stays on the server while the game goes on.
+/// stays on the server while the game goes on. Named after the game (terrain, date, level,
+/// turn), with a number added when that name is taken.
 async fn save(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<Saved> {
     let slot = app.games.get(&id)?;
     let record = lock(&slot.live).session()?.record();
@@ -665,25 +691,45 @@ async fn save(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<Save
             dir.display()
         ))
     })?;
-    let stamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let name = format!(
-        "{}-turn{}-{stamp}-{}",
-        record.terrain,
-        record.result.turns,
-        &id[..8]
-    );
     let text = serde_json::to_string_pretty(&record)
-        .map_err(|e| ApiError::Internal(format!("cannot write the record: {e}")))?;
-    std::fs::write(dir.join(format!("{name}.json")), text + "\n")
-        .map_err(|e| ApiError::Internal(format!("cannot save in {}: {e}", dir.display())))?;
-    Ok(Json(Saved { name }))
+        .map_err(|e| ApiError::Internal(format!("cannot write the record: {e}")))?
+        + "\n";
+    let base = save_name(&record, unix_now());
+    for n in 1..1000 {
+        let name = match n {
+            1 => base.clone(),
+            n => format!("{base}-{n}"),
+        };
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(dir.join(format!("{name}.json")));
+        match file {
+            Ok(mut f) => {
+                use std::io::Write;
+                f.write_all(text.as_bytes()).map_err(|e| {
+                    ApiError::Internal(format!("cannot save in {}: {e}", dir.display()))
+                })?;
+                return Ok(Json(Saved { name }));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(ApiError::Internal(format!(
+                    "cannot save in {}: {e}",
+                    dir.display()
+                )))
+            }
+        }
+    }
+    Err(ApiError::Internal(format!(
+        "cannot save in {}: 999 saves are already named {base}",
+        dir.display()
+    )))
 }
 
-/// The record file, once the game is over (before, it would show the hidden tiles).
-async fn record(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<GameRecord> {
+/// The record file, once the game is over (before, it would show the hidden tiles), named
+/// after the game for the browser's download.
+async fn record(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let slot = app.games.get(&id)?;
     let mut live = lock(&slot.live);
     let session = live.session()?;
@@ -694,13 +740,21 @@ async fn record(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<Ga
                 .into(),
         ));
     }
-    Ok(Json(session.record()))
+    let record = session.record();
+    let file = format!(
+        "attachment; filename=\"toybattle-{}.json\"",
+        save_name(&record, unix_now())
+    );
+    Ok(([(header::CONTENT_DISPOSITION, file)], Json(record)).into_response())
 }
 
 #[derive(Serialize)]
 struct SaveEntry {
     name: String,
     description: String,
+    /// Whether the save can be resumed: not when it is over, or when a copy of it has shown
+    /// its deal (see [`Session::guard_deal`]); `description` then says why.
+    playable: bool,
 }
 
 /// The saved games, newest first.
@@ -721,34 +775,60 @@ async fn saves(Ctx(app): Ctx<Arc<App>>) -> ApiResult<Vec<SaveEntry>> {
         .filter_map(|e| {
             let name = e.file_name().to_str()?.strip_suffix(".json")?.to_string();
             let modified = e.metadata().and_then(|m| m.modified()).ok()?;
-            let description = describe_save(&e.path());
-            Some((modified, SaveEntry { name, description }))
+            Some((modified, app.describe(&e.path(), name, modified)))
         })
         .collect();
     found.sort_by_key(|e| std::cmp::Reverse(e.0));
     Ok(Json(found.into_iter().map(|(_, e)| e).collect()))
 }
 
-/// "Castle Field, turn 7, you blue against strong" — public facts of a save, never its deal.
-fn describe_save(path: &std::path::Path) -> String {
-    let Ok(record) = std::fs::read_to_string(path)
-        .map_err(|e| e.to_string())
-        .and_then(|t| serde_json::from_str::<GameRecord>(&t).map_err(|e| e.to_string()))
-    else {
-        return "(not a readable record)".into();
-    };
-    let who = record
-        .session
-        .as_ref()
-        .map(|n| format!(", you {} against {}", n.human, n.level))
-        .unwrap_or_default();
-    format!(
-        "{}, turn {}{who} ({})",
-        record.terrain, record.result.turns, record.result.end
-    )
+impl App {
+    /// A save in the list: its public facts in words, never its deal.
+    fn describe(
+        &self,
+        path: &std::path::Path,
+        name: String,
+        modified: std::time::SystemTime,
+    ) -> SaveEntry {
+        let unreadable = |why: String| SaveEntry {
+            name: name.clone(),
+            description: format!("(not a saved game: {why})"),
+            playable: false,
+        };
+        let record = match std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|t| serde_json::from_str::<GameRecord>(&t).map_err(|e| e.to_string()))
+        {
+            Ok(record) => record,
+            Err(why) => return unreadable(why),
+        };
+        let terrain = self
+            .terrains
+            .iter()
+            .find(|t| t.key == record.terrain)
+            .map_or(record.terrain.clone(), |t| t.name.clone());
+        let seconds = modified
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let mut description = describe_save(&record, &terrain, seconds);
+        let shown = self.games.shown.as_ref().ok();
+        let deal_shown = record.result.end == "unfinished"
+            && !record.session.as_ref().is_some_and(|n| n.seed_chosen)
+            && shown.is_some_and(|s| s.contains(&record.deal).unwrap_or(false));
+        if deal_shown {
+            description +=
+                " — its deal was shown when a copy of it ended: watch it in the replay viewer";
+        }
+        SaveEntry {
+            name,
+            description,
+            playable: record.result.end == "unfinished" && !deal_shown,
+        }
+    }
 }
 
-async fn load(Ctx(app): Ctx<Arc<App>>, Path(name): Path<String>) -> ApiResult<GameView> {
+/// A save's name from the page: letters, digits, '-', '_' and '.', not starting with '.'.
+fn save_path(app: &App, name: &str) -> Result<std::path::PathBuf, ApiError> {
     let plain = !name.is_empty()
         && name
             .chars()
@@ -759,11 +839,38 @@ async fn load(Ctx(app): Ctx<Arc<App>>, Path(name): Path<String>) -> ApiResult<Ga
             "'{name}' is not a save name (letters, digits, '-', '_' and '.' only)"
         )));
     }
-    let path = app.games.config.saves.join(format!("{name}.json"));
+    Ok(app.games.config.saves.join(format!("{name}.json")))
+}
+
+/// Deletes a saved game.
+async fn delete_save(
+    Ctx(app): Ctx<Arc<App>>,
+    Path(name): Path<String>,
+) -> ApiResult<Vec<SaveEntry>> {
+    let path = save_path(&app, &name)?;
+    match std::fs::remove_file(&path) {
+        Ok(()) => saves(Ctx(app)).await,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(ApiError::NotFound(format!("no saved game '{name}'")))
+        }
+        Err(e) => Err(ApiError::Internal(format!("cannot delete '{name}': {e}"))),
+    }
+}
+
+async fn load(Ctx(app): Ctx<Arc<App>>, Path(name): Path<String>) -> ApiResult<GameView> {
+    let path = save_path(&app, &name)?;
     let text = std::fs::read_to_string(&path)
         .map_err(|_| ApiError::NotFound(format!("no saved game '{name}'")))?;
-    let session = Session::load_json(&text)
-        .map_err(|e| ApiError::BadRequest(format!("saved game '{name}' cannot be resumed: {e}")))?;
+    let resumed = Session::load_json(&text).and_then(|mut session| {
+        app.games.guard(&mut session)?;
+        Ok(session)
+    });
+    let session = resumed.map_err(|e| match e {
+        SessionError::DealShown => {
+            ApiError::Conflict(format!("saved game '{name}' cannot be resumed: {e}"))
+        }
+        _ => ApiError::BadRequest(format!("saved game '{name}' cannot be resumed: {e}")),
+    })?;
     let (id, slot) = app.games.insert(session);
     let view = lock(&slot.live).game_view(&id);
     Ok(Json(view))

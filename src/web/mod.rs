@@ -27,6 +27,9 @@ use std::sync::Arc;
 pub struct Config {
     /// Where mid-game saves are kept (they hold the deal, so they stay on the server).
     pub saves: PathBuf,
+    /// The player's data folder, where the list of shown deals is kept
+    /// ([`crate::session::ShownDeals`]), shared with the terminal game.
+    pub data: PathBuf,
     /// Most games open at once; opening one more closes the least recently used.
     pub max_games: usize,
     /// Most search threads running at once over all games (bot turns and hints); a search
@@ -37,7 +40,8 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Config {
         Config {
-            saves: PathBuf::from("toybattle-saves"),
+            saves: crate::session::data_folder().join("saves"),
+            data: crate::session::data_folder(),
             max_games: 32,
             search_threads: None,
         }

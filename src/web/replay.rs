@@ -152,6 +152,8 @@ pub fn from_here(
     record.session = Some(SessionNotes {
         human,
         level: level.name().to_string(),
+        // The deal is known, as a chosen seed's is: no copy of it can spoil anything.
+        seed_chosen: true,
         undos: Vec::new(),
         hints: Vec::new(),
     });
@@ -345,6 +347,7 @@ mod tests {
             human: Colour::Blue,
             first: None,
             seed,
+            seed_chosen: true,
         })
         .unwrap();
         let stop = std::sync::atomic::AtomicBool::new(false);

@@ -13,8 +13,12 @@ use std::time::Duration;
 pub fn server(name: &str, max_games: usize) -> (SocketAddr, PathBuf) {
     let saves = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("web-saves-{name}"));
     let _ = std::fs::remove_dir_all(&saves);
+    // The shown deals too are the test's own, not the player's data folder.
+    let data = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("web-data-{name}"));
+    let _ = std::fs::remove_dir_all(&data);
     let config = toybattle::web::Config {
         saves: saves.clone(),
+        data,
         max_games,
         ..toybattle::web::Config::default()
     };

@@ -295,6 +295,7 @@ function lastBotSteps(hv) {
 }
 function resultText(hv) {
   if (!hv.result) return "";
+  if (!hv.result.winner) return "Game void: a copy of it (a save loaded again) ended and showed its deal";
   const how = END_WORDS[hv.result.end] || hv.result.end;
   if (hv.result.end === "resign") return "You resigned: the computer wins";
   return (hv.result.winner === hv.human ? "You win" : "The computer wins") + " by " + how;
@@ -373,7 +374,8 @@ function render() {
   $("btn-save").disabled = busy;
   $("btn-download").hidden = hv.to_move !== "over";
   $("btn-download").href = "/api/games/" + g.id + "/record";
-  $("btn-download").setAttribute("download", "toybattle-" + hv.terrain + ".json");
+  // Empty: the browser takes the file name the server gives (terrain, date, level, turn).
+  $("btn-download").setAttribute("download", "");
   $("btn-watch").hidden = hv.to_move !== "over";
   $("btn-continue").hidden = !(botToMove(g) && !busy && (g.stopped || g.failure));
 
@@ -598,13 +600,21 @@ $("btn-load").onclick = async () => {
     for (const s of saves) {
       const li = document.createElement("li");
       const b = document.createElement("button");
-      b.textContent = s.name;
+      b.textContent = s.playable ? "Resume" : "Cannot resume";
+      b.disabled = !s.playable;
       b.onclick = async (ev) => {
         ev.preventDefault();
         try { $("dlg-load").close(); await showGame(await api("POST", "/api/saves/" + encodeURIComponent(s.name) + "/load")); } catch (e) { showError(e); }
       };
-      li.appendChild(b);
-      li.append(" " + s.description);
+      const del = document.createElement("button");
+      del.textContent = "Delete";
+      del.className = "save-delete";
+      del.onclick = async (ev) => {
+        ev.preventDefault();
+        if (!confirm("Delete the save " + s.description + "?")) return;
+        try { await api("DELETE", "/api/saves/" + encodeURIComponent(s.name)); li.remove(); } catch (e) { showError(e); }
+      };
+      li.append(b, " ", del, " " + s.description);
       ul.appendChild(li);
     }
     $("dlg-load").showModal();
