@@ -460,7 +460,11 @@ fn saved_path(output: &str) -> std::path::PathBuf {
 /// A finished game cannot be taken back into play: its end shows the deal (docs/play.md).
 #[test]
 fn undo_after_the_game_is_over_is_refused_in_the_terminal() {
-    let script = "1\n".repeat(600) + "undo\nquit\n";
+    // As many 1s as the game reads (a script's further lines after the end end the program).
+    let out = play(&SEED_9, &"1\n".repeat(600));
+    let stdout = text(&out.stdout);
+    let read = stdout[..result_at(&stdout)].matches("> ").count();
+    let script = "1\n".repeat(read) + "undo\nquit\n";
     let out = play(
         &[
             "--terrain",

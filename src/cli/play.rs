@@ -200,8 +200,10 @@ pub fn run(args: Args) -> CliResult {
             return Ok(());
         };
         let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
-        if session.is_over() && table.piped {
+        if shown_end && table.piped {
             // A script that repeats a decision (`yes 1 | toybattle play`) would read forever.
+            // Only lines after the end was shown count: a game that ended while the line was
+            // awaited (a copy showed its deal) first says so.
             lines_after_end += 1;
             if !after_game_command(line.trim()) || lines_after_end > 100 {
                 emit("The game is over: leaving (the rest of the input is not read).\n")?;
