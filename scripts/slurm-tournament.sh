@@ -31,10 +31,18 @@ array_id=$(sbatch --parsable "${PARTITION_ARG[@]}" \
           --shard \${SLURM_ARRAY_TASK_ID}/$SHARDS --out $OUT/shard-\${SLURM_ARRAY_TASK_ID}")
 
 shard_dirs=$(for k in $(seq 1 "$SHARDS"); do printf '%s ' "$OUT/shard-$k"; done)
+# The merge replays every record on the run's terrains: it needs the run's terrain file, if any.
+MERGE_ARGS=""
+prev=""
+for a in "$@"; do
+  if [[ "$prev" == "--terrain-file" ]]; then MERGE_ARGS="--terrain-file $(printf '%q' "$a")"; fi
+  if [[ "$a" == --terrain-file=* ]]; then MERGE_ARGS="--terrain-file $(printf '%q' "${a#*=}")"; fi
+  prev="$a"
+done
 merge_id=$(sbatch --parsable "${PARTITION_ARG[@]}" \
   --job-name=toybattle-merge --dependency="afterok:${array_id}" --time=00:30:00 \
   --output="$OUT/logs/merge.log" \
-  --wrap="$BIN merge $shard_dirs --out $OUT/merged")
+  --wrap="$BIN merge $shard_dirs $MERGE_ARGS --out $OUT/merged")
 
 echo "submitted shards as job array $array_id and the merge as job $merge_id"
 echo "summary when done: $OUT/merged/summary.md"

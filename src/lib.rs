@@ -9,6 +9,7 @@
 //! - [`bot`]: bots and search;
 //! - [`tournament`]: self-play tournaments and their statistics;
 //! - [`balance`]: balance studies of terrains, seats, troops and special bases;
+//! - [`review`]: game review: the error of every decision, the luck of every chance event;
 //! - [`session`]: a game between a human and a bot, for the interfaces;
 //! - [`web`]: the local web page to play against the computer (`toybattle serve`);
 //! - `cli` (in the binary): the command line.
@@ -80,6 +81,7 @@ pub mod balance;
 pub mod bot;
 pub mod info;
 pub mod record;
+pub mod review;
 pub mod rules;
 pub mod session;
 pub mod terrain;

@@ -27,6 +27,8 @@ enum Command {
     RandomGames(cli::random_games::Args),
     /// Re-validate a game record decision by decision.
     Replay(cli::replay::Args),
+    /// Review a game record: each decision's error, each chance event's luck, a win graph.
+    Review(cli::review::Args),
     /// Let a bot analyse a position: chosen decision and top candidates.
     Analyze(cli::analyze::Args),
     /// Play a game against the computer in the terminal.
@@ -52,6 +54,7 @@ fn main() -> ExitCode {
         Command::Position(a) => cli::position::run(a),
         Command::RandomGames(a) => cli::random_games::run(a),
         Command::Replay(a) => cli::replay::run(a),
+        Command::Review(a) => cli::review::run(a),
         Command::Analyze(a) => cli::analyze::run(a),
         Command::Play(a) => cli::play::run(a),
         Command::Tournament(a) => cli::tournament::run(a),

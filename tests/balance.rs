@@ -8,7 +8,7 @@ use std::process::Command;
 use toybattle::balance::analysis::troop_fit;
 use toybattle::balance::estimate::proportion;
 use toybattle::balance::synthetic::{synthetic_study, synthetic_study_of_presets, Planted};
-use toybattle::balance::{analyse, StudyGame};
+use toybattle::balance::{analyse, Study, StudyGame};
 use toybattle::rules::{Colour, Troop, Variant};
 use toybattle::tournament::store::GAMES_FILE;
 
@@ -81,54 +81,185 @@ fn intervals_have_their_stated_coverage_on_simulated_studies() {
 }
 
 /// Small studies, where the cluster-robust intervals of the troop values are most at risk: two
-/// presets on two terrains in both variants, with 24 deals for the 12 coefficients of the
-/// pooled fit (the fewest allowed). Over 300 studies, the stated 95% intervals of all eight
-/// troops hold the truth 93% to 99% of the time, per preset and in the pooled "all" column.
+/// presets on two terrains in both variants, with 24 deals for the 11 coefficients of a
+/// preset's fit (the fewest allowed is 22). Over 300 studies, the stated 95% intervals of all
+/// eight troops hold the truth 93% to 99% of the time. Values are never pooled across presets
+/// (a troop is worth what a player makes of it): there is no "all" row.
 #[test]
-fn troop_value_intervals_keep_their_coverage_in_small_studies_and_pooled() {
+fn troop_value_intervals_keep_their_coverage_in_small_studies() {
     let truth = planted(0.04, -0.04);
     let both = [Variant::Normal, Variant::Beginner];
-    let (mut preset_hits, mut all_hits, studies) = (0, 0, 300);
+    let (mut hits, studies) = (0, 300);
     for s in 0..studies {
         let study = synthetic_study_of_presets(&truth, 2, 2, 12, &both, 3000 + s);
         let report = analyse(&study);
-        assert!(report.troop_notes.is_empty(), "{:?}", report.troop_notes);
-        for row in &report.troops {
-            let hit = row.value.covers(truth.troop[row.troop.index()]) as u32;
-            match row.preset.as_str() {
-                "all" => all_hits += hit,
-                "simulated0" => preset_hits += hit,
-                _ => {}
-            }
+        assert!(report.troops.iter().all(|t| t.preset != "all"));
+        for row in report.troops.iter().filter(|t| t.preset == "simulated0") {
+            hits += row.value.covers(truth.troop[row.troop.index()]) as u32;
         }
     }
-    for (what, hits) in [("one preset", preset_hits), ("all presets", all_hits)] {
-        let coverage = hits as f64 / (8 * studies) as f64;
-        assert!(
-            (0.93..=0.99).contains(&coverage),
-            "{what}: coverage {coverage}"
-        );
-    }
+    let coverage = hits as f64 / (8 * studies) as f64;
+    assert!((0.93..=0.99).contains(&coverage), "coverage {coverage}");
 }
 
-/// With fewer deals than twice the coefficients, no troop value is given, for one preset nor
-/// pooled (before the check, 10 deals for 12 coefficients gave the pooled column intervals a
-/// few points wide), and the note says how many deals there were for how many coefficients.
+/// With fewer deals than twice the coefficients, no troop value is given, and the note says
+/// how many deals there were for how many coefficients.
 #[test]
 fn troop_values_are_not_estimable_from_too_few_deals() {
     let both = [Variant::Normal, Variant::Beginner];
     let study = synthetic_study_of_presets(&planted(0.04, -0.04), 2, 2, 5, &both, 9);
     let report = analyse(&study);
     assert!(report.troops.is_empty(), "{:?}", report.troops);
+    assert!(report.troop_cells.is_empty(), "{:?}", report.troop_cells);
     let notes = report.troop_notes.join("\n");
-    assert!(
-        notes.contains("all: troop values not estimable (10 deals for 12 coefficients"),
-        "{notes}"
-    );
     assert!(
         notes.contains("simulated0: troop values not estimable (10 deals for 11 coefficients"),
         "{notes}"
     );
+    assert!(!notes.contains("all: troop values"), "{notes}");
+}
+
+/// Two simulated studies drawn from one seed play the same deals (every deal is drawn before
+/// any outcome of the game); the games of `b` are relabelled as `preset` and `terrain`.
+fn on_the_same_deals(mut a: Study, b: Study, preset: u16, terrain: u16) -> Study {
+    a.games.extend(b.games.into_iter().map(|g| StudyGame {
+        preset,
+        terrain,
+        ..g
+    }));
+    let grow = |names: &mut Vec<String>, i: u16, name: &str| {
+        while names.len() <= i as usize {
+            names.push(format!("{name}{}", names.len()));
+        }
+    };
+    grow(&mut a.presets, preset, "simulated");
+    grow(&mut a.terrains, terrain, "terrain");
+    a
+}
+
+/// Every headline says how many comparisons it was chosen from and shows only what survives
+/// Holm's correction: a planted first-player edge and troop values are shown, a study with
+/// nothing planted shows nothing ("not shown"), on the same number of comparisons.
+#[test]
+fn the_summary_shows_only_claims_that_survive_holm_and_counts_their_comparisons() {
+    let normal = [Variant::Normal];
+    let strong = Planted {
+        first: 0.1,
+        ..planted(0.08, -0.08)
+    };
+    let report = analyse(&synthetic_study(&strong, 8, 600, &normal, 21));
+    let summary = report.summary.join("\n");
+    let seats = &report.families[0];
+    assert_eq!(
+        seats.comparisons, 18,
+        "first player and blue on 8 terrains and all"
+    );
+    assert!(
+        seats
+            .shown()
+            .any(|t| t.label == "all terrains: first player"),
+        "{summary}"
+    );
+    assert!(summary.contains(": 18 comparisons;"), "{summary}");
+    assert!(summary.contains("Holm"), "{summary}");
+    let troops = &report.families[1];
+    assert_eq!(troops.comparisons, 8);
+    let shown: Vec<&str> = troops.shown().map(|t| t.label.as_str()).collect();
+    assert!(
+        shown.contains(&"Jumbo") && shown.contains(&"Star"),
+        "{shown:?}"
+    );
+    assert!(!shown.contains(&"Hook"), "{shown:?}");
+    // Nothing planted: the same families, nothing shown.
+    let none = Planted {
+        first: 0.0,
+        ..planted(0.0, 0.0)
+    };
+    let report = analyse(&synthetic_study(&none, 8, 100, &normal, 22));
+    let summary = report.summary.join("\n");
+    assert_eq!(report.families[0].comparisons, 18);
+    assert_eq!(report.families[0].shown().count(), 0, "{summary}");
+    assert!(summary.contains("not shown: none survives"), "{summary}");
+}
+
+/// A troop worth +8 pp on one terrain and −8 pp on another: each terrain's value is found,
+/// Cochran's test rejects equal values, and the pooled value (about 0, true nowhere) is not
+/// shown; the heat map draws every cell.
+#[test]
+fn troop_values_are_given_per_terrain_and_pooled_only_where_the_terrains_agree() {
+    let normal = [Variant::Normal];
+    let up = synthetic_study(&planted(0.08, -0.08), 1, 1500, &normal, 31);
+    let down = synthetic_study(&planted(-0.08, 0.08), 1, 1500, &normal, 32);
+    let report = analyse(&on_the_same_deals(up, down, 0, 1));
+    let cell = |terrain: &str, troop: Troop| {
+        report
+            .troop_cells
+            .iter()
+            .find(|c| c.terrain == terrain && c.troop == troop)
+            .unwrap()
+            .value
+    };
+    let (a, b) = (
+        cell("terrain0", Troop::Jumbo),
+        cell("terrain1", Troop::Jumbo),
+    );
+    assert!(a.covers(0.08) && a.lo > 0.0, "{a:?}");
+    assert!(b.covers(-0.08) && b.hi < 0.0, "{b:?}");
+    let jumbo = report.pooled_troop("simulated0", Troop::Jumbo);
+    let h = jumbo.expect_err("terrains differ: not pooled");
+    assert!(h.across == "terrains" && h.p < 1e-6, "{h:?}");
+    assert!(report.pooled_troop("simulated0", Troop::Hook).is_ok());
+    let sections = toybattle::balance::render::sections(&report, &[]);
+    let md = toybattle::balance::render::markdown(&report, &sections);
+    assert!(md.contains("| Jumbo | not pooled: terrains differ"), "{md}");
+    let html = toybattle::balance::render::html(&report, &sections);
+    assert!(html.contains("Troop values per terrain: simulated0, normal variant"));
+    assert_eq!(
+        html.matches("<rect").count(),
+        8 * 3,
+        "8 troops × (2 terrains + all)"
+    );
+}
+
+/// Presets are compared on the same deals: a preset whose first player wins 10 points more
+/// often shows a paired change of +10 pp whose interval excludes 0.
+#[test]
+fn skill_changes_are_paired_by_deal() {
+    let normal = [Variant::Normal];
+    let weak = synthetic_study(&planted(0.0, 0.0), 2, 400, &normal, 41);
+    let sharp = Planted {
+        first: 0.15,
+        ..planted(0.0, 0.0)
+    };
+    let strong = synthetic_study(&sharp, 2, 400, &normal, 41);
+    assert_eq!(weak.games[0].deal, strong.games[0].deal);
+    let mut study = weak;
+    let offset = study.games.len();
+    study.games.extend(
+        strong
+            .games
+            .into_iter()
+            .map(|g| StudyGame { preset: 1, ..g }),
+    );
+    study.presets.push("simulated1".into());
+    assert_eq!(study.games[offset].deal, study.games[0].deal);
+    let report = analyse(&study);
+    let all = report
+        .skill_changes
+        .iter()
+        .find(|c| c.terrain == "all")
+        .unwrap();
+    assert_eq!(
+        (all.preset.as_str(), all.against.as_str()),
+        ("simulated1", "simulated0")
+    );
+    let change = all.first_player.unwrap();
+    assert!(change.covers(0.1) && change.lo > 0.0, "{change:?}");
+    assert_eq!(all.deals, 800);
+    let family = report.families.last().unwrap();
+    assert!(family
+        .shown()
+        .any(|t| t.label == "simulated1 minus simulated0, all terrains: first player"));
 }
 
 /// The analysis of 100,000 games runs (its speed is measured by `cargo bench --bench balance`).
@@ -145,6 +276,11 @@ fn the_report_of_100000_games_is_computed() {
     let report = analyse(&study);
     assert_eq!(report.games, 100_000);
     assert_eq!(report.troops.len(), 8);
+    assert_eq!(
+        report.troop_cells.len(),
+        2 * 9 * 8,
+        "per variant, terrain (and all), troop"
+    );
     assert_eq!(report.special_bases.len(), 9, "eight terrains and all");
     let all = report.special_bases.last().unwrap();
     assert!(
@@ -154,6 +290,35 @@ fn the_report_of_100000_games_is_computed() {
 }
 
 // ----- Real runs through the command line ------------------------------------------------------
+
+/// `DIR/report.md` with its prose unwrapped (one paragraph or list item a line), so that a
+/// test finds a phrase wherever the 100-column wrapping broke it.
+fn read_report(dir: &Path) -> String {
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    let mut out = String::new();
+    for line in md.lines() {
+        let continues = !line.is_empty()
+            && !out.ends_with('\n')
+            && !["|", "#", "- ", "**"].iter().any(|p| line.starts_with(p));
+        if continues {
+            out.push(' ');
+            out.push_str(line.trim_start());
+        } else {
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(line);
+        }
+        if line.is_empty()
+            || line.starts_with('|')
+            || line.starts_with('#')
+            || line.starts_with("**")
+        {
+            out.push('\n');
+        }
+    }
+    out
+}
 
 fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("toybattle-balance-{name}-{}", std::process::id()));
@@ -210,7 +375,7 @@ fn an_all_forfeit_study_is_warned_about_and_prints_no_infinite_interval() {
         stderr.contains("warning: ext:/bin/cat forfeited 4 of 4 games"),
         "{stderr}"
     );
-    let md = fs::read_to_string(out.join("report.md")).unwrap();
+    let md = read_report(&out);
     assert!(
         md.contains("Warning: ext:/bin/cat forfeited 4 of 4 games"),
         "{md}"
@@ -273,6 +438,67 @@ fn shards_merged_with_from_give_the_unsharded_tables() {
     assert!(ok, "{stderr}");
     same_tables(&dirs[0], &dirs[3]);
     dirs.iter().for_each(|d| drop(fs::remove_dir_all(d)));
+}
+
+/// A report read from some of a study's shards names every missing piece and refuses; with
+/// `--allow-incomplete` it is written and says so at its top. Before, shard 1 of 2 alone gave a
+/// report of half the games, silently.
+#[test]
+fn a_study_read_from_missing_shards_is_refused_naming_them_unless_allowed() {
+    let dirs = ["part-shard1", "part-report"].map(temp_dir);
+    let shard = dirs[0].to_str().unwrap();
+    let (ok, stderr) = seeded_study(&["--out", shard, "--shard", "1/2"]);
+    assert!(ok, "{stderr}");
+    let out = dirs[1].to_str().unwrap();
+    let (ok, err) = balance(&["--from", shard, "--out", out]);
+    assert!(!ok, "{err}");
+    for piece in [
+        "random, normal variant: shard 2/2 not given",
+        "random, beginner variant: shard 2/2 not given",
+        "random, normal variant, Castle Field: 2 of 4 games",
+    ] {
+        assert!(err.contains(piece), "{piece}: {err}");
+    }
+    assert!(!dirs[1].join("report.md").exists(), "nothing written");
+    let (ok, err) = balance(&["--from", shard, "--out", out, "--allow-incomplete"]);
+    assert!(ok, "{err}");
+    let md = read_report(&dirs[1]);
+    let top = md.find("## Incomplete study").expect("said at the top");
+    assert!(top < md.find("## Summary").unwrap(), "{md}");
+    assert!(
+        md.contains("- random, normal variant: shard 2/2 not given"),
+        "{md}"
+    );
+    let html = fs::read_to_string(dirs[1].join("report.html")).unwrap();
+    assert!(html.contains("<h2>Incomplete study</h2>") && well_formed(&html));
+    dirs.iter().for_each(|d| drop(fs::remove_dir_all(d)));
+}
+
+/// Caribbean Sea has no special-base effect, so its beginner games are its normal games
+/// again: the report says so rather than show the same figures twice without a word.
+#[test]
+fn a_variant_that_repeats_the_games_is_noted() {
+    let dir = temp_dir("repeats");
+    let (ok, err) = balance(&[
+        "--bots",
+        "random",
+        "--games",
+        "2",
+        "--terrains",
+        "caribbean_sea,castle_field",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let md = read_report(&dir);
+    assert!(
+        md.contains(
+            "On Caribbean Sea the beginner variant replays the normal games exactly (random)"
+        ),
+        "{md}"
+    );
+    assert!(!md.contains("On Castle Field the beginner"), "{md}");
+    fs::remove_dir_all(dir).unwrap();
 }
 
 /// A study stopped midway (one games file cut back to three whole games, another cut inside
@@ -340,21 +566,41 @@ fn a_small_real_study_renders_its_report() {
     let dir = temp_dir("report");
     let (ok, err) = small_study(&dir, "3");
     assert!(ok, "{err}");
-    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    let md = read_report(&dir);
     for section in [
         "## Summary",
         "## First player and side",
-        "## Balance by skill",
         "## Troop values",
         "## Troops played",
         "## Special bases",
+        "## Comparisons behind the summary",
     ] {
         assert!(md.contains(section), "{section} missing:\n{md}");
     }
+    assert!(
+        !md.contains("## Balance by skill"),
+        "one preset: no skill section"
+    );
+    assert!(md.contains("| Castle Field |") && !md.contains("| castle_field |"));
+    assert!(
+        md.contains("completion") && !md.contains("decisive"),
+        "{md}"
+    );
+    assert!(md.contains("Sample size: the median row has"), "{md}");
+    let raw = fs::read_to_string(dir.join("report.md")).unwrap();
+    let widest = raw
+        .lines()
+        .filter(|l| !l.starts_with('|'))
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap();
+    assert!(widest <= 100, "prose wrapped at 100 columns: {widest}");
     let html = fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(well_formed(&html), "report.html is not well formed");
     let plots = html.matches("<svg").count();
-    assert!(plots >= 5, "{plots} plots");
+    // Two seat plots and two special-base plots; one preset has no skill plot, and no troop
+    // value is estimable from 8 games, so there is no heat map.
+    assert!(plots >= 4, "{plots} plots");
     assert!(
         !html.contains("src=") && !html.contains("href="),
         "self-contained: no external resource"
@@ -423,10 +669,25 @@ fn a_small_real_study_renders_its_report() {
     assert!(ok, "{err}");
     let bare: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(again.join("balance.json")).unwrap()).unwrap();
-    assert_eq!(bare["seats"], json["seats"]);
-    assert!(fs::read_to_string(again.join("report.md"))
-        .unwrap()
+    // Every seat figure but the branching factor, which needs the records' steps.
+    let without_branching = |v: &serde_json::Value| {
+        let mut seats = v["seats"].clone();
+        for row in seats.as_array_mut().unwrap() {
+            row.as_object_mut().unwrap().remove("branching");
+        }
+        seats
+    };
+    assert_eq!(without_branching(&bare), without_branching(&json));
+    assert!(bare["seats"][0]["branching"].is_null());
+    assert!(json["seats"][0]["branching"]["value"].as_f64().unwrap() > 1.0);
+    let bare_md = read_report(&again);
+    assert!(bare_md
+        .replace("\n  ", " ")
         .contains("8 of 8 games have no record file"));
+    assert!(
+        !bare_md.contains("## Troops played"),
+        "no empty table without records"
+    );
     fs::remove_dir_all(dir).unwrap();
     fs::remove_dir_all(again).unwrap();
 }
@@ -494,11 +755,24 @@ fn a_truncated_games_file_is_reported_and_its_complete_games_kept() {
     let torn = &whole[..whole.len() - 40];
     fs::write(&file, torn).unwrap();
     let report = temp_dir("torn-report");
+    // The torn game is missing from the study: refused, naming it, unless asked for.
     let (ok, err) = balance(&[
         "--from",
         dir.to_str().unwrap(),
         "--out",
         report.to_str().unwrap(),
+    ]);
+    assert!(
+        !ok && err.contains("random, normal variant, ") && err.contains(": 1 of 2 games"),
+        "{err}"
+    );
+    assert!(err.contains("--allow-incomplete"), "{err}");
+    let (ok, err) = balance(&[
+        "--from",
+        dir.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+        "--allow-incomplete",
     ]);
     assert!(ok, "{err}");
     let json: serde_json::Value =
@@ -507,8 +781,12 @@ fn a_truncated_games_file_is_reported_and_its_complete_games_kept() {
         json["games"], 7,
         "the torn game is not counted, the others are"
     );
-    let md = fs::read_to_string(report.join("report.md")).unwrap();
+    let md = read_report(&report);
     assert!(md.contains("line 4 is incomplete"), "{md}");
+    assert!(
+        md.find("## Incomplete study") < md.find("## Summary"),
+        "said at the top: {md}"
+    );
     assert_eq!(
         fs::read_to_string(&file).unwrap(),
         torn,
@@ -577,6 +855,7 @@ fn scores_count_a_turn_cap_half() {
         turns: 300,
         lost: [[0; 8]; 2],
         placed: None,
+        choices: None,
     };
     assert_eq!(g.score(Colour::Red), 0.5);
     assert_eq!(g.score(Colour::Blue), 0.5);
@@ -629,7 +908,7 @@ fn a_what_if_study_plays_reports_and_replays_its_what_ifs() {
         ],
     );
     assert!(ok, "{err}");
-    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    let md = read_report(&dir);
     assert!(
         md.contains(
             "what-ifs: objective 3 medals on castle_field, 0 tiles removed at setup, \
@@ -694,7 +973,7 @@ fn a_what_if_study_plays_reports_and_replays_its_what_ifs() {
         !ok && err.contains("what_ifs") && err.contains("same deals"),
         "{err}"
     );
-    let md = fs::read_to_string(retail.join("report.md")).unwrap();
+    let md = read_report(&retail);
     assert!(md.contains("retail rules"), "{md}");
     for d in [dir, retail] {
         fs::remove_dir_all(d).unwrap();
@@ -778,7 +1057,7 @@ fn the_objective_search_reports_every_candidate_and_the_best() {
         json["games"], 4,
         "the report's other figures are the printed objective's"
     );
-    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    let md = read_report(&dir);
     assert!(
         md.contains("## Medal objective search: caribbean_sea"),
         "{md}"
@@ -846,15 +1125,15 @@ fn a_restricted_play_study_reports_each_special_base_and_replays_its_records() {
             .iter()
             .collect::<Vec<_>>()
     );
-    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    let md = read_report(&dir);
     let section = &md[md.find("## Restricted play").expect("the section")..];
     for n in ["15", "16", "20", "21"] {
         assert!(
-            section.contains(&format!("| castle_field | {n} | 2 |")),
+            section.contains(&format!("| Castle Field | {n} | 2 |")),
             "{section}"
         );
     }
-    assert!(!section.contains("caribbean_sea"), "{section}");
+    assert!(!section.contains("Caribbean Sea"), "{section}");
     let html = fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("<h2>Restricted play</h2>") && well_formed(&html));
     assert!(html.contains("Restricted play: change in the first player"));
@@ -870,7 +1149,7 @@ fn a_restricted_play_study_reports_each_special_base_and_replays_its_records() {
         "paired with the normal games"
     );
     // The normal games' figures leave the restricted ones out: 2 games per terrain.
-    assert!(md.contains("| castle_field | 2 |"), "{md}");
+    assert!(md.contains("| Castle Field | 2 |"), "{md}");
 
     // Records carry the restriction and replay under it only.
     let run = dir.join("runs/random-normal-restricted-castle_field-20");
@@ -926,7 +1205,7 @@ fn a_restricted_play_study_reports_each_special_base_and_replays_its_records() {
         alone.to_str().unwrap(),
     ]);
     assert!(ok, "{err}");
-    let md = fs::read_to_string(alone.join("report.md")).unwrap();
+    let md = read_report(&alone);
     assert!(md.contains("no normal-variant run of random"), "{md}");
     // A restricted run must play exactly the terrains it restricts.
     let fifteen = dir.join("runs/random-normal-restricted-castle_field-15/run.json");
@@ -982,9 +1261,9 @@ fn a_study_resumed_with_another_preset_keeps_its_earlier_runs() {
     let mut expected = vec!["random-normal".to_string(), "greedy-normal".to_string()];
     expected.extend(before.iter().filter(|r| r.contains("restricted")).cloned());
     assert_eq!(after, expected);
-    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    let md = read_report(&dir);
     assert!(md.contains("## Restricted play"), "{md}");
-    assert!(md.contains("| castle_field | 20 | 2 |"), "{md}");
+    assert!(md.contains("| Castle Field | 20 | 2 |"), "{md}");
     assert!(md.contains("greedy"), "{md}");
     fs::remove_dir_all(dir).unwrap();
 }
@@ -1041,6 +1320,7 @@ fn restricted_play_is_the_paired_change_against_the_normal_games() {
             turns,
             lost: [[0; 8]; 2],
             placed: None,
+            choices: None,
         };
     let fifteen = Restricted::of([NodeId(15)]);
     let mut games = Vec::new();
@@ -1059,6 +1339,7 @@ fn restricted_play_is_the_paired_change_against_the_normal_games() {
     let study = Study {
         presets: vec!["greedy".into()],
         terrains: vec!["castle_field".into()],
+        terrain_names: vec!["Castle Field".into()],
         games,
         what_ifs: Default::default(),
     };

@@ -5,13 +5,13 @@
 
 mod cli_support;
 
-use cli_support::{games_of, python3, python_script as script, run_tournament_in};
+use cli_support::{games_of, python3, python_script as script, run_cli, run_tournament_in};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use toybattle::bot::external::ExternalBot;
 use toybattle::bot::play::{play_game, PlayConfig};
 use toybattle::bot::random::RandomBot;
-use toybattle::bot::Player;
+use toybattle::bot::{Bot, Choice, Player, Request};
 use toybattle::record::GameRecord;
 use toybattle::rules::{Deal, Game, Variant};
 
@@ -27,10 +27,20 @@ fn temp_dir(name: &str) -> PathBuf {
 /// Plays one game on Castle Field: `bot` as blue against a random bot; returns the record and
 /// the reason of the external bot's forfeit, if any.
 fn play_against_random(bot: ExternalBot, seed: u64) -> (GameRecord, Option<String>) {
+    play_against(bot, Box::new(RandomBot::new("random")), seed)
+}
+
+/// Plays one game on Castle Field: `bot` as blue against `opponent`; returns the record and
+/// the reason of the external bot's forfeit, if any.
+fn play_against(
+    bot: ExternalBot,
+    opponent: Box<dyn Bot>,
+    seed: u64,
+) -> (GameRecord, Option<String>) {
     let game = Game::builtin("castle_field", Variant::Normal).unwrap();
     let failure = bot.failure();
     let mut blue = Player::Fair(Box::new(bot));
-    let mut red = Player::Fair(Box::new(RandomBot::new("random")));
+    let mut red = Player::Fair(opponent);
     let record = play_game(
         &game,
         &Deal::from_seed(seed),
@@ -79,6 +89,50 @@ fn a_line_without_end_is_a_forfeit_and_memory_stays_bounded() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A random bot that thinks for a while before each decision, giving a flooding opponent time
+/// to write.
+struct SlowBot(RandomBot);
+
+impl Bot for SlowBot {
+    fn name(&self) -> &str {
+        self.0.name()
+    }
+
+    fn decide(&mut self, request: &Request) -> Choice {
+        std::thread::sleep(Duration::from_millis(300));
+        self.0.decide(request)
+    }
+}
+
+/// Answers every decide, drawing when it can; after a draw (which ends its turn) it writes
+/// copies of its answer without end, as fast as the pipe takes them.
+const FLOODS_AFTER_A_DRAW: &str = "for line in sys.stdin:\n    m = json.loads(line)\n    if m['type'] != 'decide':\n        continue\n    draw = m['phase']['kind'] == 'action' and 'draw' in m['legal']\n    answer = json.dumps({'decision': 'draw' if draw else m['legal'][0]}) + '\\n'\n    sys.stdout.write(answer)\n    sys.stdout.flush()\n    if draw:\n        chunk = answer * 1000\n        while True:\n            sys.stdout.write(chunk)\n";
+
+/// Issue 32, point 1: copies of a valid answer written without end while the opponent thinks
+/// once filled an unbounded channel (665 MB in a two-game run). At most one line now waits,
+/// the program blocks on the full pipe, and the line it wrote unasked is its forfeit.
+#[test]
+fn a_bot_that_floods_answers_forfeits_and_memory_stays_bounded() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("flood");
+    let program = script(&dir, "flood.py", FLOODS_AFTER_A_DRAW);
+    let before = peak_memory_kib();
+    let bot = ExternalBot::new("flood", &program, Duration::from_secs(10));
+    let (record, reason) = play_against(bot, Box::new(SlowBot(RandomBot::new("slow"))), 5);
+    let grown = peak_memory_kib().saturating_sub(before);
+    assert!(grown < 16 * 1024, "peak memory grew by {grown} KiB");
+    assert_eq!(record.result.end, "forfeit");
+    let reason = reason.unwrap();
+    assert!(
+        reason.contains("wrote a line nobody asked for")
+            && reason.contains(r#"{"decision": "draw"}"#),
+        "{reason}"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 /// True when process `pid` is gone (or a zombie, which holds no resources but its entry).
 fn process_gone(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
@@ -120,6 +174,104 @@ fn processes_a_bot_starts_end_with_the_game() {
             .status();
     }
     assert!(gone, "the bot's child {pid} outlived the game");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Waits up to 5 s for every process of `pids` to be gone; kills and names those left.
+fn assert_all_gone(pids: &[u32], what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !pids.iter().all(|&p| process_gone(p)) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left: Vec<u32> = pids.iter().copied().filter(|&p| !process_gone(p)).collect();
+    for p in &left {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &p.to_string()])
+            .status();
+    }
+    assert!(left.is_empty(), "{what}: {left:?} outlived it");
+}
+
+/// The process ids a script wrote to `file`, one a line.
+fn pids_in(file: &Path) -> Vec<u32> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect()
+}
+
+/// Issue 32, point 8: a process a bot starts that leaves the bot's process group (`setsid`)
+/// escaped the kill of the group and outlived the run; the engine now reaps it.
+#[test]
+fn a_bots_grandchild_that_calls_setsid_ends_with_the_run() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("setsid");
+    let pid_file = dir.join("escaped.pids");
+    let program = script(
+        &dir,
+        "escapes.py",
+        &format!(
+            "escaped = subprocess.Popen([sys.executable, '-c', 'import os, time\\nos.setsid()\\ntime.sleep(1000)'])\nwhile os.getsid(escaped.pid) == os.getsid(0):\n    time.sleep(0.01)\nwith open({:?}, 'a') as f:\n    f.write(f'{{escaped.pid}}\\n')\n{PLAYS_FIRST_LEGAL}",
+            pid_file.display().to_string()
+        ),
+    );
+    let out = dir.join("run");
+    let spec = format!("ext:{}", program.display());
+    #[rustfmt::skip]
+    let (ok, _, err) = run_cli(&[
+        "tournament", "--bots", &format!("{spec},random"),
+        "--terrains", "castle_field", "--games", "2", "--concurrency", "1", "--quiet",
+        "--out", out.to_str().unwrap(),
+    ]);
+    let pids = pids_in(&pid_file);
+    assert_all_gone(&pids, "the processes the bot started with setsid()");
+    assert!(ok, "{err}");
+    assert_eq!(pids.len(), 2, "one per game");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Issue 32, point 8: a bot that ignores the end of its input (and SIGTERM) outlived a
+/// tournament killed with `kill -9`; the system now kills it with the engine.
+#[test]
+fn a_bot_that_ignores_end_of_input_dies_with_a_killed_tournament() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("orphan");
+    let pid_file = dir.join("bot.pids");
+    let program = script(
+        &dir,
+        "stubborn.py",
+        &format!(
+            "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\nwith open({:?}, 'a') as f:\n    f.write(f'{{os.getpid()}}\\n')\nwhile True:\n    time.sleep(1000)\n",
+            pid_file.display().to_string()
+        ),
+    );
+    let out = dir.join("run");
+    let bots = format!("ext:{},random", program.display());
+    #[rustfmt::skip]
+    let args = [
+        "tournament", "--bots", &bots, "--terrains", "castle_field", "--games", "2",
+        "--ext-timeout-ms", "600000", "--quiet", "--out", out.to_str().unwrap(),
+    ];
+    let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while pids_in(&pid_file).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    engine.kill().unwrap(); // SIGKILL: the engine runs no code of its own after it.
+    engine.wait().unwrap();
+    let pids = pids_in(&pid_file);
+    assert!(!pids.is_empty(), "the bot never started");
+    assert_all_gone(&pids, "the bot of a tournament killed with kill -9");
     std::fs::remove_dir_all(dir).unwrap();
 }
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// The library's layers, lowest first. A module may use its own layer and those before it.
 /// `balance`, `session` and `web` are listed ahead of their arrival.
-const LAYERS: [&str; 10] = [
+const LAYERS: [&str; 11] = [
     "vocabulary",
     "terrain",
     "rules",
@@ -17,6 +17,7 @@ const LAYERS: [&str; 10] = [
     "bot",
     "tournament",
     "balance",
+    "review",
     "session",
     "web",
 ];

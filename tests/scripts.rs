@@ -146,6 +146,9 @@ fn kubernetes_indexed_job_commands_shard_and_merge_into_the_single_run_summary()
     );
     let runs = dir.join("runs");
     let local = |cmd: &str| cmd.replace("/runs/", &format!("{}/", runs.display()));
+    // A run on a terrain file, which the merge must be given too (it replays every record).
+    let terrains = concat!(env!("CARGO_MANIFEST_DIR"), "/src/terrain/terrains.json");
+    let terrain_args = format!("--terrain-file {terrains}");
     // The manifest's merge waits for 8 shard summaries: 8 completion indices.
     for index in 0..8 {
         let status = Command::new("sh")
@@ -154,6 +157,7 @@ fn kubernetes_indexed_job_commands_shard_and_merge_into_the_single_run_summary()
             .env("JOB_COMPLETION_INDEX", index.to_string())
             .env("SHARDS", "8")
             .env("TOURNAMENT_ARGS", RUN.join(" "))
+            .env("TERRAIN_ARGS", &terrain_args)
             .status()
             .unwrap();
         assert!(status.success(), "shard index {index} failed");
@@ -161,6 +165,7 @@ fn kubernetes_indexed_job_commands_shard_and_merge_into_the_single_run_summary()
     let status = Command::new("sh")
         .args(["-c", &local(&merge)])
         .env("PATH", &path)
+        .env("TERRAIN_ARGS", &terrain_args)
         .status()
         .unwrap();
     assert!(status.success(), "merge job failed");
@@ -169,6 +174,7 @@ fn kubernetes_indexed_job_commands_shard_and_merge_into_the_single_run_summary()
     let status = Command::new(BIN)
         .arg("tournament")
         .args(RUN)
+        .args(["--terrain-file", terrains])
         .args(["--quiet", "--out"])
         .arg(&single)
         .status()

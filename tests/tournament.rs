@@ -255,6 +255,7 @@ fn merged_shards_give_the_single_run_summary() {
         inputs,
         out: out.to_path_buf(),
         allow_incomplete: false,
+        terrain_file: None,
     };
     let report = merge_runs(&options(shards.clone(), &merged)).unwrap();
     assert!(report.missing.is_empty());
@@ -989,4 +990,337 @@ fn self_play_scores_the_first_player_and_gives_no_standing() {
     let md = fs::read_to_string(out.join("summary.md")).unwrap();
     assert!(!md.contains("2400"), "{md}");
     fs::remove_dir_all(out).unwrap();
+}
+
+// ----- Issue 32: runs of any size, records replayed, terrains and folders checked -------------
+
+/// The record of `g` in run folder `dir`, read and written back after `edit`.
+fn edit_record(dir: &Path, g: &GameLine, edit: impl FnOnce(&mut Vec<String>)) {
+    let path = dir.join(&g.record);
+    let mut record: GameRecord = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    edit(&mut record.steps);
+    fs::write(&path, serde_json::to_string(&record).unwrap()).unwrap();
+}
+
+/// A player's placement turned into a chance outcome, which a player may never give: the
+/// record stays that game's in every field a game line holds, only its steps are illegal.
+/// Returns the step's index.
+fn make_a_step_illegal(steps: &mut [String]) -> usize {
+    let i = steps.iter().position(|s| s.starts_with("place")).unwrap();
+    steps[i] = "chance Kwak".into();
+    i
+}
+
+/// Point 9: a record edited to an illegal step, one with two steps swapped and one with its
+/// last steps cut still name their game in every field; resume replays every record, finds the
+/// three, and plays those games again, ending with the games of an untouched run.
+#[test]
+fn resume_plays_again_the_games_whose_record_does_not_replay() {
+    let (whole, broken) = (temp_dir("replay-whole"), temp_dir("replay-broken"));
+    let c = config(&["random", "greedy"], 4);
+    run(&c, &whole, 2).unwrap();
+    run(&c, &broken, 2).unwrap();
+    let games = games_of(&broken);
+    edit_record(&broken, &games[1], |steps| {
+        make_a_step_illegal(steps);
+    });
+    edit_record(&broken, &games[4], |steps| {
+        let i = (0..steps.len() - 1)
+            .find(|&i| steps[i].starts_with("place") && steps[i + 1].starts_with("place"))
+            .unwrap();
+        steps.swap(i, i + 1);
+    });
+    edit_record(&broken, &games[6], |steps| {
+        steps.truncate(steps.len() - 3);
+    });
+    let report = run(&c, &broken, 2).unwrap();
+    assert_eq!((report.resumed, report.played), (5, 3));
+    assert_eq!(timeless(games_of(&whole)), timeless(games_of(&broken)));
+    assert_eq!(summary_json(&whole), summary_json(&broken));
+    for d in [whole, broken] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// Point 9: a merge cannot play a game again, so a shard's record that does not replay is
+/// refused, naming the shard, the record and the step.
+#[test]
+fn merge_refuses_a_record_that_does_not_replay_naming_the_step() {
+    let c = config(&["random", "greedy"], 2);
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|k| temp_dir(&format!("replay-shard{k}")))
+        .collect();
+    for (k, dir) in shards.iter().enumerate() {
+        let shard = Some(Shard {
+            index: k as u32 + 1,
+            count: 2,
+        });
+        run(&RunConfig { shard, ..c.clone() }, dir, 1).unwrap();
+    }
+    let g = games_of(&shards[1])[1].clone();
+    let mut step = 0;
+    edit_record(&shards[1], &g, |steps| step = make_a_step_illegal(steps));
+    let out = temp_dir("replay-merged");
+    let e = merge_runs(&MergeOptions {
+        inputs: shards.clone(),
+        out: out.clone(),
+        allow_incomplete: false,
+        terrain_file: None,
+    })
+    .unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            TournamentError::Merge(MergeError::BadRecord {
+                problem: RecordProblem::DoesNotReplay { .. },
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    let e = e.to_string();
+    for part in [
+        shards[1].display().to_string(),
+        g.record.clone(),
+        format!("step {step} ('chance Kwak')"),
+    ] {
+        assert!(e.contains(&part), "'{part}' missing from: {e}");
+    }
+    assert!(!out.join(GAMES_FILE).exists(), "nothing merged");
+    for d in shards {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// Point 9: records are replayed on the terrains the run was played on, so a run of a terrain
+/// file merges only with that file given (checked by its hash).
+#[test]
+fn merge_replays_a_terrain_file_run_on_that_file() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/terrain/terrains.json");
+    let hash = format!(
+        "{:016x}",
+        toybattle::tournament::config::fnv1a(&fs::read(&file).unwrap())
+    );
+    let c = RunConfig {
+        terrain_file_hash: Some(hash.clone()),
+        ..config(&["random", "greedy"], 2)
+    };
+    let shard = temp_dir("file-shard");
+    run(&c, &shard, 1).unwrap();
+    let options = |terrain_file: Option<PathBuf>, out: &str| MergeOptions {
+        inputs: vec![shard.clone()],
+        out: temp_dir(out),
+        allow_incomplete: false,
+        terrain_file,
+    };
+    let e = merge_runs(&options(None, "file-m1")).unwrap_err();
+    assert!(
+        matches!(&e, TournamentError::Merge(MergeError::TerrainFileNeeded { hash: h }) if *h == hash),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("--terrain-file"), "{e}");
+    let other = shard.join("other-terrains.json");
+    fs::write(&other, fs::read_to_string(&file).unwrap() + "\n").unwrap();
+    let e = merge_runs(&options(Some(other), "file-m2")).unwrap_err();
+    assert!(
+        matches!(
+            &e,
+            TournamentError::Merge(MergeError::OtherTerrainFile { .. })
+        ),
+        "{e:?}"
+    );
+    merge_runs(&options(Some(file), "file-m3")).unwrap();
+    for d in ["file-shard", "file-m1", "file-m2", "file-m3"] {
+        let _ = fs::remove_dir_all(temp_dir(d));
+    }
+}
+
+/// The peak resident memory of process `pid` in KiB (`VmHWM`), `None` once it is gone.
+fn peak_kib(pid: u32) -> Option<u64> {
+    fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// Point 2: with the largest `--games` accepted (and 10^9 with `--sprt`), the schedule was
+/// built whole before any game: 2.7 GB and an abort, no game played. Deals are now computed
+/// one at a time: the run plays its first games at once and stays as small as a short run.
+/// The run is stopped as soon as its memory passes the ceiling, so the test stays bounded.
+#[test]
+fn the_largest_games_plays_at_once_in_little_memory() {
+    const CEILING_KIB: u64 = 64 * 1024;
+    for (name, bots, games, sprt) in [
+        ("largest-games", "random", "4294967294", None),
+        ("sprt-games", "random,greedy", "1000000000", Some("0,5")),
+    ] {
+        let out = temp_dir(name);
+        let out_str = out.to_str().unwrap().to_string();
+        let mut args = vec![
+            "tournament",
+            "--bots",
+            bots,
+            "--games",
+            games,
+            "--terrains",
+            "castle_field",
+            "--concurrency",
+            "1",
+            "--quiet",
+            "--out",
+            &out_str,
+        ];
+        args.extend(sprt.map(|s| ["--sprt", s]).into_iter().flatten());
+        let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = engine.id();
+        let played = || fs::read_to_string(out.join(GAMES_FILE)).map_or(0, |t| t.lines().count());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+        let mut peak = 0;
+        while played() < 20 && std::time::Instant::now() < deadline {
+            match peak_kib(pid) {
+                Some(p) if p <= CEILING_KIB => peak = p,
+                other => {
+                    peak = other.unwrap_or(peak);
+                    break;
+                }
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        peak = peak.max(peak_kib(pid).unwrap_or(0));
+        let _ = engine.kill();
+        let status = engine.wait().unwrap();
+        assert!(peak <= CEILING_KIB, "{name}: peak memory {peak} KiB");
+        assert!(
+            played() >= 20,
+            "{name}: {} games played ({status})",
+            played()
+        );
+        fs::remove_dir_all(out).unwrap();
+    }
+}
+
+/// Point 10: a terrain named twice, by its key or by its key and its name, is refused by the
+/// settings before anything is written (it was played and counted twice).
+#[test]
+fn a_terrain_named_twice_is_refused() {
+    let c = RunConfig {
+        terrains: vec!["castle_field".into(), "castle_field".into()],
+        ..config(&["random", "greedy"], 2)
+    };
+    let out = temp_dir("terrain-twice");
+    let e = run(&c, &out, 1).unwrap_err();
+    assert!(
+        matches!(&e, TournamentError::Config(ConfigError::TerrainTwice { terrain }) if terrain == "castle_field"),
+        "{e:?}"
+    );
+    assert!(!out.join("run.json").exists());
+    for command in [
+        vec!["tournament", "--bots", "random,greedy"],
+        vec!["balance", "--bots", "random", "--variants", "normal"],
+    ] {
+        let dir = temp_dir(&format!("terrain-twice-{}", command[0]));
+        let mut args = command.clone();
+        let out = dir.to_str().unwrap().to_string();
+        args.extend([
+            "--terrains",
+            "castle_field,Castle Field",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            &out,
+        ]);
+        let (ok, _, err) = run_cli(&args);
+        assert!(!ok, "{command:?}");
+        assert!(
+            err.contains("terrain 'castle_field' is listed twice in --terrains"),
+            "{command:?}: {err}"
+        );
+        assert!(!dir.join("run.json").exists() && !dir.join("runs").exists());
+        let _ = fs::remove_dir_all(dir);
+    }
+}
+
+/// Point 11: `balance --out` takes the lock of a run folder, as a tournament does, and refuses
+/// a folder that holds other files, in both its modes (playing, and reporting `--from`).
+#[test]
+fn balance_out_is_locked_and_refuses_an_unrelated_folder() {
+    let study = |out: &Path| {
+        run_cli(&[
+            "balance",
+            "--bots",
+            "random",
+            "--variants",
+            "normal",
+            "--terrains",
+            "castle_field",
+            "--games",
+            "2",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    // Held by a running tournament (here, this process holds the lock it takes).
+    let held = temp_dir("balance-held");
+    fs::create_dir_all(&held).unwrap();
+    let lock = RunLock::acquire(&held).unwrap();
+    let (ok, _, err) = study(&held);
+    assert!(!ok);
+    assert!(err.contains("in use by another toybattle run"), "{err}");
+    assert!(!held.join("runs").exists(), "nothing written");
+    drop(lock);
+    let (ok, _, err) = study(&held);
+    assert!(ok, "{err}");
+    // A folder of other files, played into or reported into.
+    let stray = temp_dir("balance-stray");
+    fs::create_dir_all(&stray).unwrap();
+    fs::write(stray.join("notes.txt"), "mine").unwrap();
+    let (ok, _, err) = study(&stray);
+    assert!(!ok);
+    assert!(
+        err.contains("is not empty and holds no balance study"),
+        "{err}"
+    );
+    let (ok, _, err) = run_cli(&[
+        "balance",
+        "--from",
+        held.to_str().unwrap(),
+        "--out",
+        stray.to_str().unwrap(),
+    ]);
+    assert!(!ok);
+    assert!(
+        err.contains("is not empty and holds no balance study"),
+        "{err}"
+    );
+    let left: Vec<String> = fs::read_dir(&stray)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "run.lock")
+        .collect();
+    assert_eq!(left, ["notes.txt"]);
+    // A study folder and a report folder are the command's own: played and reported again.
+    let report = temp_dir("balance-report");
+    for _ in 0..2 {
+        let (ok, _, err) = run_cli(&[
+            "balance",
+            "--from",
+            held.to_str().unwrap(),
+            "--out",
+            report.to_str().unwrap(),
+        ]);
+        assert!(ok, "{err}");
+    }
+    let (ok, _, err) = study(&held);
+    assert!(ok, "{err}");
+    for d in [held, stray, report] {
+        fs::remove_dir_all(d).unwrap();
+    }
 }

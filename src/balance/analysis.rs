@@ -3,6 +3,7 @@
 //! are fractions here (0.05 is 5 percentage points); the renderers show percent.
 
 use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, Estimate};
+use super::multiplicity::{cochran_q, p_value, Family, Test, ALPHA};
 use super::objective::ObjectiveSearch;
 use super::regression::{fit, Design, FitError};
 use super::{End, Study, StudyGame};
@@ -24,6 +25,11 @@ pub struct Report {
     pub presets: Vec<String>,
     /// Terrain keys in report order.
     pub terrains: Vec<String>,
+    /// Terrain names, parallel to `terrains` (what the report shows).
+    pub terrain_names: Vec<String>,
+    /// What is missing from an incomplete study (shards, terrains, variants or presets not
+    /// read), said at the top of the report; empty for a complete study.
+    pub incomplete: Vec<String>,
     /// Variants played.
     pub variants: Vec<Variant>,
     /// Games analysed.
@@ -32,8 +38,14 @@ pub struct Report {
     pub what_ifs: WhatIfs,
     /// Per preset, variant and terrain (and all terrains): seats, length, ends.
     pub seats: Vec<SeatRow>,
-    /// Per preset (and all presets pooled, when several) and troop.
+    /// Per preset and troop, every terrain and variant pooled (never pooled across presets);
+    /// the report shows a pooled value only where `troop_homogeneity` does not reject it.
     pub troops: Vec<TroopRow>,
+    /// Per preset, variant, terrain (and all terrains) and troop.
+    pub troop_cells: Vec<TroopCell>,
+    /// Per preset and troop: whether its value is the same on every terrain (per variant) and
+    /// in both variants.
+    pub troop_homogeneity: Vec<Homogeneity>,
     /// Troop-value fits that could not be made, with the reason.
     pub troop_notes: Vec<String>,
     /// Per preset, variant and troop: how often it is placed and how its players fare.
@@ -43,6 +55,15 @@ pub struct Report {
     /// Restricted play, per preset, terrain and restricted node: restricted minus normal, on
     /// the same deals.
     pub restricted_play: Vec<RestrictedRow>,
+    /// Notes where the beginner variant plays the very same games as the normal one (a
+    /// terrain without special-base effects), so its rows repeat the normal rows.
+    pub repeats: Vec<String>,
+    /// Per preset after the first, variant and terrain (and all terrains): the change from the
+    /// preset named before it, paired by deal.
+    pub skill_changes: Vec<SkillChange>,
+    /// The families of comparisons the summary's headlines are chosen from, each with Holm's
+    /// correction for its number of comparisons.
+    pub families: Vec<Family>,
     /// One warning per preset that forfeited games: how many of how many.
     pub forfeits: Vec<String>,
     /// The plain-language summary, computed from the figures above.
@@ -69,8 +90,14 @@ pub struct SeatRow {
     pub blue: Option<Estimate>,
     /// Ludii's balance of the two seats, `1 − |2·first_player − 1|`.
     pub balance: Option<Estimate>,
-    /// Share of games with a winner.
+    /// Ludii's completion: the share of games that end with a winner.
     pub decisiveness: Option<Estimate>,
+    /// Game length in turns at the 10th, 25th, 50th, 75th and 90th percentiles (nearest
+    /// rank): the length distribution's shape beside its mean and spread.
+    pub turns_quantiles: Option<[u16; 5]>,
+    /// Ludii's branching factor: legal decisions per player decision, the mean over games of
+    /// each game's mean (from the games whose record was read).
+    pub branching: Option<Estimate>,
     /// Mean game length in turns.
     pub turns_mean: Option<Estimate>,
     /// Spread (standard deviation) of the game length in turns.
@@ -89,6 +116,69 @@ pub struct TroopRow {
     /// Change in win probability per copy of this troop in a player's deck, relative to a copy
     /// of the average troop (the values of the eight troops sum to zero).
     pub value: Estimate,
+}
+
+#[derive(Clone, Debug, Serialize)]
+/// The value of one troop for one preset in one variant on one terrain (or all terrains).
+pub struct TroopCell {
+    /// The preset playing itself.
+    pub preset: String,
+    /// The variant played.
+    pub variant: Variant,
+    /// Terrain key, or `all`.
+    pub terrain: String,
+    /// The troop type.
+    pub troop: Troop,
+    /// As [`TroopRow::value`], from this cell's games alone.
+    pub value: Estimate,
+}
+
+#[derive(Clone, Debug, Serialize)]
+/// A test of whether a troop's value is the same everywhere it is pooled over.
+pub struct Homogeneity {
+    /// The preset playing itself.
+    pub preset: String,
+    /// The troop type.
+    pub troop: Troop,
+    /// What the value is compared across: `terrains` (within `variant`) or `variants`.
+    pub across: String,
+    /// The variant, for a test across terrains.
+    pub variant: Option<Variant>,
+    /// Cochran's Q across terrains, or the squared t statistic of the change between the
+    /// variants (paired by deal in one fit).
+    pub statistic: f64,
+    /// Degrees of freedom of the statistic.
+    pub df: u32,
+    /// Its p-value: below 0.05 the values differ, and they are not pooled.
+    pub p: f64,
+}
+
+impl Homogeneity {
+    /// Whether the values differ at 5% (unadjusted: pooling is refused more readily so).
+    pub fn rejected(&self) -> bool {
+        self.p < ALPHA
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+/// How a preset's figures change from the preset named before it, on the same deals.
+pub struct SkillChange {
+    /// The preset.
+    pub preset: String,
+    /// The preset it is compared with (named just before it).
+    pub against: String,
+    /// The variant played.
+    pub variant: Variant,
+    /// Terrain key, or `all`.
+    pub terrain: String,
+    /// Deals played by both presets.
+    pub deals: u64,
+    /// Change in the first player's score (`preset` minus `against`).
+    pub first_player: Option<Estimate>,
+    /// Change in blue's score.
+    pub blue: Option<Estimate>,
+    /// Change in mean length (turns).
+    pub turns: Option<Estimate>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -233,24 +323,34 @@ pub fn analyse(study: &Study) -> Report {
         }
     }
     let restricted_play = restricted_rows(study, &cells);
-    let (troops, troop_notes) = troop_values(study);
+    let troops = troop_values(study, &cells, &variants);
     let mut report = Report {
         format: REPORT_FORMAT.into(),
         presets: study.presets.clone(),
         terrains: study.terrains.clone(),
-        variants,
+        terrain_names: (0..study.terrains.len())
+            .map(|t| terrain_name_of(study, t))
+            .collect(),
+        incomplete: Vec::new(),
+        variants: variants.clone(),
         games: study.games.len() as u64,
         what_ifs: study.what_ifs.clone(),
         seats,
-        troops,
-        troop_notes,
+        troops: troops.pooled,
+        troop_cells: troops.cells,
+        troop_homogeneity: troops.homogeneity,
+        troop_notes: troops.notes,
         plays,
         special_bases,
         restricted_play,
+        repeats: repeated_games(study, &cells, &variants),
+        skill_changes: skill_changes(study, &cells, &variants),
+        families: Vec::new(),
         forfeits: forfeit_warnings(study),
         summary: Vec::new(),
         objective_search: None,
     };
+    report.families = families(&report);
     report.summary = summarise(&report);
     report
 }
@@ -269,6 +369,16 @@ fn seat_row(preset: &str, variant: Variant, terrain: &str, games: &[&StudyGame])
         decisiveness: proportion(&mut items(games, |g| g.winner.is_some() as u8 as f64)),
         turns_mean: mean(&mut items(games, |g| g.turns as f64)),
         turns_sd: std_dev(&turns, first_player.map_or(0, |e| e.deals)),
+        turns_quantiles: quantiles(games.iter().map(|g| g.turns).collect()),
+        branching: mean(
+            &mut games
+                .iter()
+                .filter_map(|g| {
+                    let (decisions, legal) = g.choices?;
+                    (decisions > 0).then(|| (g.deal, legal as f64 / decisions as f64))
+                })
+                .collect::<Vec<_>>(),
+        ),
         ends: End::ALL
             .into_iter()
             .map(|e| {
@@ -279,6 +389,17 @@ fn seat_row(preset: &str, variant: Variant, terrain: &str, games: &[&StudyGame])
             })
             .collect(),
     }
+}
+
+/// The 10th, 25th, 50th, 75th and 90th percentiles (nearest rank), `None` without values.
+fn quantiles(mut values: Vec<u16>) -> Option<[u16; 5]> {
+    if values.is_empty() {
+        return None;
+    }
+    values.sort_unstable();
+    let n = values.len();
+    let at = |q: f64| values[((q * n as f64).ceil() as usize).clamp(1, n) - 1];
+    Some([at(0.1), at(0.25), at(0.5), at(0.75), at(0.9)])
 }
 
 fn special_row(
@@ -377,37 +498,230 @@ fn play_rows(preset: &str, variant: Variant, games: &[&StudyGame]) -> Vec<PlayRo
         .collect()
 }
 
-/// Troop values for each preset, and for all presets pooled when there are several.
-fn troop_values(study: &Study) -> (Vec<TroopRow>, Vec<String>) {
-    let mut rows = Vec::new();
-    let mut notes = Vec::new();
-    let mut groups: Vec<(String, Vec<&StudyGame>)> = study
-        .presets
-        .iter()
-        .enumerate()
-        .map(|(p, name)| {
-            let games = study
-                .games
-                .iter()
-                .filter(|g| g.preset as usize == p && g.restricted.is_empty());
-            (name.clone(), games.collect())
-        })
-        .collect();
-    if study.presets.len() > 1 {
-        let unrestricted = study.games.iter().filter(|g| g.restricted.is_empty());
-        groups.push((ALL.to_string(), unrestricted.collect()));
-    }
-    for (name, games) in groups {
+/// The troop values of a study: pooled per preset, per cell, the homogeneity tests, notes.
+struct TroopValues {
+    pooled: Vec<TroopRow>,
+    cells: Vec<TroopCell>,
+    homogeneity: Vec<Homogeneity>,
+    notes: Vec<String>,
+}
+
+/// Troop values for each preset (never pooled across presets: a troop is worth what a player
+/// makes of it): over every terrain and variant, per variant and terrain, per variant over all
+/// terrains; and the tests of whether the terrains (Cochran's Q over their separate fits,
+/// independent since each terrain has its own deals) and the variants (the change in one fit
+/// with variant interactions, paired by deal) agree.
+fn troop_values(study: &Study, cells: &Cells, variants: &[Variant]) -> TroopValues {
+    let mut out = TroopValues {
+        pooled: Vec::new(),
+        cells: Vec::new(),
+        homogeneity: Vec::new(),
+        notes: Vec::new(),
+    };
+    for (p, name) in study.presets.iter().enumerate() {
+        let games: Vec<&StudyGame> = variants
+            .iter()
+            .flat_map(|&v| cells.get(p, v, None).iter().copied())
+            .collect();
         match troop_fit(study, &games) {
-            Ok(values) => rows.extend(values.into_iter().map(|(troop, value)| TroopRow {
-                preset: name.clone(),
-                troop,
-                value,
-            })),
-            Err(reason) => notes.push(format!("{name}: troop values not estimable ({reason})")),
+            Ok(values) => out
+                .pooled
+                .extend(values.into_iter().map(|(troop, value)| TroopRow {
+                    preset: name.clone(),
+                    troop,
+                    value,
+                })),
+            Err(reason) => out
+                .notes
+                .push(format!("{name}: troop values not estimable ({reason})")),
+        }
+        for &v in variants {
+            let mut per_terrain: Vec<Vec<(Troop, Estimate)>> = Vec::new();
+            let mut failed: Vec<String> = Vec::new();
+            for t in (0..study.terrains.len()).map(Some).chain([None]) {
+                let key = t.map_or(ALL.to_string(), |t| study.terrains[t].clone());
+                match troop_fit(study, cells.get(p, v, t)) {
+                    Ok(values) => {
+                        out.cells
+                            .extend(values.iter().map(|&(troop, value)| TroopCell {
+                                preset: name.clone(),
+                                variant: v,
+                                terrain: key.clone(),
+                                troop,
+                                value,
+                            }));
+                        if t.is_some() {
+                            per_terrain.push(values);
+                        }
+                    }
+                    Err(reason) => failed.push(format!("{key}: {reason}")),
+                }
+            }
+            if !failed.is_empty() {
+                out.notes.push(format!(
+                    "{name}, {v} variant: troop values not estimable on {} ({})",
+                    if failed.len() == 1 {
+                        "one cell"
+                    } else {
+                        "some cells"
+                    },
+                    failed.join("; ")
+                ));
+            }
+            for troop in Troop::ALL {
+                let values: Vec<Estimate> = per_terrain
+                    .iter()
+                    .filter_map(|vs| vs.iter().find(|(t, _)| *t == troop).map(|(_, e)| *e))
+                    .collect();
+                if let Some((q, df, p)) = cochran_q(&values) {
+                    out.homogeneity.push(Homogeneity {
+                        preset: name.clone(),
+                        troop,
+                        across: "terrains".into(),
+                        variant: Some(v),
+                        statistic: q,
+                        df,
+                        p,
+                    });
+                }
+            }
+        }
+        if variants.len() == 2 {
+            if let Ok(changes) = troop_variant_change(study, &games) {
+                for (troop, change) in changes {
+                    let Some(p) = p_value(&change, 0.0) else {
+                        continue;
+                    };
+                    let se = super::multiplicity::standard_error(&change, 0.0).unwrap_or(1.0);
+                    out.homogeneity.push(Homogeneity {
+                        preset: name.clone(),
+                        troop,
+                        across: "variants".into(),
+                        variant: None,
+                        statistic: (change.value / se).powi(2),
+                        df: 1,
+                        p,
+                    });
+                }
+            }
         }
     }
-    (rows, notes)
+    out
+}
+
+/// How a preset's figures change from the preset named before it, on the same deals (every
+/// preset plays the very same deals), per variant and terrain and over all terrains.
+fn skill_changes(study: &Study, cells: &Cells, variants: &[Variant]) -> Vec<SkillChange> {
+    let mut out = Vec::new();
+    for p in 1..study.presets.len() {
+        for &v in variants {
+            for t in (0..study.terrains.len()).map(Some).chain([None]) {
+                let (now, before) = (cells.get(p, v, t), cells.get(p - 1, v, t));
+                let diff = |f: &dyn Fn(&StudyGame) -> f64| {
+                    paired_difference(&mut items(now, f), &mut items(before, f))
+                };
+                let first_player = diff(&first_score);
+                out.push(SkillChange {
+                    preset: study.presets[p].clone(),
+                    against: study.presets[p - 1].clone(),
+                    variant: v,
+                    terrain: t.map_or(ALL.to_string(), |t| study.terrains[t].clone()),
+                    deals: first_player.map_or(0, |e| e.n),
+                    first_player,
+                    blue: diff(&blue_score),
+                    turns: diff(&|g| g.turns as f64),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Per terrain, the presets whose beginner games are exactly their normal games (same deal,
+/// first player, winner, end and length): a terrain whose special bases have no effect to
+/// turn off plays the same games twice, and its beginner rows say nothing new.
+fn repeated_games(study: &Study, cells: &Cells, variants: &[Variant]) -> Vec<String> {
+    if variants.len() < 2 {
+        return Vec::new();
+    }
+    let outcome = |g: &&StudyGame| (g.deal, g.first, g.winner, g.end, g.turns);
+    let mut out = Vec::new();
+    for t in 0..study.terrains.len() {
+        let presets: Vec<&str> = (0..study.presets.len())
+            .filter(|&p| {
+                let mut a: Vec<_> = cells
+                    .get(p, Variant::Normal, Some(t))
+                    .iter()
+                    .map(outcome)
+                    .collect();
+                let mut b: Vec<_> = cells
+                    .get(p, Variant::Beginner, Some(t))
+                    .iter()
+                    .map(outcome)
+                    .collect();
+                a.sort();
+                b.sort();
+                !a.is_empty() && a == b
+            })
+            .map(|p| study.presets[p].as_str())
+            .collect();
+        if !presets.is_empty() {
+            out.push(format!(
+                "On {} the beginner variant replays the normal games exactly ({}): the terrain \
+                 has no special-base effect to turn off, so its beginner rows repeat its normal \
+                 rows and its special-base changes are 0.",
+                terrain_name_of(study, t),
+                presets.join(", ")
+            ));
+        }
+    }
+    out
+}
+
+fn terrain_name_of(study: &Study, t: usize) -> String {
+    study
+        .terrain_names
+        .get(t)
+        .filter(|n| !n.is_empty())
+        .unwrap_or(&study.terrains[t])
+        .clone()
+}
+
+impl Report {
+    /// The name of a terrain key (`all terrains` for [`ALL`]), as the report shows it.
+    pub fn terrain_name(&self, key: &str) -> String {
+        if key == ALL {
+            return "all terrains".into();
+        }
+        self.terrains
+            .iter()
+            .position(|k| k == key)
+            .and_then(|i| self.terrain_names.get(i))
+            .cloned()
+            .unwrap_or_else(|| key.to_string())
+    }
+
+    /// The pooled value of a troop for a preset, or why it is not pooled: the first test
+    /// that rejects homogeneity.
+    pub fn pooled_troop(
+        &self,
+        preset: &str,
+        troop: Troop,
+    ) -> Result<Option<Estimate>, &Homogeneity> {
+        if let Some(h) = self
+            .troop_homogeneity
+            .iter()
+            .filter(|h| h.preset == preset && h.troop == troop && h.rejected())
+            .min_by(|a, b| a.p.total_cmp(&b.p))
+        {
+            return Err(h);
+        }
+        Ok(self
+            .troops
+            .iter()
+            .find(|t| t.preset == preset && t.troop == troop)
+            .map(|t| t.value))
+    }
 }
 
 /// The linear probability model of blue's score against the difference in copies lost at setup
@@ -416,6 +730,29 @@ fn troop_values(study: &Study) -> (Vec<TroopRow>, Vec<String>) {
 /// eight troops sum to zero, because every player loses exactly four tiles: only the value of
 /// one troop relative to another can be told from the deals.
 pub fn troop_fit(study: &Study, games: &[&StudyGame]) -> Result<Vec<(Troop, Estimate)>, FitError> {
+    let (f, start) = fit_troops(study, games, false)?;
+    Ok(centred_troop_values(&f, start))
+}
+
+/// The change of each troop's value from the normal to the beginner variant (beginner minus
+/// normal, centred like the values): the model of [`troop_fit`] over both variants with a
+/// term per troop for its copies lost in the beginner variant. One fit over deals played in
+/// both variants, so the change is paired by deal.
+pub fn troop_variant_change(
+    study: &Study,
+    games: &[&StudyGame],
+) -> Result<Vec<(Troop, Estimate)>, FitError> {
+    let (f, start) = fit_troops(study, games, true)?;
+    Ok(centred_troop_values(&f, start))
+}
+
+/// The fit behind [`troop_fit`] and, with `by_variant`, [`troop_variant_change`]; returns it
+/// with the first column of the troop terms reported (the changes, with `by_variant`).
+fn fit_troops(
+    study: &Study,
+    games: &[&StudyGame],
+    by_variant: bool,
+) -> Result<(super::regression::Fit, usize), FitError> {
     let has = |f: &dyn Fn(&&StudyGame) -> bool| games.iter().any(f);
     let both_variants =
         has(&|g| g.variant == Variant::Normal) && has(&|g| g.variant == Variant::Beginner);
@@ -447,6 +784,14 @@ pub fn troop_fit(study: &Study, games: &[&StudyGame]) -> Result<Vec<(Troop, Esti
             .iter()
             .map(|t| format!("copies of {t} lost")),
     );
+    let interactions = by_variant && both_variants;
+    if interactions {
+        names.extend(
+            Troop::ALL[1..]
+                .iter()
+                .map(|t| format!("copies of {t} lost, beginner variant")),
+        );
+    }
     let mut design = Design::new(names);
     let mut row = Vec::with_capacity(design.columns());
     for g in games {
@@ -468,11 +813,20 @@ pub fn troop_fit(study: &Study, games: &[&StudyGame]) -> Result<Vec<(Troop, Esti
                 .skip(1)
                 .map(|&p| (g.preset == p) as u8 as f64),
         );
-        row.extend((1..Troop::ALL.len()).map(|k| g.lost[1][k] as f64 - g.lost[0][k] as f64));
+        let lost = |k: usize| g.lost[1][k] as f64 - g.lost[0][k] as f64;
+        row.extend((1..Troop::ALL.len()).map(lost));
+        if interactions {
+            let beginner = (g.variant == Variant::Beginner) as u8 as f64;
+            row.extend((1..Troop::ALL.len()).map(|k| beginner * lost(k)));
+        }
         design.push(&row, g.score(Colour::Blue), g.deal);
     }
     let f = fit(&design)?;
-    Ok(centred_troop_values(&f, troop_start))
+    let start = match interactions {
+        true => troop_start + Troop::ALL.len() - 1,
+        false => troop_start,
+    };
+    Ok((f, start))
 }
 
 /// Values relative to the average troop: `v'_k = v_k − mean(v)` with `v_Kwak = 0`, and their
@@ -537,8 +891,107 @@ fn forfeit_warnings(study: &Study) -> Vec<String> {
         .collect()
 }
 
-/// Plain-language findings for the top of the report, with a caution where the leading
-/// figure's interval overlaps the runner-up's (or holds "no effect").
+/// The families of comparisons the headlines are chosen from, for the last preset named (the
+/// most skilled, when named weakest first) in the first variant: each terrain's first player
+/// and blue against 50%; each troop's value against the average troop, over all terrains
+/// (where the terrains agree) and per terrain; each terrain's special bases; each restricted
+/// base; and each change from the preset named before.
+fn families(r: &Report) -> Vec<Family> {
+    let Some(preset) = r.presets.last() else {
+        return Vec::new();
+    };
+    let variant = r.variants.first().copied().unwrap_or_default();
+    let tag = format!("{preset}, {variant} variant");
+    let name = |key: &str| r.terrain_name(key);
+    let both = |key: &str, first: Option<Estimate>, blue: Option<Estimate>| {
+        let terrain = name(key);
+        [("first player", first), ("blue", blue)]
+            .into_iter()
+            .filter_map(move |(who, e)| Some((format!("{terrain}: {who}"), e?)))
+    };
+    let mut out = vec![Family::new(
+        "the first player's and blue's scores against 50%, per terrain and over all terrains",
+        tag.clone(),
+        0.5,
+        r.seats
+            .iter()
+            .filter(|s| s.preset == *preset && s.variant == variant)
+            .flat_map(|s| both(&s.terrain, s.first_player, s.blue))
+            .collect::<Vec<_>>(),
+    )];
+    out.push(Family::new(
+        "each troop's value pooled over terrains and variants against the average troop, for \
+         the troops whose value the terrains and variants do not show to differ",
+        preset.clone(),
+        0.0,
+        Troop::ALL
+            .into_iter()
+            .filter_map(|t| Some((t.to_string(), r.pooled_troop(preset, t).ok()??)))
+            .collect::<Vec<_>>(),
+    ));
+    out.push(Family::new(
+        "each troop's value on each terrain against the average troop",
+        tag.clone(),
+        0.0,
+        r.troop_cells
+            .iter()
+            .filter(|c| c.preset == *preset && c.variant == variant && c.terrain != ALL)
+            .map(|c| (format!("{} on {}", c.troop, name(&c.terrain)), c.value))
+            .collect::<Vec<_>>(),
+    ));
+    if !r.special_bases.is_empty() {
+        out.push(Family::new(
+            "the change in the first player's and blue's scores made by each terrain's special \
+             bases (normal minus beginner, paired by deal)",
+            preset.clone(),
+            0.0,
+            r.special_bases
+                .iter()
+                .filter(|s| s.preset == *preset && s.terrain != ALL)
+                .flat_map(|s| both(&s.terrain, s.first_player, s.blue))
+                .collect::<Vec<_>>(),
+        ));
+    }
+    if let Some(restricted_preset) = r.restricted_play.iter().map(|x| &x.preset).next_back() {
+        out.push(Family::new(
+            "the change in the first player's and blue's scores when one special base's effect \
+             is never used (restricted play, paired by deal)",
+            restricted_preset.clone(),
+            0.0,
+            r.restricted_play
+                .iter()
+                .filter(|x| x.preset == *restricted_preset)
+                .flat_map(|x| {
+                    let node = format!("{} node {}", name(&x.terrain), x.restricted.describe());
+                    [("first player", x.first_player), ("blue", x.blue)]
+                        .into_iter()
+                        .filter_map(move |(who, e)| Some((format!("{node}: {who}"), e?)))
+                })
+                .collect::<Vec<_>>(),
+        ));
+    }
+    if r.presets.len() > 1 {
+        out.push(Family::new(
+            "the change in the first player's and blue's scores from each preset to the next \
+             (paired by deal), per terrain and over all terrains",
+            format!("{variant} variant"),
+            0.0,
+            r.skill_changes
+                .iter()
+                .filter(|c| c.variant == variant)
+                .flat_map(|c| {
+                    both(&c.terrain, c.first_player, c.blue).map(move |(label, e)| {
+                        (format!("{} minus {}, {label}", c.preset, c.against), e)
+                    })
+                })
+                .collect::<Vec<_>>(),
+        ));
+    }
+    out
+}
+
+/// Plain-language findings for the top of the report: per family, the comparisons that
+/// survive Holm's correction for the number it was chosen from, or "not shown".
 fn summarise(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
     let Some(preset) = r.presets.last() else {
@@ -559,138 +1012,83 @@ fn summarise(r: &Report) -> Vec<String> {
         return out;
     }
     out.push(format!(
-        "Findings for {preset} (the last preset named) in the {variant} variant; every figure \
-         below is in the tables with its 95% interval."
+        "Findings for {preset} (the last preset named) in the {variant} variant. Each line is \
+         one family of comparisons; a figure is shown only when it survives Holm's correction \
+         for the number of comparisons of its family at 5% (the chance that any shown figure \
+         of a family is a fluke stays under 5%). Every figure is in the tables with its 95% \
+         interval."
     ));
-    // Least balanced terrain: largest distance of the first player's or blue's score from 50%.
-    let mut by_terrain: Vec<(f64, &SeatRow, &str, Estimate)> = r
-        .seats
-        .iter()
-        .filter(|s| s.preset == *preset && s.variant == variant && s.terrain != ALL)
-        .flat_map(|s| {
-            [("the first player", s.first_player), ("blue", s.blue)]
-                .into_iter()
-                .filter_map(move |(what, e)| e.map(|e| ((e.value - 0.5).abs(), s, what, e)))
-        })
-        .collect();
-    by_terrain.sort_by(|a, b| b.0.total_cmp(&a.0));
-    if let Some((_, s, what, e)) = by_terrain.first() {
-        let runner = by_terrain.iter().find(|x| x.1.terrain != s.terrain);
-        let mut line = format!(
-            "Least balanced terrain: {} ({what} scores {}).",
-            s.terrain,
-            pct(e)
-        );
-        if e.covers(0.5) {
-            line += " Caution: its interval holds 50%, so even this terrain is not shown to be unbalanced.";
-        } else if let Some((_, s2, what2, e2)) = runner {
-            if sizes_overlap(e, e2, 0.5) {
-                line += &format!(
-                    " Caution: {} ({what2}: {}) is not clearly better balanced; the intervals overlap.",
-                    s2.terrain,
-                    pct(e2)
-                );
-            }
-        }
-        out.push(line);
-    }
-    let mut troops: Vec<&TroopRow> = r.troops.iter().filter(|t| t.preset == *preset).collect();
-    troops.sort_by(|a, b| b.value.value.total_cmp(&a.value.value));
-    if let [best, second, ..] = troops.as_slice() {
-        let mut line = format!(
-            "Most valuable troop: {} ({} per copy against the average troop).",
-            best.troop,
-            pp(&best.value)
-        );
-        if best.value.overlaps(&second.value) {
-            line += &format!(
-                " Caution: {} ({}) overlaps it; the order is not established.",
-                second.troop,
-                pp(&second.value)
-            );
-        }
-        out.push(line);
-    }
-    let mut specials: Vec<&SpecialRow> = r
-        .special_bases
-        .iter()
-        .filter(|s| s.preset == *preset && s.terrain != ALL && s.first_player.is_some())
-        .collect();
-    specials.sort_by(|a, b| {
-        let size = |s: &SpecialRow| s.first_player.map_or(0.0, |e| e.value.abs());
-        size(b).total_cmp(&size(a))
-    });
-    if let Some(best) = specials.first() {
-        let e = best
-            .first_player
-            .unwrap_or(Estimate::not_estimable(0.0, 0, 0));
-        let mut line = format!(
-            "Special bases that matter most: {} (they change the first player's score by {}).",
-            best.terrain,
-            pp(&e)
-        );
-        if e.covers(0.0) {
-            line += " Caution: the interval holds 0: no effect is shown.";
-        } else if let Some(e2) = specials.get(1).and_then(|s| s.first_player) {
-            if sizes_overlap(&e, &e2, 0.0) {
-                line += &format!(
-                    " Caution: {} ({}) is not clearly smaller; the intervals overlap.",
-                    specials[1].terrain,
-                    pp(&e2)
-                );
-            }
-        }
-        out.push(line);
-    }
-    if let Some(line) = restricted_summary(r, preset) {
-        out.push(line);
+    for f in &r.families {
+        out.push(family_line(f));
     }
     out
 }
 
-/// The special base whose restriction moves the first player's score most.
-fn restricted_summary(r: &Report, preset: &str) -> Option<String> {
-    let size = |row: &RestrictedRow| row.first_player.map_or(0.0, |e| e.value.abs());
-    let mut rows: Vec<&RestrictedRow> = r
-        .restricted_play
-        .iter()
-        .filter(|row| row.preset == preset && row.first_player.is_some())
-        .collect();
-    rows.sort_by(|a, b| size(b).total_cmp(&size(a)));
-    let best = rows.first()?;
-    let e = best.first_player?;
-    let mut line = format!(
-        "Special base that matters most in restricted play: {} node {} (never using its effect \
-         changes the first player's score by {}).",
-        best.terrain,
-        best.restricted.describe(),
-        pp(&e)
+/// "Of the 18 comparisons of …, Holm at 5%: shown: …" or "not shown: none survives …".
+pub fn family_line(f: &Family) -> String {
+    let head = format!(
+        "{} ({}): {} comparisons",
+        capitalise(&f.what),
+        f.preset,
+        f.comparisons
     );
-    if e.covers(0.0) {
-        line += " Caution: the interval holds 0: no effect is shown.";
-    } else if let Some(e2) = rows.get(1).and_then(|row| row.first_player) {
-        if sizes_overlap(&e, &e2, 0.0) {
-            line += &format!(
-                " Caution: {} node {} ({}) is not clearly smaller; the intervals overlap.",
-                rows[1].terrain,
-                rows[1].restricted.describe(),
-                pp(&e2)
-            );
-        }
+    if f.comparisons == 0 {
+        return format!("{head}: none estimable.");
     }
-    Some(line)
+    let shown: Vec<String> = f
+        .shown()
+        .map(|t| format!("{} {} (Holm p {})", t.label, figure(t), p_is(t.holm)))
+        .collect();
+    if shown.is_empty() {
+        let largest = &f.tests[0];
+        return format!(
+            "{head}; not shown: none survives Holm's correction (the largest, {} {}, has \
+             p {} before and {} after it).",
+            largest.label,
+            figure(largest),
+            p_is(largest.p),
+            p_text(largest.holm)
+        );
+    }
+    format!(
+        "{head}; {} of them shown after Holm's correction: {}.",
+        shown.len(),
+        shown.join("; ")
+    )
 }
 
-/// Whether two effects' sizes (distances from `neutral`, the figure of no effect) cannot be
-/// told apart: the ranges of distance their intervals allow overlap.
-fn sizes_overlap(a: &Estimate, b: &Estimate, neutral: f64) -> bool {
-    let size = |e: &Estimate| {
-        let (x, y) = ((e.lo - neutral).abs(), (e.hi - neutral).abs());
-        let least = if e.covers(neutral) { 0.0 } else { x.min(y) };
-        (least, x.max(y))
-    };
-    let ((a_lo, a_hi), (b_lo, b_hi)) = (size(a), size(b));
-    a_lo <= b_hi && b_lo <= a_hi
+/// A comparison's figure: a score in percent, a change or value in percentage points.
+pub fn figure(t: &Test) -> String {
+    match t.null == 0.5 {
+        true => pct(&t.estimate),
+        false => pp(&t.estimate),
+    }
+}
+
+/// "= 0.016" or "< 0.0001", to follow "p".
+fn p_is(p: f64) -> String {
+    match p_text(p) {
+        t if t.starts_with('<') => t,
+        t => format!("= {t}"),
+    }
+}
+
+/// A p-value as the report prints it: two significant digits, "< 0.0001" below that.
+pub fn p_text(p: f64) -> String {
+    if p < 1e-4 {
+        return "< 0.0001".into();
+    }
+    if p >= 0.1 {
+        return format!("{p:.2}");
+    }
+    let digits = (-p.log10()).ceil() as usize + 1;
+    format!("{p:.digits$}")
+}
+
+fn capitalise(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map_or(String::new(), |f| f.to_uppercase().chain(c).collect())
 }
 
 /// "54.2% [51.0, 57.3]", or "50.0%, not estimable (1 deal)".

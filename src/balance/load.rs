@@ -6,12 +6,12 @@
 use super::{BalanceError, End, PerTroop, Study, StudyGame};
 use crate::record::GameRecord;
 use crate::rules::{
-    DealError, Decision, Game, IllegalDecision, ParseDecisionError, Restricted, Troop, Variant,
-    WhatIfs,
+    DealError, Decision, DecisionList, Game, IllegalDecision, ParseDecisionError, Restricted,
+    Troop, Variant, WhatIfs,
 };
 use crate::terrain::Terrain;
 use crate::tournament::store::{read_games, read_run, GameLine, GAMES_FILE, RUN_FILE};
-use crate::tournament::RunConfig;
+use crate::tournament::{RunConfig, Shard};
 use rayon::prelude::*;
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -30,6 +30,11 @@ pub struct Loaded {
     pub study: Study,
     /// Notes for the user, e.g. an interrupted line not counted.
     pub notes: Vec<String>,
+    /// What the runs read do not cover of their study, one line per missing piece: shards not
+    /// given, a preset without a run in a variant the others played, a terrain with fewer
+    /// games than the run plays. Empty for a complete study; a report over an incomplete one
+    /// is refused unless asked for (`--allow-incomplete`), and then says so at the top.
+    pub missing: Vec<String>,
 }
 
 /// The run folders named by `paths`: a run folder itself, or a study folder whose `runs/`
@@ -81,6 +86,8 @@ struct Run {
     config: RunConfig,
     preset: String,
     dirs: Vec<PathBuf>,
+    /// The shard each folder of `dirs` holds (`None` for a whole run).
+    shards: Vec<Option<Shard>>,
 }
 
 /// Reads the study made of the runs in `paths` (run or study folders; shards of one run may
@@ -101,6 +108,7 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
     let terrain_names = first.config.terrains.clone();
     let by_key: HashMap<&str, &Arc<Terrain>> =
         terrains.iter().map(|t| (t.key.as_str(), t)).collect();
+    let terrain_display = |key: &str| by_key.get(key).map_or(key.to_string(), |t| t.name.clone());
     let mut rules: HashMap<(String, Variant, Restricted), Game> = HashMap::new();
     for r in &runs {
         for t in &r.config.terrains {
@@ -145,8 +153,10 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
         }
     }
     let mut lines: Vec<(u16, &Path, Restricted, GameLine)> = Vec::new();
+    let mut counted: Vec<HashMap<String, u32>> = Vec::new();
     for r in &runs {
         let preset = presets.iter().position(|p| *p == r.preset).unwrap_or(0) as u16;
+        let mut per_terrain: HashMap<String, u32> = HashMap::new();
         let mut seen = HashSet::new();
         for dir in &r.dirs {
             let path = dir.join(GAMES_FILE);
@@ -171,10 +181,13 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
                     });
                 }
                 let restricted = r.config.what_ifs.for_terrain(&g.terrain).restricted;
+                *per_terrain.entry(g.terrain.clone()).or_default() += 1;
                 lines.push((preset, dir.as_path(), restricted, g));
             }
         }
+        counted.push(per_terrain);
     }
+    let missing = missing_pieces(&runs, &counted, &presets, &terrain_display);
     let terrain_index: HashMap<&str, u16> = terrain_names
         .iter()
         .enumerate()
@@ -209,12 +222,87 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
     Ok(Loaded {
         study: Study {
             presets,
+            terrain_names: terrain_names
+                .iter()
+                .map(|k| by_key.get(k.as_str()).map_or(k.clone(), |t| t.name.clone()))
+                .collect(),
             terrains: terrain_names,
             games,
             what_ifs: first.config.what_ifs.clone(),
         },
         notes,
+        missing,
     })
+}
+
+/// What the runs do not cover (see [`Loaded::missing`]): per run, the shards of its split not
+/// given and each terrain with fewer games than it plays; per preset, the variants the other
+/// presets played and it did not.
+fn missing_pieces(
+    runs: &[Run],
+    counted: &[HashMap<String, u32>],
+    presets: &[String],
+    terrain_name: &dyn Fn(&str) -> String,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let describe = |r: &Run| {
+        format!(
+            "{}, {} variant{}",
+            r.preset,
+            r.config.variant,
+            restriction_words(&r.config)
+        )
+    };
+    for (r, per_terrain) in runs.iter().zip(counted) {
+        let counts: Vec<u32> = r.shards.iter().flatten().map(|s| s.count).collect();
+        if r.shards.iter().all(Option::is_some) && counts.windows(2).all(|w| w[0] == w[1]) {
+            let n = counts[0];
+            let given: Vec<u32> = r.shards.iter().flatten().map(|s| s.index).collect();
+            let absent: Vec<String> = (1..=n)
+                .filter(|k| !given.contains(k))
+                .map(|k| format!("{k}/{n}"))
+                .collect();
+            if !absent.is_empty() {
+                out.push(format!(
+                    "{}: shard{} {} not given (folders given: {})",
+                    describe(r),
+                    if absent.len() == 1 { "" } else { "s" },
+                    absent.join(", "),
+                    r.dirs
+                        .iter()
+                        .map(|d| d.display().to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+        }
+        for t in &r.config.terrains {
+            let have = per_terrain.get(t).copied().unwrap_or(0);
+            if have < r.config.games {
+                out.push(format!(
+                    "{}, {}: {have} of {} games",
+                    describe(r),
+                    terrain_name(t),
+                    r.config.games
+                ));
+            }
+        }
+    }
+    let unrestricted = || {
+        runs.iter()
+            .filter(|r| r.config.what_ifs.restricted.is_empty())
+    };
+    let mut variants: Vec<Variant> = unrestricted().map(|r| r.config.variant).collect();
+    variants.sort_by_key(|v| v.to_string());
+    variants.dedup();
+    for preset in presets {
+        for v in &variants {
+            if !unrestricted().any(|r| r.preset == *preset && r.config.variant == *v) {
+                out.push(format!("{preset}, {v} variant: no run given"));
+            }
+        }
+    }
+    out
 }
 
 /// Reads the settings of every folder, checks that they form one study, and gathers the shard
@@ -222,10 +310,11 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
 fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
     let mut runs: Vec<Run> = Vec::new();
     for dir in dirs {
-        let config = read_run(dir)
+        let sharded = read_run(dir)
             .map_err(crate::tournament::TournamentError::from)?
-            .ok_or_else(|| BalanceError::Usage(format!("{} holds no {RUN_FILE}", dir.display())))?
-            .unsharded();
+            .ok_or_else(|| BalanceError::Usage(format!("{} holds no {RUN_FILE}", dir.display())))?;
+        let shard = sharded.shard;
+        let config = sharded.unsharded();
         let settings = |reason: String| BalanceError::Settings {
             dir: dir.display().to_string(),
             reason,
@@ -258,7 +347,10 @@ fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
             }
         }
         match runs.iter_mut().find(|r| r.config == config) {
-            Some(r) => r.dirs.push(dir.clone()),
+            Some(r) => {
+                r.dirs.push(dir.clone());
+                r.shards.push(shard);
+            }
             None => {
                 if let Some(other) = runs.iter().find(|r| {
                     r.preset == preset
@@ -277,6 +369,7 @@ fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
                     config,
                     preset,
                     dirs: vec![dir.clone()],
+                    shards: vec![shard],
                 });
             }
         }
@@ -383,6 +476,10 @@ fn study_game(
             Some(placements(game, &record).map_err(|e| bad(e.to_string()))?)
         }
     };
+    let (placed, choices) = match placed {
+        Some(r) => (Some(r.placed), Some((r.decisions, r.legal))),
+        None => (None, None),
+    };
     Ok(StudyGame {
         preset,
         terrain,
@@ -399,6 +496,7 @@ fn study_game(
             .each_ref()
             .map(|r| count(r.iter().copied())),
         placed,
+        choices,
     })
 }
 
@@ -438,12 +536,26 @@ pub enum PlacementError {
     },
 }
 
-/// Tiles of each troop each colour placed, found by replaying the record's steps (the steps do
-/// not say who acts; the rules do).
-pub fn placements(game: &Game, record: &GameRecord) -> Result<[PerTroop; 2], PlacementError> {
+/// What replaying a record tells besides its result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Replayed {
+    /// Tiles of each troop each colour placed.
+    pub placed: [PerTroop; 2],
+    /// Decisions the players made (chance outcomes left out).
+    pub decisions: u32,
+    /// Legal decisions summed over those decisions: divided by `decisions`, the game's
+    /// branching factor.
+    pub legal: u32,
+}
+
+/// Tiles of each troop each colour placed, and the legal decisions at each player decision,
+/// found by replaying the record's steps (the steps do not say who acts; the rules do).
+pub fn placements(game: &Game, record: &GameRecord) -> Result<Replayed, PlacementError> {
     game.validate_deal(&record.deal)?;
     let mut state = game.initial_state(&record.deal);
     let mut placed = [PerTroop::default(); 2];
+    let (mut decisions, mut legal) = (0u32, 0u32);
+    let mut list = DecisionList::new();
     for (i, step) in record.steps.iter().enumerate() {
         let d =
             Decision::parse(step, game.terrain()).map_err(|error| PlacementError::Notation {
@@ -451,6 +563,11 @@ pub fn placements(game: &Game, record: &GameRecord) -> Result<[PerTroop; 2], Pla
                 text: step.clone(),
                 error,
             })?;
+        if !d.is_chance() {
+            game.legal_decisions(&state, &mut list);
+            decisions += 1;
+            legal += list.len() as u32;
+        }
         if let Decision::Place { troop, .. } = d {
             let n = &mut placed[state.active().index()][troop.index()];
             *n = n.saturating_add(1);
@@ -462,7 +579,11 @@ pub fn placements(game: &Game, record: &GameRecord) -> Result<[PerTroop; 2], Pla
                 error,
             })?;
     }
-    Ok(placed)
+    Ok(Replayed {
+        placed,
+        decisions,
+        legal,
+    })
 }
 
 #[cfg(test)]
@@ -485,7 +606,9 @@ mod tests {
     fn a_bad_step_is_an_error_naming_the_step_and_why() {
         let game = Game::builtin("castle_field", Variant::Normal).unwrap();
         let mut r = record(&game);
-        let placed = placements(&game, &r).unwrap();
+        let replayed = placements(&game, &r).unwrap();
+        let placed = replayed.placed;
+        assert!(replayed.decisions > 0 && replayed.legal >= replayed.decisions);
         let tiles = |p: &PerTroop| p.iter().map(|&n| n as u32).sum::<u32>();
         assert!(tiles(&placed[0]) > 0 && tiles(&placed[1]) > 0);
         let last = r.steps.len() - 1;

@@ -11,6 +11,7 @@
 pub mod analysis;
 pub mod estimate;
 pub mod load;
+pub mod multiplicity;
 pub mod objective;
 pub mod regression;
 pub mod render;
@@ -124,6 +125,9 @@ pub struct StudyGame {
     /// Tiles of each troop placed on the board during the game, per colour; `None` when the
     /// game's record is not at hand (result folders keep games, not records).
     pub placed: Option<[PerTroop; 2]>,
+    /// Player decisions made and legal decisions summed over them (the branching factor is
+    /// their ratio); `None` without the game's record.
+    pub choices: Option<(u32, u32)>,
 }
 
 impl StudyGame {
@@ -144,6 +148,9 @@ pub struct Study {
     pub presets: Vec<String>,
     /// Terrain keys in report order.
     pub terrains: Vec<String>,
+    /// Terrain names (as printed on the board), parallel to `terrains`; the keys stand in
+    /// where empty.
+    pub terrain_names: Vec<String>,
     /// Every game read.
     pub games: Vec<StudyGame>,
     /// Rules parameters changed from the printed game, shared by every run of the study.

@@ -2,10 +2,14 @@
 //! external resource), `balance.json` and one CSV per table. Tables are built once and
 //! rendered to Markdown and HTML alike.
 
-use super::analysis::{pct, pp, Report, RestrictedRow, SeatRow, SpecialRow, ALL};
+use super::analysis::{
+    family_line, figure, p_text, pct, pp, Report, RestrictedRow, SeatRow, SkillChange, SpecialRow,
+    ALL,
+};
 use super::estimate::Estimate;
+use super::multiplicity::{games_needed, standard_error, Family};
 use super::objective::{ObjectiveRow, ObjectiveSearch};
-use super::svg::{dot_plot, escape, DotPlot, Series};
+use super::svg::{dot_plot, escape, heat_map, shared_range, DotPlot, HeatMap, Series};
 use super::End;
 use crate::rules::{Troop, Variant};
 use crate::tournament::store::{write_atomic, write_json_atomic};
@@ -16,6 +20,12 @@ use std::path::Path;
 const COLOURS: [&str; 6] = [
     "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b",
 ];
+
+/// Width of the Markdown report's prose lines.
+const MD_WIDTH: usize = 100;
+
+/// What a table cell shows in place of an interval that cannot be estimated.
+const NOT_ESTIMABLE: &str = "n/e";
 
 /// A table with a caption.
 pub struct Table {
@@ -43,6 +53,15 @@ fn opt(e: &Option<Estimate>, f: fn(&Estimate) -> String) -> String {
     e.as_ref().map_or("-".into(), f)
 }
 
+/// A table cell: the figure with its interval, or the figure and "n/e" (explained once under
+/// the table) when its interval cannot be estimated.
+fn cell(e: &Option<Estimate>, f: fn(&Estimate) -> String) -> String {
+    match e {
+        Some(e) if !e.is_estimable() => format!("{:+.1} pp ({NOT_ESTIMABLE})", e.value * 100.0),
+        _ => opt(e, f),
+    }
+}
+
 /// "31.2 [30.1, 32.4]", or "31.2, not estimable (1 deal)".
 fn num(e: &Estimate) -> String {
     if !e.is_estimable() {
@@ -58,9 +77,72 @@ fn signed(e: &Estimate) -> String {
     format!("{:+.1} [{:+.1}, {:+.1}]", e.value, e.lo, e.hi)
 }
 
+/// The note under a table with "n/e" cells.
+const NOT_ESTIMABLE_NOTE: &str = "n/e: the interval is not estimable (one deal, or every deal \
+                                  shows the same value).";
+
+/// The sample-size line of a table: how many games a row of it would need to find an effect
+/// of 5 pp and of 2 pp (at 5%, two-sided, with 80% power), scaled from the median row's own
+/// games and standard error; `unit` names what a row's games are, e.g. "games per terrain".
+fn sample_size_line<'a>(
+    estimates: impl IntoIterator<Item = &'a Estimate>,
+    unit: &str,
+) -> Option<String> {
+    let mut rows: Vec<(u64, f64, u64, u64)> = estimates
+        .into_iter()
+        .filter_map(|e| {
+            let se = standard_error(e, e.value + 1.0)?;
+            Some((e.n, se, games_needed(e, 0.05)?, games_needed(e, 0.02)?))
+        })
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    rows.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let (n, se, five, two) = rows[rows.len() / 2];
+    Some(format!(
+        "Sample size: the median row has {n} {unit} and a 95% interval of about ±{:.1} pp; to \
+         find an effect of 5 pp (at 5%, two-sided, 80% power) a row needs about {} {unit}, of \
+         2 pp about {} (a headline chosen among many rows needs more: see Holm's correction in \
+         the summary).",
+        100.0 * 1.96 * se,
+        thousands(five),
+        thousands(two)
+    ))
+}
+
+/// 12345 as "12,345".
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The report as sections, in reading order.
 pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
-    let mut out = vec![Section {
+    let mut out = Vec::new();
+    if !r.incomplete.is_empty() {
+        out.push(Section {
+            title: "Incomplete study".into(),
+            text: std::iter::once(
+                "This report was written with --allow-incomplete from runs that do not cover \
+                 the whole study; its figures rest on the games present only, and what is \
+                 missing is:"
+                    .to_string(),
+            )
+            .chain(r.incomplete.iter().map(|m| format!("- {m}")))
+            .collect(),
+            tables: Vec::new(),
+            plots: Vec::new(),
+        });
+    }
+    out.push(Section {
         title: "Summary".into(),
         text: r
             .summary
@@ -69,22 +151,34 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
             .chain(r.forfeits.iter().map(|n| format!("Warning: {n}.")))
             .chain(notes.iter().map(|n| format!("Note: {n}")))
             .chain(r.troop_notes.iter().map(|n| format!("Note: {n}")))
+            .chain(r.repeats.iter().map(|n| format!("Note: {n}")))
             .collect(),
         tables: Vec::new(),
         plots: Vec::new(),
-    }];
+    });
     out.push(seats_section(r));
-    out.push(skill_section(r));
+    if r.presets.len() > 1 {
+        out.push(skill_section(r));
+    }
     out.push(troops_section(r));
-    out.push(plays_section(r));
+    if r.plays.iter().any(|p| p.placed_per_game.is_some()) {
+        out.push(plays_section(r));
+    }
     if !r.special_bases.is_empty() {
         out.push(special_section(r));
     }
     if !r.restricted_play.is_empty() {
         out.push(restricted_section(r));
     }
+    if !r.families.is_empty() {
+        out.push(families_section(r));
+    }
     if let Some(search) = &r.objective_search {
-        out.insert(1, objective_section(search));
+        let at = out
+            .iter()
+            .position(|s| s.title == "Summary")
+            .map_or(0, |i| i + 1);
+        out.insert(at, objective_section(search));
     }
     out
 }
@@ -148,9 +242,24 @@ fn objective_section(s: &ObjectiveSearch) -> Section {
     }
 }
 
+/// End types that occur in some row: a column every row of which is 0 says nothing.
+fn ends_seen(rows: &[&SeatRow]) -> Vec<End> {
+    End::ALL
+        .into_iter()
+        .filter(|&end| {
+            rows.iter().any(|s| {
+                s.ends
+                    .iter()
+                    .any(|(e, share)| *e == end && share.is_some_and(|x| x.value > 0.0))
+            })
+        })
+        .collect()
+}
+
 fn seats_section(r: &Report) -> Section {
     let mut tables = Vec::new();
     let mut plots = Vec::new();
+    let mut estimates = Vec::new();
     for preset in &r.presets {
         for &v in &r.variants {
             let rows: Vec<&SeatRow> = r
@@ -158,62 +267,90 @@ fn seats_section(r: &Report) -> Section {
                 .iter()
                 .filter(|s| s.preset == *preset && s.variant == v)
                 .collect();
+            let ends = ends_seen(&rows);
             let mut headers: Vec<String> = [
                 "terrain",
                 "games",
                 "first player's score",
                 "blue's score",
                 "balance",
-                "decisive",
+                "completion",
                 "turns (mean)",
                 "turns (sd)",
+                "turns (10/25/50/75/90%)",
+                "branching",
             ]
             .map(String::from)
             .to_vec();
-            headers.extend(End::ALL.iter().map(|e| e.name().to_string()));
+            headers.extend(ends.iter().map(|e| e.name().to_string()));
             tables.push(Table {
                 caption: format!("{preset}, {v} variant"),
                 headers,
-                rows: rows.iter().map(|s| seat_cells(s)).collect(),
+                rows: rows.iter().map(|s| seat_cells(r, s, &ends)).collect(),
             });
+            estimates.extend(
+                rows.iter()
+                    .filter(|s| s.terrain != ALL)
+                    .filter_map(|s| s.first_player),
+            );
             let series = |name: &str, colour, f: fn(&SeatRow) -> Option<Estimate>| Series {
                 name: name.into(),
                 colour,
                 points: rows
                     .iter()
-                    .filter_map(|s| f(s).map(|e| (s.terrain.clone(), e)))
+                    .filter_map(|s| f(s).map(|e| (r.terrain_name(&s.terrain), e)))
                     .collect(),
             };
-            plots.push(dot_plot(&DotPlot {
+            plots.push(DotPlot {
                 title: format!("Seat advantage per terrain: {preset}, {v} variant"),
                 axis: "score (%), 50 = balanced".into(),
                 reference: Some(0.5),
                 scale: 100.0,
+                range: None,
                 series: vec![
                     series("first player", COLOURS[0], |s| s.first_player),
                     series("blue", COLOURS[1], |s| s.blue),
                 ],
-            }));
+            });
         }
     }
+    // One axis for every seat plot, so that a glance compares presets and variants.
+    let range = shared_range(&plots);
+    let plots = plots
+        .into_iter()
+        .map(|p| {
+            dot_plot(&DotPlot {
+                range: Some(range),
+                ..p
+            })
+        })
+        .collect();
+    let mut text = vec![
+        "Scores count a win 1 and a game stopped by the turn cap 1/2; 50% is balanced. \
+         Balance is Ludii's 1 − |2·(first player's score) − 1| (100% = perfectly balanced); \
+         completion is Ludii's completion, the share of games that end with a winner (not \
+         stopped by the turn cap). Game length is given by its mean, its spread and its \
+         percentiles; branching is Ludii's branching factor, the legal decisions a player \
+         chooses among per decision (from the games whose record was read). The end-type \
+         columns give the share of games ending so \
+         (types that never occur are left out). Intervals are 95%, with the two games of a \
+         deal (one with each colour moving first) counted as one cluster."
+            .into(),
+    ];
+    text.extend(sample_size_line(&estimates, "games per terrain"));
+    text.extend(r.repeats.iter().cloned());
     Section {
         title: "First player and side".into(),
-        text: vec![
-            "Scores count a win 1 and a game stopped by the turn cap 1/2; 50% is balanced. \
-             Balance is Ludii's 1 − |2·(first player's score) − 1| (100% = perfectly balanced); \
-             decisive is the share of games with a winner. Intervals are 95%, with the two games \
-             of a deal (one with each colour moving first) counted as one cluster."
-                .into(),
-        ],
+        text,
         tables,
         plots,
     }
 }
 
-fn seat_cells(s: &SeatRow) -> Vec<String> {
+fn seat_cells(r: &Report, s: &SeatRow, ends: &[End]) -> Vec<String> {
     let p = |e: &Option<Estimate>| opt(e, pct);
     let mut cells = vec![
-        s.terrain.clone(),
+        r.terrain_name(&s.terrain),
         s.games.to_string(),
         p(&s.first_player),
         p(&s.blue),
@@ -221,8 +358,16 @@ fn seat_cells(s: &SeatRow) -> Vec<String> {
         p(&s.decisiveness),
         opt(&s.turns_mean, num),
         opt(&s.turns_sd, num),
+        s.turns_quantiles
+            .map_or("-".into(), |q| q.map(|t| t.to_string()).join("/")),
+        opt(&s.branching, num),
     ];
-    cells.extend(s.ends.iter().map(|(_, e)| p(e)));
+    cells.extend(
+        s.ends
+            .iter()
+            .filter(|(e, _)| ends.contains(e))
+            .map(|(_, e)| p(e)),
+    );
     cells
 }
 
@@ -242,34 +387,81 @@ fn skill_section(r: &Report) -> Section {
         rows: terrains
             .clone()
             .map(|t| {
-                std::iter::once(t.to_string())
+                std::iter::once(r.terrain_name(t))
                     .chain(r.presets.iter().map(|p| opt(&seat(p, t).and_then(f), pct)))
                     .collect()
             })
             .collect(),
     };
+    let mut tables = vec![
+        table("first player", |s| s.first_player),
+        table("blue", |s| s.blue),
+    ];
+    let mut estimates = Vec::new();
+    for &v in &r.variants {
+        let changes: Vec<&SkillChange> =
+            r.skill_changes.iter().filter(|c| c.variant == v).collect();
+        estimates.extend(
+            changes
+                .iter()
+                .filter(|c| c.terrain != ALL)
+                .filter_map(|c| c.first_player),
+        );
+        tables.push(Table {
+            caption: format!(
+                "Change from one preset to the next, {v} variant (paired by deal, pp; turns)"
+            ),
+            headers: [
+                "change",
+                "terrain",
+                "deals",
+                "first player's score, pp",
+                "blue's score, pp",
+                "turns",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: changes
+                .iter()
+                .map(|c| {
+                    vec![
+                        format!("{} minus {}", c.preset, c.against),
+                        r.terrain_name(&c.terrain),
+                        c.deals.to_string(),
+                        cell(&c.first_player, pp),
+                        cell(&c.blue, pp),
+                        opt(&c.turns, signed),
+                    ]
+                })
+                .collect(),
+        });
+    }
     let points = |f: fn(&SeatRow) -> Option<Estimate>| {
         r.presets
             .iter()
             .filter_map(|p| seat(p, ALL).and_then(f).map(|e| (p.clone(), e)))
             .collect()
     };
+    let mut text = vec![
+        "The presets in the order named (meant from weakest to strongest): does a bias grow \
+         or shrink as players improve? Every preset plays the very same deals, so each change \
+         below is paired deal by deal (each deal's mean under one preset minus its mean under \
+         the preset before), with a 95% interval over deals; read a trend from the changes' \
+         intervals, not from the scores side by side. The summary says which changes survive \
+         Holm's correction."
+            .to_string(),
+    ];
+    text.extend(sample_size_line(&estimates, "deals per terrain"));
     Section {
         title: "Balance by skill".into(),
-        text: vec![
-            "The presets in the order named (meant from weakest to strongest): does a bias grow \
-             or shrink as players improve?"
-                .into(),
-        ],
-        tables: vec![
-            table("first player", |s| s.first_player),
-            table("blue", |s| s.blue),
-        ],
+        text,
+        tables,
         plots: vec![dot_plot(&DotPlot {
             title: format!("Advantage against skill, all terrains, {variant} variant"),
             axis: "score (%), 50 = balanced".into(),
             reference: Some(0.5),
             scale: 100.0,
+            range: None,
             series: vec![
                 Series {
                     name: "first player".into(),
@@ -286,72 +478,153 @@ fn skill_section(r: &Report) -> Section {
     }
 }
 
-fn troop_presets(r: &Report) -> Vec<String> {
-    let mut names: Vec<String> = Vec::new();
-    for t in &r.troops {
-        if !names.contains(&t.preset) {
-            names.push(t.preset.clone());
+fn troops_section(r: &Report) -> Section {
+    let presets: Vec<&String> = r
+        .presets
+        .iter()
+        .filter(|p| {
+            r.troop_cells.iter().any(|c| c.preset == **p)
+                || r.troops.iter().any(|t| t.preset == **p)
+        })
+        .collect();
+    let mut tables = Vec::new();
+    let mut plots = Vec::new();
+    let mut estimates = Vec::new();
+    for preset in &presets {
+        let homogeneity = |troop: Troop, across: &str, v: Option<Variant>| {
+            r.troop_homogeneity
+                .iter()
+                .find(|h| {
+                    h.preset == **preset && h.troop == troop && h.across == across && h.variant == v
+                })
+                .map_or("-".to_string(), |h| p_text(h.p))
+        };
+        let mut headers = vec!["troop".to_string(), "pooled: pp per copy".to_string()];
+        headers.extend(
+            r.variants
+                .iter()
+                .map(|v| format!("terrains differ, {v}: p")),
+        );
+        if r.variants.len() == 2 {
+            headers.push("variants differ: p".into());
+        }
+        tables.push(Table {
+            caption: format!(
+                "{preset}: value of one copy of each troop, pooled over terrains{}",
+                if r.variants.len() == 2 {
+                    " and variants"
+                } else {
+                    ""
+                }
+            ),
+            headers,
+            rows: Troop::ALL
+                .into_iter()
+                .map(|t| {
+                    let pooled = match r.pooled_troop(preset, t) {
+                        Ok(e) => opt(&e, pp),
+                        Err(h) => format!("not pooled: {} differ (p = {})", h.across, p_text(h.p)),
+                    };
+                    let mut row = vec![t.to_string(), pooled];
+                    row.extend(
+                        r.variants
+                            .iter()
+                            .map(|&v| homogeneity(t, "terrains", Some(v))),
+                    );
+                    if r.variants.len() == 2 {
+                        row.push(homogeneity(t, "variants", None));
+                    }
+                    row
+                })
+                .collect(),
+        });
+        for &v in &r.variants {
+            let columns: Vec<&str> = r
+                .terrains
+                .iter()
+                .map(String::as_str)
+                .chain([ALL])
+                .filter(|k| {
+                    r.troop_cells
+                        .iter()
+                        .any(|c| c.preset == **preset && c.variant == v && c.terrain == *k)
+                })
+                .collect();
+            if columns.is_empty() {
+                continue;
+            }
+            let value = |troop: Troop, terrain: &str| {
+                r.troop_cells
+                    .iter()
+                    .find(|c| {
+                        c.preset == **preset
+                            && c.variant == v
+                            && c.troop == troop
+                            && c.terrain == terrain
+                    })
+                    .map(|c| c.value)
+            };
+            estimates.extend(
+                r.troop_cells
+                    .iter()
+                    .filter(|c| c.preset == **preset && c.variant == v && c.terrain != ALL)
+                    .map(|c| &c.value),
+            );
+            let mut headers = vec!["troop".to_string()];
+            headers.extend(columns.iter().map(|k| r.terrain_name(k)));
+            tables.push(Table {
+                caption: format!("{preset}, {v} variant: pp per copy on each terrain"),
+                headers,
+                rows: Troop::ALL
+                    .into_iter()
+                    .map(|t| {
+                        std::iter::once(t.to_string())
+                            .chain(columns.iter().map(|k| cell(&value(t, k), pp)))
+                            .collect()
+                    })
+                    .collect(),
+            });
+            plots.push(heat_map(&HeatMap {
+                title: format!("Troop values per terrain: {preset}, {v} variant"),
+                axis: "pp of win probability per copy, against the average troop; pale: the \
+                       95% interval holds 0"
+                    .into(),
+                rows: Troop::ALL.iter().map(|t| t.to_string()).collect(),
+                columns: columns.iter().map(|k| r.terrain_name(k)).collect(),
+                cells: Troop::ALL
+                    .into_iter()
+                    .map(|t| columns.iter().map(|k| value(t, k)).collect())
+                    .collect(),
+                reference: 0.0,
+                scale: 100.0,
+                scale_to: 0.05,
+            }));
         }
     }
-    names
-}
-
-fn troops_section(r: &Report) -> Section {
-    let presets = troop_presets(r);
-    let value = |preset: &str, troop: Troop| {
-        r.troops
-            .iter()
-            .find(|t| t.preset == preset && t.troop == troop)
-            .map(|t| t.value)
-    };
-    let mut headers = vec!["troop".to_string()];
-    headers.extend(presets.iter().map(|p| format!("{p}: pp per copy")));
-    let rows = Troop::ALL
-        .iter()
-        .map(|&t| {
-            std::iter::once(t.to_string())
-                .chain(presets.iter().map(|p| opt(&value(p, t), pp)))
-                .collect()
-        })
-        .collect();
-    let series = presets
-        .iter()
-        .enumerate()
-        .map(|(i, p)| Series {
-            name: p.clone(),
-            colour: COLOURS[i % COLOURS.len()],
-            points: Troop::ALL
-                .iter()
-                .filter_map(|&t| value(p, t).map(|e| (t.to_string(), e)))
-                .collect(),
-        })
-        .collect();
+    let mut text = vec![
+        "Each player removes 4 random tiles, unseen, at setup, so how many copies of each \
+         troop a player lacks is decided by chance alone: a natural experiment. A linear \
+         probability model of blue's score on the difference in copies lost (red's minus \
+         blue's) of each troop, with the first player (and, pooled, the variant and terrain) \
+         as covariates, gives each troop's value in percentage points (pp) of win probability \
+         per copy in the deck. Every player loses exactly 4 tiles, so only differences \
+         between troops can be measured: values are relative to a copy of the average troop \
+         (the eight sum to zero). Intervals are 95%, cluster-robust by deal. See \
+         docs/balance.md."
+            .to_string(),
+        "Values are per preset (a troop is worth what a player makes of it) and never pooled \
+         across presets. A pooled value is shown only where neither Cochran's Q test across \
+         the terrains (each terrain's own fit; per variant) nor the test of the change between \
+         the variants (one fit with a term per troop and variant, paired by deal) rejects \
+         equal values at 5%, unadjusted (so pooling is refused readily)."
+            .to_string(),
+    ];
+    text.extend(sample_size_line(estimates, "games per terrain"));
     Section {
         title: "Troop values".into(),
-        text: vec![
-            "Each player removes 4 random tiles, unseen, at setup, so how many copies of each \
-             troop a player lacks is decided by chance alone: a natural experiment. A linear \
-             probability model of blue's score on the difference in copies lost (red's minus \
-             blue's) of each troop, with the first player, variant, terrain and preset as \
-             covariates, gives each troop's value in percentage points (pp) of win probability \
-             per copy in the deck. Every player loses exactly 4 tiles, so only differences \
-             between troops can be measured: values are relative to a copy of the average troop \
-             (the eight sum to zero). Intervals are 95%, cluster-robust by deal. See \
-             docs/balance.md."
-                .into(),
-        ],
-        tables: vec![Table {
-            caption: "Value of one copy of each troop".into(),
-            headers,
-            rows,
-        }],
-        plots: vec![dot_plot(&DotPlot {
-            title: "Troop values (per copy, against the average troop)".into(),
-            axis: "percentage points of win probability".into(),
-            reference: Some(0.0),
-            scale: 100.0,
-            series,
-        })],
+        text,
+        tables,
+        plots,
     }
 }
 
@@ -374,6 +647,7 @@ fn plays_section(r: &Report) -> Section {
                 .plays
                 .iter()
                 .filter(|row| row.preset == *preset && row.variant == v)
+                .filter(|row| row.placed_per_game.is_some())
                 .map(|row| {
                     vec![
                         row.troop.to_string(),
@@ -389,6 +663,7 @@ fn plays_section(r: &Report) -> Section {
                 })
                 .collect(),
         })
+        .filter(|t| !t.rows.is_empty())
         .collect();
     Section {
         title: "Troops played".into(),
@@ -404,12 +679,72 @@ fn plays_section(r: &Report) -> Section {
     }
 }
 
+/// Every family of comparisons behind the summary: its comparisons, largest effect first,
+/// with their p-values before and after Holm's correction.
+fn families_section(r: &Report) -> Section {
+    const SHOWN: usize = 12;
+    let table = |f: &Family| Table {
+        caption: format!(
+            "{} ({}): {} comparisons{}",
+            f.what,
+            f.preset,
+            f.comparisons,
+            if f.comparisons > SHOWN {
+                format!(", the {SHOWN} largest")
+            } else {
+                String::new()
+            }
+        ),
+        headers: ["comparison", "figure", "p", "Holm p", "shown"]
+            .map(String::from)
+            .to_vec(),
+        rows: f
+            .tests
+            .iter()
+            .take(SHOWN)
+            .map(|t| {
+                vec![
+                    t.label.clone(),
+                    figure(t),
+                    p_text(t.p),
+                    p_text(t.holm),
+                    if t.shown() { "yes" } else { "no" }.into(),
+                ]
+            })
+            .collect(),
+    };
+    Section {
+        title: "Comparisons behind the summary".into(),
+        text: vec![
+            "Each headline of the summary is chosen from a family of comparisons. The p-values \
+             are read from the 95% intervals (t with deals − 1 degrees of freedom); Holm's \
+             step-down correction multiplies the smallest p by the number of comparisons, the \
+             next by one fewer, and so on, which keeps the chance that any shown comparison of \
+             a family is a fluke under 5%, whatever the dependence between them. \"Shown\" \
+             means the Holm-adjusted p is below 0.05."
+                .into(),
+        ]
+        .into_iter()
+        .chain(r.families.iter().map(family_line))
+        .collect(),
+        tables: r
+            .families
+            .iter()
+            .filter(|f| f.comparisons > 0)
+            .map(table)
+            .collect(),
+        plots: Vec::new(),
+    }
+}
+
 /// A row of the "Special bases" or "Restricted play" section: paired changes against the
 /// games of a baseline, under the cells that name the row.
 struct ChangeRow<'a> {
     preset: &'a str,
     /// The cells before the changes: terrain, (node,) games or deals.
     key: Vec<String>,
+    /// The same cells for the CSV, with the terrain's key.
+    csv_key: Vec<String>,
     /// The row's name on the plots.
     label: String,
     first_player: Option<Estimate>,
@@ -427,27 +762,28 @@ impl ChangeRow<'_> {
     }
 }
 
-impl<'a> From<&'a SpecialRow> for ChangeRow<'a> {
-    fn from(s: &'a SpecialRow) -> ChangeRow<'a> {
+impl<'a> ChangeRow<'a> {
+    fn special(r: &Report, s: &'a SpecialRow) -> ChangeRow<'a> {
         ChangeRow {
             preset: &s.preset,
-            key: vec![s.terrain.clone(), s.deals.to_string()],
-            label: s.terrain.clone(),
+            key: vec![r.terrain_name(&s.terrain), s.deals.to_string()],
+            csv_key: vec![s.terrain.clone(), s.deals.to_string()],
+            label: r.terrain_name(&s.terrain),
             first_player: s.first_player,
             blue: s.blue,
             turns: s.turns,
             ends: &s.ends,
         }
     }
-}
 
-impl<'a> From<&'a RestrictedRow> for ChangeRow<'a> {
-    fn from(row: &'a RestrictedRow) -> ChangeRow<'a> {
+    fn restricted(r: &Report, row: &'a RestrictedRow) -> ChangeRow<'a> {
         let node = row.restricted.describe();
+        let terrain = r.terrain_name(&row.terrain);
         ChangeRow {
             preset: &row.preset,
-            label: format!("{} {node}", row.terrain),
-            key: vec![row.terrain.clone(), node, row.games.to_string()],
+            label: format!("{terrain} {node}"),
+            csv_key: vec![row.terrain.clone(), node.clone(), row.games.to_string()],
+            key: vec![terrain, node, row.games.to_string()],
             first_player: row.first_player,
             blue: row.blue,
             turns: row.turns,
@@ -466,36 +802,59 @@ struct ChangeSection<'a> {
     key_headers: &'a [&'a str],
     /// The titles of the plots of the first player's and blue's changes.
     plot_titles: [&'a str; 2],
+    /// What a row's games are, for the sample-size line.
+    unit: &'a str,
 }
 
-/// A section of paired changes: per preset a table of `rows`, and plots of the first player's
-/// and blue's changes with a series per preset.
+/// A section of paired changes: per preset (that has rows) a table of `rows`, and plots of
+/// the first player's and blue's changes with a series per preset. End types whose change is
+/// never estimable (e.g. no game reaches the turn cap) get no column.
 fn change_section(r: &Report, spec: &ChangeSection, rows: &[ChangeRow]) -> Section {
+    let ends: Vec<End> = End::ALL
+        .into_iter()
+        .filter(|e| *e != End::Forfeit)
+        .filter(|&end| {
+            rows.iter().any(|row| {
+                row.ends
+                    .iter()
+                    .any(|(e, c)| *e == end && c.is_some_and(|c| c.is_estimable()))
+            })
+        })
+        .collect();
     let mut headers: Vec<String> = spec.key_headers.iter().map(|h| h.to_string()).collect();
     headers.extend(["first player's score, pp", "blue's score, pp", "turns"].map(String::from));
-    headers.extend(
-        End::ALL
-            .into_iter()
-            .filter(|e| *e != End::Forfeit)
-            .map(|e| format!("{}, pp", e.name())),
-    );
-    let tables = r
+    headers.extend(ends.iter().map(|e| format!("{}, pp", e.name())));
+    let presets: Vec<&String> = r
         .presets
+        .iter()
+        .filter(|p| rows.iter().any(|row| row.preset == p.as_str()))
+        .collect();
+    let tables = presets
         .iter()
         .map(|preset| Table {
             caption: format!("{preset}: {}", spec.change),
             headers: headers.clone(),
             rows: rows
                 .iter()
-                .filter(|row| row.preset == preset)
+                .filter(|row| row.preset == preset.as_str())
                 .map(|row| {
                     let mut cells = row.key.clone();
                     cells.extend([
-                        opt(&row.first_player, pp),
-                        opt(&row.blue, pp),
-                        opt(&row.turns, signed),
+                        cell(&row.first_player, pp),
+                        cell(&row.blue, pp),
+                        match &row.turns {
+                            Some(t) if !t.is_estimable() => {
+                                format!("{:+.1} ({NOT_ESTIMABLE})", t.value)
+                            }
+                            t => opt(t, signed),
+                        },
                     ]);
-                    cells.extend(row.ends.iter().map(|(_, e)| opt(e, pp)));
+                    cells.extend(
+                        row.ends
+                            .iter()
+                            .filter(|(e, _)| ends.contains(e))
+                            .map(|(_, e)| cell(e, pp)),
+                    );
                     cells
                 })
                 .collect(),
@@ -507,25 +866,29 @@ fn change_section(r: &Report, spec: &ChangeSection, rows: &[ChangeRow]) -> Secti
             axis: format!("percentage points, {}", spec.change),
             reference: Some(0.0),
             scale: 100.0,
-            series: r
-                .presets
+            range: None,
+            series: presets
                 .iter()
                 .enumerate()
                 .map(|(i, p)| Series {
-                    name: p.clone(),
+                    name: p.to_string(),
                     colour: COLOURS[i % COLOURS.len()],
                     points: rows
                         .iter()
-                        .filter(|row| row.preset == p)
+                        .filter(|row| row.preset == p.as_str())
                         .filter_map(|row| f(row).map(|e| (row.label.clone(), e)))
                         .collect(),
                 })
                 .collect(),
         })
     };
+    let mut text = vec![spec.text.to_string()];
+    let estimates: Vec<Estimate> = rows.iter().filter_map(|row| row.first_player).collect();
+    text.extend(sample_size_line(&estimates, spec.unit));
+    text.push(NOT_ESTIMABLE_NOTE.into());
     Section {
         title: spec.title.into(),
-        text: vec![spec.text.into()],
+        text,
         tables,
         plots: vec![
             plot(spec.plot_titles[0], |row| row.first_player),
@@ -547,8 +910,13 @@ fn special_section(r: &Report) -> Section {
             "Special-base effect on the first player's score",
             "Special-base effect on blue's score",
         ],
+        unit: "deals per terrain",
     };
-    let rows: Vec<ChangeRow> = r.special_bases.iter().map(ChangeRow::from).collect();
+    let rows: Vec<ChangeRow> = r
+        .special_bases
+        .iter()
+        .map(|s| ChangeRow::special(r, s))
+        .collect();
     change_section(r, &spec, &rows)
 }
 
@@ -561,7 +929,8 @@ fn restricted_section(r: &Report) -> Section {
                plain node for both players: an optional effect is never used, a forced one \
                (Station Metal-X's cancelled troop effects, Tropical Pool's allowed values) no \
                longer applies. Each such run plays the deals of the normal games, so every \
-               change below (effect never used minus normal) is paired deal by deal; a \
+               change below (effect never used minus normal) is paired deal by deal: each \
+               restricted run is compared with the normal games of its own deals; a \
                negative first-player change means the base's effect helps the first player. \
                Node ids are those of docs/rules.md §15.",
         change: "effect never used minus normal",
@@ -570,8 +939,13 @@ fn restricted_section(r: &Report) -> Section {
             "Restricted play: change in the first player's score",
             "Restricted play: change in blue's score",
         ],
+        unit: "games per node",
     };
-    let rows: Vec<ChangeRow> = r.restricted_play.iter().map(ChangeRow::from).collect();
+    let rows: Vec<ChangeRow> = r
+        .restricted_play
+        .iter()
+        .map(|x| ChangeRow::restricted(r, x))
+        .collect();
     change_section(r, &spec, &rows)
 }
 
@@ -583,35 +957,74 @@ fn rules(r: &Report) -> String {
     }
 }
 
-/// `report.md`.
-pub fn markdown(r: &Report, sections: &[Section]) -> String {
-    let mut md = format!(
-        "# Balance report\n\n{} games: presets {}; terrains {}; variants {}; {}. Plots are in \
-         report.html.\n\n",
+/// Prose wrapped at `width` columns (words never split), each line after the first prefixed
+/// with `indent`.
+fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line = 0;
+    for word in text.split_whitespace() {
+        let len = word.chars().count();
+        if line > 0 && line + 1 + len > width {
+            out.push('\n');
+            out.push_str(indent);
+            line = indent.len();
+        } else if line > 0 {
+            out.push(' ');
+            line += 1;
+        }
+        out.push_str(word);
+        line += len;
+    }
+    out
+}
+
+/// The report's header line: games, presets, terrains, variants, rules.
+fn header(r: &Report) -> String {
+    format!(
+        "{} games: presets {}; terrains {}; variants {}; {}.",
         r.games,
         r.presets.join(", "),
-        r.terrains.join(", "),
+        r.terrain_names.join(", "),
         r.variants
             .iter()
             .map(|v| v.to_string())
             .collect::<Vec<_>>()
             .join(", "),
         rules(r)
+    )
+}
+
+/// `report.md`: prose wrapped at 100 columns (tables stay one row a line, as Markdown needs).
+pub fn markdown(r: &Report, sections: &[Section]) -> String {
+    let mut md = format!(
+        "# Balance report\n\n{}\n\n",
+        wrap(
+            &format!("{} Plots are in report.html.", header(r)),
+            MD_WIDTH,
+            ""
+        )
     );
     for s in sections {
         let _ = writeln!(md, "## {}\n", s.title);
+        let list = s.title == "Summary";
         for t in &s.text {
-            let bullet = if s.title == "Summary" { "- " } else { "" };
-            let _ = writeln!(md, "{bullet}{t}");
-            if bullet.is_empty() {
-                md.push('\n');
+            match (list, t.strip_prefix("- ")) {
+                (true, _) => {
+                    let _ = writeln!(md, "- {}", wrap(t, MD_WIDTH - 2, "  "));
+                }
+                (false, Some(item)) => {
+                    let _ = writeln!(md, "- {}", wrap(item, MD_WIDTH - 2, "  "));
+                }
+                (false, None) => {
+                    let _ = writeln!(md, "{}\n", wrap(t, MD_WIDTH, ""));
+                }
             }
         }
-        if s.title == "Summary" {
+        if list || s.text.last().is_some_and(|t| t.starts_with("- ")) {
             md.push('\n');
         }
         for t in &s.tables {
-            let _ = writeln!(md, "**{}**\n", t.caption);
+            let _ = writeln!(md, "**{}**\n", wrap(&t.caption, MD_WIDTH - 4, ""));
             let _ = writeln!(md, "| {} |", t.headers.join(" | "));
             let _ = writeln!(md, "|{}", "---|".repeat(t.headers.len()));
             for row in &t.rows {
@@ -631,22 +1044,15 @@ pub fn html(r: &Report, sections: &[Section]) -> String {
          table{border-collapse:collapse;margin:0.5em 0 1.5em;font-size:13px}\
          td,th{border:1px solid #ccc;padding:3px 6px;text-align:right}\
          td:first-child,th:first-child{text-align:left}caption{text-align:left;font-weight:bold}\
-         svg{display:block;margin:1em 0}</style></head><body>\n<h1>Balance report</h1>\n",
+         svg{display:block;margin:1em 0;max-width:100%;height:auto}\
+         .incomplete{border:2px solid #d62728;padding:0 1em}</style></head><body>\n<h1>Balance report</h1>\n",
     );
-    let _ = writeln!(
-        h,
-        "<p>{} games: presets {}; terrains {}; variants {}; {}.</p>",
-        r.games,
-        escape(&r.presets.join(", ")),
-        escape(&r.terrains.join(", ")),
-        r.variants
-            .iter()
-            .map(|v| v.to_string())
-            .collect::<Vec<_>>()
-            .join(", "),
-        escape(&rules(r))
-    );
+    let _ = writeln!(h, "<p>{}</p>", escape(&header(r)));
     for s in sections {
+        let incomplete = s.title == "Incomplete study";
+        if incomplete {
+            h.push_str("<div class=\"incomplete\">");
+        }
         let _ = writeln!(h, "<h2>{}</h2>", escape(&s.title));
         if s.title == "Summary" {
             h.push_str("<ul>");
@@ -656,8 +1062,18 @@ pub fn html(r: &Report, sections: &[Section]) -> String {
             h.push_str("</ul>\n");
         } else {
             for t in &s.text {
-                let _ = writeln!(h, "<p>{}</p>", escape(t));
+                match t.strip_prefix("- ") {
+                    Some(item) => {
+                        let _ = writeln!(h, "<ul><li>{}</li></ul>", escape(item));
+                    }
+                    None => {
+                        let _ = writeln!(h, "<p>{}</p>", escape(t));
+                    }
+                }
             }
+        }
+        if incomplete {
+            h.push_str("</div>\n");
         }
         for p in &s.plots {
             h.push_str(p);
@@ -704,18 +1120,22 @@ fn csv_header(names: &[&str]) -> String {
 /// differences as fractions, lengths in turns.
 pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
     let ends: Vec<&str> = End::ALL.iter().map(|e| e.name()).collect();
-    let mut seats = format!(
+    let seats = format!(
         "preset,variant,terrain,games,{},{}\n",
         csv_header(&[
             "first_player",
             "blue",
             "balance",
-            "decisive",
+            "completion",
             "turns_mean",
-            "turns_sd"
+            "turns_sd",
+            "branching"
         ]),
         csv_header(&ends)
     );
+    let seats_header = seats.trim_end().to_string();
+    let mut seats =
+        format!("{seats_header},turns_p10,turns_p25,turns_median,turns_p75,turns_p90\n");
     for s in &r.seats {
         let figures = [
             s.first_player,
@@ -724,15 +1144,19 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
             s.decisiveness,
             s.turns_mean,
             s.turns_sd,
+            s.branching,
         ];
         let cells: Vec<String> = figures
             .iter()
             .chain(s.ends.iter().map(|(_, e)| e))
             .map(csv_estimate)
             .collect();
+        let quantiles = s
+            .turns_quantiles
+            .map_or(",,,,".into(), |q| q.map(|t| t.to_string()).join(","));
         let _ = writeln!(
             seats,
-            "{},{},{},{},{}",
+            "{},{},{},{},{},{quantiles}",
             s.preset,
             s.variant,
             s.terrain,
@@ -777,18 +1201,24 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
         for row in rows {
             let cells: Vec<String> = row.changes().map(csv_estimate).collect();
             // Several restricted nodes are separated by spaces: one CSV field.
-            let key: Vec<String> = row.key.iter().map(|k| k.replace(", ", " ")).collect();
+            let key: Vec<String> = row.csv_key.iter().map(|k| k.replace(", ", " ")).collect();
             let _ = writeln!(csv, "{},{},{}", row.preset, key.join(","), cells.join(","));
         }
         csv
     };
     let special = changes(
         "terrain,deals",
-        r.special_bases.iter().map(ChangeRow::from).collect(),
+        r.special_bases
+            .iter()
+            .map(|x| ChangeRow::special(r, x))
+            .collect(),
     );
     let restricted = changes(
         "terrain,node,games",
-        r.restricted_play.iter().map(ChangeRow::from).collect(),
+        r.restricted_play
+            .iter()
+            .map(|x| ChangeRow::restricted(r, x))
+            .collect(),
     );
     let mut search = String::from(
         "terrain,preset,variant,objective,games,first_player,first_player_lo,first_player_hi,\
@@ -811,14 +1241,84 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
             );
         }
     }
+    let mut troop_cells =
+        String::from("preset,variant,terrain,troop,games,value,value_lo,value_hi\n");
+    for c in &r.troop_cells {
+        let _ = writeln!(
+            troop_cells,
+            "{},{},{},{},{},{}",
+            c.preset,
+            c.variant,
+            c.terrain,
+            c.troop,
+            c.value.n,
+            csv_estimate(&Some(c.value))
+        );
+    }
+    let mut homogeneity = String::from("preset,troop,across,variant,statistic,df,p\n");
+    for h in &r.troop_homogeneity {
+        let _ = writeln!(
+            homogeneity,
+            "{},{},{},{},{:.6},{},{:.6}",
+            h.preset,
+            h.troop,
+            h.across,
+            h.variant.map_or(String::new(), |v| v.to_string()),
+            h.statistic,
+            h.df,
+            h.p
+        );
+    }
+    let mut skill = format!(
+        "preset,against,variant,terrain,deals,{}\n",
+        csv_header(&["first_player", "blue", "turns"])
+    );
+    for c in &r.skill_changes {
+        let _ = writeln!(
+            skill,
+            "{},{},{},{},{},{},{},{}",
+            c.preset,
+            c.against,
+            c.variant,
+            c.terrain,
+            c.deals,
+            csv_estimate(&c.first_player),
+            csv_estimate(&c.blue),
+            csv_estimate(&c.turns)
+        );
+    }
+    let mut comparisons =
+        String::from("family,preset,comparisons,comparison,value,value_lo,value_hi,null,p,holm\n");
+    for f in &r.families {
+        for t in &f.tests {
+            let _ = writeln!(
+                comparisons,
+                "\"{}\",{},{},\"{}\",{},{},{:.6},{:.6}",
+                f.what.replace('"', "'"),
+                f.preset.replace(',', ";"),
+                f.comparisons,
+                t.label.replace('"', "'"),
+                csv_estimate(&Some(t.estimate)),
+                t.null,
+                t.p,
+                t.holm
+            );
+        }
+    }
     let mut tables = vec![
         ("seats.csv", seats),
         ("troops.csv", troops),
+        ("troops_by_terrain.csv", troop_cells),
+        ("troop_homogeneity.csv", homogeneity),
+        ("comparisons.csv", comparisons),
         ("plays.csv", plays),
         ("special_bases.csv", special),
     ];
     if !r.restricted_play.is_empty() {
         tables.push(("restricted_play.csv", restricted));
+    }
+    if !r.skill_changes.is_empty() {
+        tables.push(("skill_changes.csv", skill));
     }
     if r.objective_search.is_some() {
         tables.push(("objective_search.csv", search));

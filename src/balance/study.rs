@@ -11,10 +11,11 @@ use crate::rules::{Restricted, Variant, WhatIfs};
 use crate::terrain::{NodeId, Terrain};
 use crate::tournament::bots::{BotEntry, ExternalTimeouts};
 use crate::tournament::config::{DEFAULT_EXT_STARTUP_MS, RUN_FORMAT};
+use crate::tournament::lock::{RunLock, LOCK_FILE};
 use crate::tournament::store::{write_json_atomic, RUN_FILE};
-use crate::tournament::{run_tournament, RunConfig, RunOptions, Shard};
+use crate::tournament::{run_tournament, RunConfig, RunOptions, Shard, TournamentError};
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -231,6 +232,40 @@ fn earlier_runs(plan: &StudyPlan, named: &[String]) -> Result<Vec<String>, Balan
         .into_iter()
         .filter(|f| !named.contains(f) && runs.join(f).join(RUN_FILE).is_file())
         .collect())
+}
+
+/// What only a balance folder holds: a study's list of runs and its runs, a report, an
+/// objective search's studies.
+const STUDY_MARKS: [&str; 4] = [STUDY_FILE, RUNS_DIR, REPORT_FILE, OBJECTIVES_DIR];
+
+/// The folder of an objective search's studies, one per candidate objective.
+pub const OBJECTIVES_DIR: &str = "objectives";
+
+/// The report's data file, which marks a folder a balance report was written to.
+const REPORT_FILE: &str = "balance.json";
+
+/// Takes the lock of the folder a balance command writes to (`--out`, created if need be):
+/// the very lock of a tournament run folder (`run.lock`), so that a tournament or another
+/// balance command cannot write there at the same time. A folder that holds files but no
+/// study, report or objective search is refused: a study does not mix with other files.
+pub fn lock_out_dir(dir: &Path) -> Result<RunLock, BalanceError> {
+    std::fs::create_dir_all(dir).map_err(|e| TournamentError::io(dir, e))?;
+    let lock = RunLock::acquire(dir).map_err(TournamentError::from)?;
+    let entries: Vec<String> = std::fs::read_dir(dir)
+        .map_err(|e| TournamentError::io(dir, e))?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != LOCK_FILE)
+        .collect();
+    if !entries.is_empty() && !STUDY_MARKS.iter().any(|m| entries.iter().any(|e| e == m)) {
+        return Err(BalanceError::Usage(format!(
+            "{} is not empty and holds no balance study ({STUDY_FILE}, {RUNS_DIR}/) nor report \
+             ({REPORT_FILE}): refusing to mix a study with other files; choose an empty or new \
+             --out folder",
+            dir.display()
+        )));
+    }
+    Ok(lock)
 }
 
 fn check(plan: &StudyPlan) -> Result<(), BalanceError> {

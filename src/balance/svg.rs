@@ -1,6 +1,7 @@
-//! Plots as inline SVG, written directly: every plot of the report is one kind, a dot plot
-//! with 95% error bars (rows of labels, one dot per series, a reference line for "no effect"),
-//! which a few small functions draw and the tests check. A plotting crate would bring fonts,
+//! Plots as inline SVG, written directly: dot plots with 95% error bars (rows of labels, one
+//! dot per series, a reference line for "no effect") and one heat map (troop × terrain, each
+//! cell's value and interval written in it), which a few small functions draw and the tests
+//! check. A plotting crate would bring fonts,
 //! backends and far more code for this one shape.
 
 use super::estimate::Estimate;
@@ -26,6 +27,9 @@ pub struct DotPlot {
     pub reference: Option<f64>,
     /// Factor from data units to the units shown (100 for percent).
     pub scale: f64,
+    /// The data range of the axis, when several plots must share one (see [`shared_range`]);
+    /// `None` to fit this plot's intervals.
+    pub range: Option<(f64, f64)>,
     /// The series plotted.
     pub series: Vec<Series>,
 }
@@ -45,13 +49,24 @@ pub fn escape(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The data range shown: every finite interval end and the reference, padded by 5%.
+/// The data range shown: the plot's own, or every finite interval end and the reference,
+/// padded by 5%.
 fn range(plot: &DotPlot) -> (f64, f64) {
-    let ends = plot
-        .series
+    plot.range
+        .unwrap_or_else(|| shared_range(std::slice::from_ref(plot)))
+}
+
+/// One data range for several plots (so that their axes can be compared at a glance): every
+/// finite interval end, value and reference of all of them, padded by 5%.
+pub fn shared_range(plots: &[DotPlot]) -> (f64, f64) {
+    let ends = plots
         .iter()
-        .flat_map(|s| s.points.iter().flat_map(|(_, e)| [e.lo, e.hi, e.value]))
-        .chain(plot.reference)
+        .flat_map(|p| {
+            p.series
+                .iter()
+                .flat_map(|s| s.points.iter().flat_map(|(_, e)| [e.lo, e.hi, e.value]))
+                .chain(p.reference)
+        })
         .filter(|x| x.is_finite());
     let (lo, hi) = ends.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
         (a.min(x), b.max(x))
@@ -164,9 +179,10 @@ pub fn dot_plot(plot: &DotPlot) -> String {
     svg
 }
 
+/// The legend: one entry per series that has points (an empty series is left out).
 fn legend(svg: &mut String, plot: &DotPlot) {
     let mut lx = LEFT;
-    for s in &plot.series {
+    for s in plot.series.iter().filter(|s| !s.points.is_empty()) {
         let _ = write!(
             svg,
             r#"<circle cx="{:.1}" cy="32" r="4" fill="{}"/><text x="{:.1}" y="36">{}</text>"#,
@@ -190,6 +206,134 @@ fn trim(v: f64) -> String {
     }
     let s = format!("{v:.1}");
     s.strip_suffix(".0").map_or(s.clone(), str::to_string)
+}
+
+/// A heat map: rows × columns of cells, each coloured by its value (blue below `reference`,
+/// red above, white at it, full colour at `scale_to` away) and labelled with its value and
+/// interval; a cell whose interval holds the reference is drawn pale, with its text grey.
+pub struct HeatMap {
+    /// Plot title.
+    pub title: String,
+    /// What a value is, under the map, e.g. "pp of win probability per copy".
+    pub axis: String,
+    /// Row labels, top to bottom.
+    pub rows: Vec<String>,
+    /// Column labels, left to right.
+    pub columns: Vec<String>,
+    /// `cells[row][column]`, `None` where nothing was estimated.
+    pub cells: Vec<Vec<Option<Estimate>>>,
+    /// Where "no effect" lies, in data units.
+    pub reference: f64,
+    /// Factor from data units to the units shown (100 for percentage points).
+    pub scale: f64,
+    /// The distance from `reference` shown in full colour, in data units.
+    pub scale_to: f64,
+}
+
+const CELL_W: f64 = 112.0;
+const CELL_H: f64 = 34.0;
+
+/// The heat map as one `<svg>` element.
+pub fn heat_map(map: &HeatMap) -> String {
+    let left = 110.0;
+    let top = 80.0;
+    let width = left + CELL_W * map.columns.len() as f64 + 10.0;
+    let height = top + CELL_H * map.rows.len() as f64 + 30.0;
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = write!(
+        svg,
+        r#"<text x="{left}" y="18" font-size="14" font-weight="bold">{}</text>"#,
+        escape(&map.title)
+    );
+    for (c, label) in map.columns.iter().enumerate() {
+        let cx = left + CELL_W * (c as f64 + 0.5);
+        let _ = write!(
+            svg,
+            r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" font-weight="bold" font-size="10">{}</text>"#,
+            top - 8.0,
+            escape(label)
+        );
+    }
+    for (r, label) in map.rows.iter().enumerate() {
+        let y = top + CELL_H * r as f64;
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end" font-weight="bold">{}</text>"#,
+            left - 8.0,
+            y + CELL_H / 2.0 + 4.0,
+            escape(label)
+        );
+        for c in 0..map.columns.len() {
+            let x = left + CELL_W * c as f64;
+            let cell = map
+                .cells
+                .get(r)
+                .and_then(|row| row.get(c))
+                .copied()
+                .flatten();
+            let (fill, text, ink) = match cell {
+                None => ("#f4f4f4".to_string(), "-".to_string(), "#999"),
+                Some(e) => {
+                    let weak = !e.is_estimable() || e.covers(map.reference);
+                    let t = ((e.value - map.reference) / map.scale_to).clamp(-1.0, 1.0);
+                    let t = if weak { t * 0.35 } else { t };
+                    let ink = if weak { "#777" } else { "#000" };
+                    (shade(t), cell_text(&e, map.scale), ink)
+                }
+            };
+            let _ = write!(
+                svg,
+                r##"<rect x="{x:.1}" y="{y:.1}" width="{CELL_W}" height="{CELL_H}" fill="{fill}" stroke="#fff"/>"##
+            );
+            let mut lines = text.splitn(2, ' ');
+            for (i, line) in [lines.next(), lines.next()]
+                .into_iter()
+                .flatten()
+                .enumerate()
+            {
+                let _ = write!(
+                    svg,
+                    r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="{ink}">{}</text>"#,
+                    x + CELL_W / 2.0,
+                    y + 14.0 + 13.0 * i as f64,
+                    escape(line)
+                );
+            }
+        }
+    }
+    let _ = write!(
+        svg,
+        r#"<text x="{left}" y="{:.1}">{}</text>"#,
+        height - 10.0,
+        escape(&map.axis)
+    );
+    svg.push_str("</svg>");
+    svg
+}
+
+/// "+1.2 [−0.4, +2.8]" (two lines in a cell: value, then interval).
+fn cell_text(e: &Estimate, scale: f64) -> String {
+    if !e.is_estimable() {
+        return format!("{:+.1} (n/e)", e.value * scale);
+    }
+    format!(
+        "{:+.1} [{:+.1},{:+.1}]",
+        e.value * scale,
+        e.lo * scale,
+        e.hi * scale
+    )
+}
+
+/// White at 0, towards red (`t` = 1) or blue (`t` = −1).
+fn shade(t: f64) -> String {
+    let (r, g, b) = if t >= 0.0 {
+        (255.0, 255.0 - 155.0 * t, 255.0 - 155.0 * t)
+    } else {
+        (255.0 + 155.0 * t, 255.0 + 155.0 * t * 0.6, 255.0)
+    };
+    format!("rgb({:.0},{:.0},{:.0})", r, g, b)
 }
 
 #[cfg(test)]
@@ -244,6 +388,7 @@ pub(crate) mod tests {
             axis: "score (%)".into(),
             reference: Some(0.5),
             scale: 100.0,
+            range: None,
             series: vec![
                 Series {
                     name: "first player".into(),
@@ -289,8 +434,94 @@ pub(crate) mod tests {
             axis: "x".into(),
             reference: None,
             scale: 1.0,
+            range: None,
             series: Vec::new(),
         });
         well_formed(&svg).unwrap();
+    }
+
+    /// A series with no points (e.g. a preset that played no restricted games) has no legend
+    /// entry; before, the legend named it with nothing plotted.
+    #[test]
+    fn an_empty_series_has_no_legend_entry() {
+        let series = |name: &str, points| Series {
+            name: name.into(),
+            colour: "#000",
+            points,
+        };
+        let svg = dot_plot(&DotPlot {
+            title: "t".into(),
+            axis: "x".into(),
+            reference: None,
+            scale: 1.0,
+            range: None,
+            series: vec![
+                series("greedy", vec![("a".into(), e(0.1, 0.0, 0.2))]),
+                series("strong", Vec::new()),
+            ],
+        });
+        assert!(
+            svg.contains(">greedy<") && !svg.contains(">strong<"),
+            "{svg}"
+        );
+    }
+
+    /// Plots given one shared range draw the same ticks whatever their own data.
+    #[test]
+    fn plots_sharing_a_range_share_their_axis() {
+        let plot = |v: f64| DotPlot {
+            title: "t".into(),
+            axis: "x".into(),
+            reference: Some(0.5),
+            scale: 100.0,
+            range: None,
+            series: vec![Series {
+                name: "s".into(),
+                colour: "#000",
+                points: vec![("a".into(), e(v, v - 0.05, v + 0.05))],
+            }],
+        };
+        let mut plots = vec![plot(0.3), plot(0.6)];
+        let shared = shared_range(&plots);
+        assert!(shared.0 < 0.25 && shared.1 > 0.65, "{shared:?}");
+        let ticks_of = |svg: &str| svg.matches("stroke=\"#ddd\"").count();
+        assert_ne!(ticks_of(&dot_plot(&plots[0])), 0);
+        plots.iter_mut().for_each(|p| p.range = Some(shared));
+        let (a, b) = (dot_plot(&plots[0]), dot_plot(&plots[1]));
+        let axis = |svg: &str| {
+            svg.split("<text")
+                .filter(|t| t.contains("text-anchor=\"middle\">"))
+                .map(|t| t.rsplit('>').next().unwrap_or("").to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(axis(&a), axis(&b));
+    }
+
+    #[test]
+    fn a_heat_map_writes_each_cell_and_is_well_formed() {
+        let svg = heat_map(&HeatMap {
+            title: "Troop values & terrains".into(),
+            axis: "pp".into(),
+            rows: vec!["Kwak".into(), "Jumbo".into()],
+            columns: vec!["Castle Field".into(), "all terrains".into()],
+            cells: vec![
+                vec![Some(e(0.012, -0.004, 0.028)), None],
+                vec![Some(e(-0.05, -0.07, -0.03)), Some(e(0.0, -0.01, 0.01))],
+            ],
+            reference: 0.0,
+            scale: 100.0,
+            scale_to: 0.05,
+        });
+        well_formed(&svg).unwrap();
+        assert!(svg.contains("Troop values &amp; terrains"));
+        assert!(
+            svg.contains(">+1.2<") && svg.contains(">[-0.4,+2.8]<"),
+            "{svg}"
+        );
+        assert_eq!(svg.matches("<rect").count(), 4);
+        assert!(
+            svg.contains("rgb(100,162,255)"),
+            "a clear −5 pp is full blue: {svg}"
+        );
     }
 }

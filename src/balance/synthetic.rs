@@ -88,6 +88,7 @@ pub fn synthetic_study_of_presets(
                         turns: rng.random_range(15..60),
                         lost,
                         placed: Some([[1; Troop::ALL.len()]; 2]),
+                        choices: None,
                     });
                 }
             }
@@ -96,6 +97,7 @@ pub fn synthetic_study_of_presets(
     Study {
         presets: (0..presets).map(|p| format!("simulated{p}")).collect(),
         terrains: (0..terrains).map(|t| format!("terrain{t}")).collect(),
+        terrain_names: Vec::new(),
         games,
         what_ifs: Default::default(),
     }

@@ -5,10 +5,21 @@
 //! group of its own, told to quit when the bot is dropped, and after a short grace period the
 //! whole group is killed, so neither a crash, a leaked state nor a process the program started
 //! spills into the next game. Every failure of the program (it cannot start, exits, stays silent
-//! past the timeout, writes a line longer than [`MAX_LINE_BYTES`], answers something that is not
-//! a legal decision) makes the bot answer [`FORFEIT_DECISION`], which the rules refuse, so the
-//! game ends as a forfeit for it; the reason is kept in [`ExternalBot::failure`]. The program's
-//! standard error goes to a log file capped at [`MAX_LOG_BYTES`].
+//! past the timeout, writes a line longer than [`MAX_LINE_BYTES`], writes a line nobody asked
+//! for, answers something that is not a legal decision) makes the bot answer
+//! [`FORFEIT_DECISION`], which the rules refuse, so the game ends as a forfeit for it; the
+//! reason is kept in [`ExternalBot::failure`]. The program's standard error goes to a log file
+//! capped at [`MAX_LOG_BYTES`].
+//!
+//! A process the program started that leaves its group (`setsid`) is ended too once this
+//! process is the reaper of its bots ([`become_reaper`], as the command line is): when the game
+//! ends, every process left over becomes this process's child and is killed. The program
+//! itself is killed by the system if this process dies first (`PR_SET_PDEATHSIG`), `kill -9`
+//! included.
+//!
+//! Memory stays bounded whatever the program writes: at most one line waits between the
+//! reader thread and the game ([`PENDING_LINES`]); while it waits the reader stops reading, so
+//! a program that floods its output blocks on the full pipe instead of filling the engine.
 
 use super::{Bot, Choice, Request};
 use crate::info::Observation;
@@ -20,8 +31,9 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TryRecvError};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// The protocol version sent in the hello message.
@@ -30,6 +42,11 @@ pub const PROTOCOL: &str = "toybattle-ext/1";
 /// The longest line a program may write on its standard output, newline excluded. Answers are
 /// a few dozen bytes; the cap keeps the engine's memory bounded whatever the program writes.
 pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// How many lines of a program's output may wait to be read by the game. A program answers
+/// each request with one line, so one is all a well-behaved program ever needs; a line waiting
+/// when a request is about to be sent was written unasked, and the program forfeits.
+pub const PENDING_LINES: usize = 1;
 
 /// The most of a program's standard error kept in its log file per game; the rest is read and
 /// dropped, so the program never blocks on a full pipe.
@@ -163,20 +180,22 @@ impl ExternalBot {
         let log = create_log(&log_path)?;
         // A process group of its own: ending the group at the end of the game also ends every
         // process the program started.
-        let mut child = Command::new(&self.program)
+        let mut command = Command::new(&self.program);
+        command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()
+            .process_group(0);
+        die_with_parent(&mut command);
+        let mut child = spawn_program(&mut command)
             .map_err(|e| format!("cannot start '{}': {e}", self.program.display()))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            kill_group(&mut child);
+            end_program(&mut child);
             return Err("the program's standard input or output is not available".into());
         };
-        let (tx, lines) = mpsc::channel();
+        let (tx, lines) = mpsc::sync_channel(PENDING_LINES);
         std::thread::spawn(move || read_lines(stdout, tx));
         std::thread::spawn(move || copy_capped(stderr, log, MAX_LOG_BYTES));
         let mut session = Session {
@@ -199,7 +218,7 @@ impl ExternalBot {
             while !has_exited(&s.child) && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
             }
-            kill_group(&mut s.child);
+            end_program(&mut s.child);
         }
     }
 
@@ -209,6 +228,7 @@ impl ExternalBot {
         }
         let (timeout, startup) = (self.timeout, self.startup_timeout);
         let session = self.session.as_mut().expect("started above");
+        session.nothing_unasked()?;
         session.send(&decide_message(request.game, request.observation, legal))?;
         let startup = if session.first {
             startup
@@ -243,6 +263,21 @@ impl ExternalBot {
 }
 
 impl Session {
+    /// Checks, before a request, that the program wrote nothing since its last answer: one
+    /// answer per request is the protocol, and a program that writes more (a flood of copies
+    /// of its answer, say) would otherwise have its stale lines taken as later answers.
+    fn nothing_unasked(&mut self) -> Result<(), String> {
+        match self.lines.try_recv() {
+            Ok(Ok(line)) => Err(format!(
+                "wrote a line nobody asked for ('{}'): a program answers each decide message \
+                 with exactly one line",
+                line.chars().take(120).collect::<String>()
+            )),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(TryRecvError::Empty | TryRecvError::Disconnected) => Ok(()),
+        }
+    }
+
     fn send(&mut self, message: &Value) -> Result<(), String> {
         let mut line = message.to_string();
         line.push('\n');
@@ -252,6 +287,150 @@ impl Session {
             .and_then(|()| stdin.flush())
             .map_err(|e| format!("cannot write to the program (exited or crashed?): {e}"))
     }
+}
+
+/// Whether this process reaps what its bots leave behind ([`become_reaper`]).
+static REAPER: AtomicBool = AtomicBool::new(false);
+
+/// The longest wait, at the end of a game, for the processes of a bot's group to die and for
+/// the processes they leave to be killed.
+const REAP_WAIT: Duration = Duration::from_secs(2);
+
+/// The process ids of the bot programs running now. Locked while a program is started and
+/// while orphans are hunted, so that a program being started is never taken for an orphan.
+fn programs() -> &'static Mutex<Vec<u32>> {
+    static PROGRAMS: OnceLock<Mutex<Vec<u32>>> = OnceLock::new();
+    PROGRAMS.get_or_init(Default::default)
+}
+
+/// Makes this process the reaper of every process its external bots start (Linux's
+/// `PR_SET_CHILD_SUBREAPER`): a process a program started that left the program's process
+/// group (`setsid`) and lost its parent becomes a child of this process instead of the
+/// system's, and at the end of each game every such child is killed.
+///
+/// Only for a process whose children are all external bot programs, as the command line's
+/// tournaments and balance studies: any other child it has is taken for a bot's leftover.
+pub fn become_reaper() -> Result<(), String> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: prctl with these arguments only sets a flag of this process.
+        if unsafe { libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) } != 0 {
+            return Err(format!(
+                "cannot make the engine the reaper of its bots' processes: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        REAPER.store(true, Ordering::SeqCst);
+    }
+    Ok(())
+}
+
+/// Kills and reaps every child of this process that is not a running bot program: once this
+/// process is a reaper ([`become_reaper`]), those are processes a bot started and left behind
+/// (their parent gone, they were handed to this process). Does nothing otherwise.
+pub fn reap_orphans() -> usize {
+    if !REAPER.load(Ordering::SeqCst) {
+        return 0;
+    }
+    let Ok(running) = programs().lock() else {
+        return 0;
+    };
+    let orphans: Vec<libc::pid_t> = children()
+        .into_iter()
+        .filter(|pid| u32::try_from(*pid).is_ok_and(|p| !running.contains(&p)))
+        .collect();
+    for &pid in &orphans {
+        // SAFETY: the orphan is an unreaped child of this process, so neither its id nor the
+        // id of a group it leads can belong to a stranger; waitpid writes nothing here.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+            libc::kill(pid, libc::SIGKILL);
+            libc::waitpid(pid, std::ptr::null_mut(), 0);
+        }
+    }
+    orphans.len()
+}
+
+/// The children of this process, from the parent id in `/proc/<pid>/stat`.
+fn children() -> Vec<libc::pid_t> {
+    let me = std::process::id().to_string();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<libc::pid_t>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+                // After the name in parentheses (which may hold anything): state, then parent.
+                stat.rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(1).map(|p| p == me))
+                    .unwrap_or(false)
+            })
+        })
+        .collect()
+}
+
+/// Starts a bot program and lists it among the running ones, both under the lock of the list.
+fn spawn_program(command: &mut Command) -> std::io::Result<Child> {
+    let mut running = programs().lock().unwrap_or_else(|e| e.into_inner());
+    let child = command.spawn()?;
+    running.push(child.id());
+    Ok(child)
+}
+
+/// Ends a bot program: its whole group is killed and the program reaped, then, when this
+/// process is a reaper, what the group leaves is killed until the group is gone.
+fn end_program(child: &mut Child) {
+    let pid = child.id();
+    kill_group(child);
+    if let Ok(mut running) = programs().lock() {
+        if let Some(i) = running.iter().position(|&p| p == pid) {
+            running.swap_remove(i);
+        }
+    }
+    let (Ok(group), true) = (libc::pid_t::try_from(pid), REAPER.load(Ordering::SeqCst)) else {
+        return;
+    };
+    // The group's other processes die a moment after the program; the processes they started
+    // outside the group are handed to this process only then.
+    let deadline = Instant::now() + REAP_WAIT;
+    loop {
+        let reaped = reap_orphans();
+        // SAFETY: signal 0 only asks whether the group still has a process.
+        let group_alive = unsafe { libc::kill(-group, 0) } == 0;
+        if (reaped == 0 && !group_alive) || Instant::now() >= deadline {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Has the system kill the program when the thread that starts it ends (`PR_SET_PDEATHSIG`):
+/// with the engine killed (`kill -9` included) its bots end too instead of waiting forever.
+/// Each program is started by the thread that plays its game and ended before that thread
+/// ends, so the signal never cuts a game short.
+fn die_with_parent(command: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: getpid only reads this process's id.
+        let parent = unsafe { libc::getpid() };
+        // SAFETY: the closure runs in the child between fork and exec and calls only prctl,
+        // getppid and kill, which are async-signal-safe.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The engine died before the signal was asked for: nobody will wait for us.
+                if libc::getppid() != parent {
+                    libc::kill(libc::getpid(), libc::SIGKILL);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
 }
 
 /// Whether the program has exited, without reaping it: while it is not reaped its process id,
@@ -281,8 +460,9 @@ fn kill_group(child: &mut Child) {
 }
 
 /// Passes the program's output on line by line, until it ends, cannot be read, or a line is
-/// longer than [`MAX_LINE_BYTES`] (then the reason is passed on and reading stops).
-fn read_lines(stdout: impl Read, tx: Sender<LineResult>) {
+/// longer than [`MAX_LINE_BYTES`] (then the reason is passed on and reading stops). The
+/// channel holds [`PENDING_LINES`]: when it is full, sending waits, and so does the program.
+fn read_lines(stdout: impl Read, tx: SyncSender<LineResult>) {
     let mut reader = BufReader::new(stdout);
     loop {
         let Some(line) = read_bounded_line(&mut reader, MAX_LINE_BYTES).transpose() else {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use toybattle::balance::objective::{candidates, rows_of, search};
 use toybattle::balance::render::write_report;
+use toybattle::balance::study::{lock_out_dir, OBJECTIVES_DIR};
 use toybattle::balance::{analyse, load_study, run_study, Report, StudyPlan};
 use toybattle::rules::{Variant, WhatIfs};
 use toybattle::terrain::Terrain;
@@ -87,6 +88,10 @@ pub struct Args {
     /// same deals, and report each as a change against the normal games.
     #[arg(long, conflicts_with_all = ["from", "objective_search"])]
     restricted_play: bool,
+    /// Write the report even when the runs read do not cover the whole study (shards, runs
+    /// or games missing); the report then names what is missing at its top.
+    #[arg(long)]
+    allow_incomplete: bool,
     /// Study folder: runs/ (one tournament run per preset and variant) and the report.
     #[arg(long, value_name = "DIR")]
     out: PathBuf,
@@ -125,7 +130,7 @@ fn objective_search(args: &Args, plan: StudyPlan, start: Instant) -> CliResult {
         if n != terrain.medals_to_win {
             what_ifs.objectives.insert(key.clone(), n);
         }
-        let out = args.out.join("objectives").join(n.to_string());
+        let out = args.out.join(OBJECTIVES_DIR).join(n.to_string());
         if !args.quiet {
             eprintln!("objective {n} medals on {key}: {}", out.display());
         }
@@ -140,7 +145,8 @@ fn objective_search(args: &Args, plan: StudyPlan, start: Instant) -> CliResult {
         };
         let dirs = run_study(&candidate).map_err(|e| e.to_string())?;
         let loaded = load_study(&dirs, &plan.terrains).map_err(|e| e.to_string())?;
-        let report = analyse(&loaded.study);
+        let mut report = analyse(&loaded.study);
+        report.incomplete = complete(args, &loaded.missing)?;
         rows.extend(rows_of(&report, &key, n));
         if n == terrain.medals_to_win {
             printed = Some((report, loaded.notes));
@@ -192,6 +198,9 @@ fn what_ifs(args: &Args, terrains: &[Arc<Terrain>]) -> Result<WhatIfs, String> {
 
 pub fn run(args: Args) -> CliResult {
     let start = Instant::now();
+    // Held to the end: no tournament or other balance command writes to --out meanwhile.
+    let _lock = lock_out_dir(&args.out).map_err(|e| e.to_string())?;
+    let _reaper = super::tournament::Reaper::start()?;
     let terrains = match &args.bots {
         // An objective search plays its one terrain.
         Some(_) => select_terrains(
@@ -249,8 +258,34 @@ pub fn run(args: Args) -> CliResult {
     for n in &loaded.notes {
         eprintln!("note: {n}");
     }
-    let report = analyse(&loaded.study);
+    let incomplete = complete(&args, &loaded.missing)?;
+    let mut report = analyse(&loaded.study);
+    report.incomplete = incomplete;
     finish(&args, &report, &loaded.notes, start)
+}
+
+/// Refuses a study whose runs do not cover it (naming every missing piece) unless
+/// `--allow-incomplete`; then returns the pieces for the top of the report.
+fn complete(args: &Args, missing: &[String]) -> Result<Vec<String>, String> {
+    if missing.is_empty() {
+        return Ok(Vec::new());
+    }
+    if !args.allow_incomplete {
+        return Err(format!(
+            "the runs read do not cover the whole study ({} missing piece{}):\n  {}\ngive the \
+             missing shards or runs, resume the study to play the missing games, or pass \
+             --allow-incomplete to report on the games present (the report then says so at \
+             its top)",
+            missing.len(),
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join("\n  ")
+        ));
+    }
+    eprintln!(
+        "warning: incomplete study, reported with --allow-incomplete: {}",
+        missing.join("; ")
+    );
+    Ok(missing.to_vec())
 }
 
 /// Writes the report and says where it is.

@@ -7,6 +7,7 @@ pub mod play;
 pub mod position;
 pub mod random_games;
 pub mod replay;
+pub mod review;
 pub mod serve;
 pub mod show;
 pub mod terrains;

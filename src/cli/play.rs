@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 use toybattle::record::notes::HintNote;
+use toybattle::review::{table, ReviewOptions};
 use toybattle::rules::{Colour, Troop, Variant};
 use toybattle::session::{
     data_folder, hint_order, save_name, DecisionGroup, HintOrder, HumanView, Level, LogEntry,
@@ -40,6 +41,10 @@ pub struct Args {
     /// Resume a game saved with `save FILE` (its other settings are the record's).
     #[arg(long, value_name = "FILE", conflicts_with_all = ["terrain", "variant", "level", "seat", "first", "seed"])]
     load: Option<PathBuf>,
+    /// Coach: after each of your decisions, say at once when it lost at least 10 points of win
+    /// probability (a mistake), with the better decision; `undo` takes it back.
+    #[arg(long)]
+    coach: bool,
 }
 
 /// The levels with their descriptions, and the measured ladder, for `--help`.
@@ -67,7 +72,9 @@ Commands:
                     holds the deal, so do not open it before the game is over)
   resign            give up the game
   board             show the board again
-  review            after the game: the computer's candidates at each of its decisions
+  review            the game review: your decisions' errors (during the game), then
+                    every decision's error and every draw's luck, and the computer's
+                    candidates at each of its decisions (after the game)
   help              this list
   quit              leave (an unsaved game is lost; Ctrl-C or the end of input at the
                     prompt saves it first)
@@ -147,6 +154,7 @@ pub fn run(args: Args) -> CliResult {
     let mut session = start(&args)?;
     let ui = Ui {
         colour: std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        coach: args.coach,
     };
     // Without a handler Ctrl-C still ends the program, as any other: only the saving is lost.
     if let Err(e) = ctrlc::set_handler(on_ctrl_c) {
@@ -373,15 +381,19 @@ fn command(session: &mut Session, ui: &Ui, table: &mut Table, line: &str) -> Res
             Err(e) => format!("cannot resign: {e}\n"),
         },
         "save" => save(session, rest),
-        "review" => review(&session.view()),
+        "review" => game_review(session) + &review(&session.view()),
         _ => match decision_text(session, table, line) {
             Ok(text) => match session.apply(&text) {
                 // The board follows once the computer has answered, or now if it is still
                 // the human's decision (an effect of the tile just placed).
                 Ok(()) if session.to_move() == ToMove::Human => {
-                    format!("you: {text}\n{}", table.board(ui, &session.view()))
+                    format!(
+                        "you: {text}\n{}{}",
+                        coach(session, ui),
+                        table.board(ui, &session.view())
+                    )
                 }
-                Ok(()) => format!("you: {text}\n"),
+                Ok(()) => format!("you: {text}\n{}", coach(session, ui)),
                 Err(e) => format!("not taken: {e}\n"),
             },
             Err(e) => e,
@@ -453,6 +465,47 @@ fn save(session: &Session, path: &str) -> String {
         ),
         Err(e) => format!("cannot save to {path}: {e}\n"),
     }
+}
+
+/// Search iterations per decision of the terminal's `review`: the win estimate's budget, so
+/// that a whole game is reviewed in seconds.
+const REVIEW_ITERATIONS: u64 = toybattle::review::ESTIMATE_ITERATIONS;
+
+/// With `--coach`: a warning when the human's last decision lost at least a mistake's worth of
+/// win probability, with the better decision and the way back.
+fn coach(session: &Session, ui: &Ui) -> String {
+    if !ui.coach {
+        return String::new();
+    }
+    let options = ReviewOptions::default().with_iterations(REVIEW_ITERATIONS);
+    match session.coach(&options) {
+        Some(d) if d.error >= toybattle::review::MISTAKE => format!(
+            "Coach: that was a {} ({:.0} points of win probability): {} keeps {:.0}%, yours \
+             {:.0}%. {}\n",
+            d.class.map_or("mistake", |c| c.name()),
+            d.error * 100.0,
+            d.best,
+            d.best_win * 100.0,
+            d.played_win * 100.0,
+            match session.can_undo() {
+                Ok(()) => "Type `undo` to take it back.".to_string(),
+                Err(e) => format!("It cannot be taken back: {e}."),
+            }
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The game review as a table: while the game goes on, the human's own decisions only.
+fn game_review(session: &Session) -> String {
+    let options = ReviewOptions::default().with_iterations(REVIEW_ITERATIONS);
+    let mut out = table(&searching(|stop| {
+        session.review(&options, &|_| {}, Some(stop))
+    }));
+    if !session.is_over() {
+        out += "(while the game goes on, only your own decisions are reviewed)\n";
+    }
+    out + "\n"
 }
 
 /// The computer's candidates at each of its decisions, once the game is over.
@@ -564,6 +617,9 @@ fn taken_back(steps: &[LogEntry], human: Colour) -> String {
 /// Text of the game for the terminal, coloured or plain.
 struct Ui {
     colour: bool,
+    /// Coach: after each of the human's decisions, say at once when it lost at least a mistake's
+    /// worth of win probability.
+    coach: bool,
 }
 
 impl Ui {

@@ -81,6 +81,10 @@ pub struct MergeArgs {
     /// Write the summary even if some games are in no input.
     #[arg(long)]
     allow_incomplete: bool,
+    /// The terrain file the run was played on, when it was played with one: the records are
+    /// replayed on its terrains.
+    #[arg(long, value_name = "FILE")]
+    terrain_file: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -109,6 +113,23 @@ fn parse_concurrency(s: &str) -> Result<usize, String> {
     check_concurrency(k).map_err(|e| e.to_string())
 }
 
+/// While it lives, this process is the reaper of its external bots' processes
+/// (`bot::external::become_reaper`); when it is dropped, whatever they left is killed.
+pub(super) struct Reaper(());
+
+impl Reaper {
+    pub(super) fn start() -> Result<Reaper, String> {
+        toybattle::bot::external::become_reaper()?;
+        Ok(Reaper(()))
+    }
+}
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        toybattle::bot::external::reap_orphans();
+    }
+}
+
 fn list(spec: &str) -> Vec<String> {
     spec.split(',')
         .map(|s| s.trim().to_string())
@@ -117,6 +138,7 @@ fn list(spec: &str) -> Vec<String> {
 }
 
 pub fn run(args: Args) -> CliResult {
+    let _reaper = Reaper::start()?;
     let terrains = select_terrains(&args.terrains, args.terrain_file.as_deref())?;
     let terrain_file_hash = match &args.terrain_file {
         Some(path) => {
@@ -173,6 +195,7 @@ pub fn merge(args: MergeArgs) -> CliResult {
         inputs: args.inputs,
         out: args.out.clone(),
         allow_incomplete: args.allow_incomplete,
+        terrain_file: args.terrain_file,
     })
     .map_err(|e| e.to_string())?;
     emit(&report.summary.to_terminal(&args.out))?;

@@ -428,8 +428,9 @@ impl Deal {
         }
     }
 
-    /// The same deal with the colours' tiles and the first player swapped: used to play a deal
-    /// with the seats exchanged.
+    /// The same deal with `first` moving first: every colour keeps its tiles, removed tiles and
+    /// reserve; only who plays first changes. Self-play uses it to play each deal once with
+    /// each colour first.
     pub fn with_first(&self, first: Colour) -> Deal {
         Deal {
             first,

@@ -22,6 +22,7 @@
 //! the state, so taking back a decision never changes what the reserve or the dice hold.
 
 mod level;
+mod review;
 mod saves;
 mod shown;
 mod view;
@@ -486,11 +487,18 @@ impl Session {
     /// Adds the human's estimated win probability now to the history.
     fn note_estimate(&mut self) {
         let obs = self.observation();
+        let step = self.line.len();
         self.win_history.push(WinPoint {
-            step: self.line.len(),
+            step,
             turn: obs.turn(),
-            human: view::estimate(&self.game, &obs),
+            human: crate::review::estimate(&self.game, &obs, self.estimate_seed(step)),
         });
+    }
+
+    /// The seed of the human's win estimate after `step` steps: the same position of the same
+    /// deal always gets the same figure (a game loaded from its record included).
+    fn estimate_seed(&self, step: usize) -> u64 {
+        decision_seed(self.now.referee.deal().seed, self.human, step as u32)
     }
 
     /// Resolves chance events and lets the bot decide until the human must decide or the game
@@ -600,7 +608,11 @@ impl Session {
             candidates.push(HintCandidate {
                 decision: choice.decision.notation(terrain),
                 visits: 0,
-                value: view::estimate(&self.game, &observation),
+                value: crate::review::estimate(
+                    &self.game,
+                    &observation,
+                    self.estimate_seed(self.line.len()),
+                ),
             });
         }
         let note = HintNote {

@@ -6,8 +6,6 @@
 //! level, the result). So no view can carry hidden information, whatever its caller does.
 
 use super::Level;
-use crate::bot::greedy::evaluation_terms;
-use crate::bot::search::FITTED_EVAL;
 use crate::info::Observation;
 use crate::record::notes::HintCandidate;
 use crate::rules::{Colour, Deal, Decision, DecisionList, Game, Phase, State, Troop, Variant};
@@ -97,8 +95,8 @@ pub struct WinPoint {
     pub step: usize,
     /// The turn then, from 1.
     pub turn: u16,
-    /// The human's win probability, 0 to 1: the evaluation of the search (fitted to game
-    /// outcomes) read from the human's own observation; 1 or 0 once the game is over.
+    /// The human's win probability, 0 to 1, read from the human's own observation by one
+    /// search ([`crate::review::estimate`]); 1 or 0 once the game is over.
     pub human: f64,
 }
 
@@ -372,21 +370,6 @@ impl HumanView {
             },
         }
     }
-}
-
-/// The human's win probability as the fitted evaluation reads their observation; 1 or 0 once
-/// the game is over.
-pub(super) fn estimate(game: &Game, obs: &Observation) -> f64 {
-    if let Some(o) = obs.view().outcome() {
-        return if o.winner == obs.observer() { 1.0 } else { 0.0 };
-    }
-    let terms = evaluation_terms(game, obs, obs.view());
-    let sum: f64 = terms
-        .iter()
-        .zip(&FITTED_EVAL[1..])
-        .map(|(&t, w)| f64::from(t) * w)
-        .sum();
-    1.0 / (1.0 + (-(FITTED_EVAL[0] + sum / 100.0)).exp())
 }
 
 /// What a group of decisions does, for a click interface.

@@ -105,6 +105,16 @@ pub enum ConfigError {
     /// An empty terrain list.
     #[error("no terrain selected")]
     NoTerrain,
+    /// One terrain listed twice (by its key, its name, or both): its games would be played
+    /// and counted twice, and two games at once would write the same record.
+    #[error(
+        "terrain '{terrain}' is listed twice in --terrains (by its key or its name): each \
+         terrain is played once per run, raise --games for more games on it"
+    )]
+    TerrainTwice {
+        /// The terrain's key.
+        terrain: String,
+    },
     /// A sequential test of other than two bots.
     #[error("--sprt compares exactly two bots, {count} are listed")]
     SprtBots {
@@ -129,6 +139,9 @@ pub enum ConfigError {
         /// The number given.
         given: usize,
     },
+    /// More deals than can be numbered (pairs x pairings x terrains past `usize::MAX`).
+    #[error("more deals than this machine can number (pairs x pairings x terrains): lower --games or the number of bots")]
+    TooManyDeals,
     /// A shard that is not `K/N` with 1 ≤ K ≤ N.
     #[error("invalid shard '{given}': expected K/N with 1 <= K <= N, e.g. 1/4")]
     BadShard {
@@ -244,6 +257,15 @@ impl RunConfig {
         }
         if self.terrains.is_empty() {
             return Err(ConfigError::NoTerrain);
+        }
+        // Names are resolved to keys before the settings are made, so a terrain given once by
+        // key and once by name is one key listed twice here.
+        let mut keys: Vec<&String> = self.terrains.iter().collect();
+        keys.sort();
+        if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+            return Err(ConfigError::TerrainTwice {
+                terrain: w[0].clone(),
+            });
         }
         if self.sprt.is_some() && names.len() != 2 {
             return Err(ConfigError::SprtBots { count: names.len() });
@@ -403,6 +425,19 @@ pub(crate) mod tests {
                     ..sample()
                 },
                 ConfigError::NoTerrain,
+            ),
+            (
+                RunConfig {
+                    terrains: vec![
+                        "castle_field".into(),
+                        "tropical_pool".into(),
+                        "castle_field".into(),
+                    ],
+                    ..sample()
+                },
+                ConfigError::TerrainTwice {
+                    terrain: "castle_field".into(),
+                },
             ),
             (
                 RunConfig {

@@ -2,18 +2,22 @@
 //! gives: same settings checked, coverage checked (missing and duplicated games reported),
 //! games and records gathered, summaries computed from the games alone.
 
+use super::config::fnv1a;
 use super::config::RunConfig;
 use super::lock::RunLock;
-use super::runner::{record_problem, write_summaries, RecordProblem};
-use super::schedule::{pairings, schedule};
+use super::runner::{record_problem, run_games, write_summaries, RecordProblem};
+use super::schedule::{pairings, Schedule};
 use super::store::{
     open_run_dir, read_games, read_run, write_atomic, GameKey, GameLine, GAMES_FILE,
 };
 use super::summary::Summary;
 use super::TournamentError;
+use crate::rules::Game;
+use crate::terrain::{self, Terrain};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// How many games a message lists before it stops.
 const SHOWN: usize = 10;
@@ -98,6 +102,44 @@ pub enum MergeError {
         /// What is wrong with the record.
         problem: RecordProblem,
     },
+    /// A run played on a terrain file merged without it: its records cannot be replayed.
+    #[error(
+        "the run was played on terrains from a file (hash {hash} in run.json): give that file \
+         with --terrain-file so that the records can be replayed"
+    )]
+    TerrainFileNeeded {
+        /// The file's hash in the settings.
+        hash: String,
+    },
+    /// A terrain file other than the run's.
+    #[error(
+        "{path} is not the terrain file the run was played on (its hash is {found}, run.json \
+         has {expected})"
+    )]
+    OtherTerrainFile {
+        /// The file given.
+        path: String,
+        /// Its hash.
+        found: String,
+        /// The hash in the settings.
+        expected: String,
+    },
+    /// The terrain file given cannot be read or is no terrain file.
+    #[error("--terrain-file {path}: {reason}")]
+    TerrainFile {
+        /// The file given.
+        path: String,
+        /// Why it cannot be used.
+        reason: String,
+    },
+    /// A terrain of the run that is not among the terrains given.
+    #[error("terrain '{terrain}' of the run cannot be replayed: {reason}")]
+    Terrain {
+        /// The terrain's key.
+        terrain: String,
+        /// Why.
+        reason: String,
+    },
     /// A record that disappeared from its shard while merging.
     #[error("record {record} is in no input")]
     RecordInNoInput {
@@ -166,6 +208,9 @@ pub struct MergeOptions {
     pub out: PathBuf,
     /// Write the summary even when games are missing (e.g. to look at a run in progress).
     pub allow_incomplete: bool,
+    /// The terrain file the run was played on (`--terrain-file`), needed to replay its
+    /// records when the settings name one; `None` for the shipped terrains.
+    pub terrain_file: Option<PathBuf>,
 }
 
 /// What a merge wrote.
@@ -189,12 +234,13 @@ pub fn merge_runs(options: &MergeOptions) -> Result<MergeReport, TournamentError
         .into());
     }
     let games = gather_games(&options.inputs, &config)?;
-    let missing = missing_games(&config, &games);
+    let missing = missing_games(&config, &games)?;
     if !missing.is_empty() && !options.allow_incomplete {
         return Err(MergeError::Missing { missing }.into());
     }
     let lines: Vec<(usize, GameLine)> = games.into_values().collect();
-    check_records(&lines, &options.inputs)?;
+    let terrains = run_terrains(&config, options.terrain_file.as_deref())?;
+    check_records(&lines, &options.inputs, &run_games(&config, &terrains)?)?;
     let lines: Vec<GameLine> = lines.into_iter().map(|(_, g)| g).collect();
     let out = options.out.as_path();
     std::fs::create_dir_all(out).map_err(|e| TournamentError::io(out, e))?;
@@ -207,7 +253,7 @@ pub fn merge_runs(options: &MergeOptions) -> Result<MergeReport, TournamentError
         text.push('\n');
     }
     write_atomic(&out.join(GAMES_FILE), text.as_bytes())?;
-    let expected = schedule(&config).len() as u64 * 2;
+    let expected = Schedule::new(&config)?.len() as u64 * 2;
     let (summary, markdown) = write_summaries(out, &config, &lines, expected)?;
     Ok(MergeReport {
         summary,
@@ -255,7 +301,7 @@ fn gather_games(
     config: &RunConfig,
 ) -> Result<BTreeMap<GameKey, (usize, GameLine)>, TournamentError> {
     let run_id = config.run_id();
-    let total = schedule(config).len();
+    let total = Schedule::new(config)?.len();
     let mut games: BTreeMap<GameKey, (usize, GameLine)> = BTreeMap::new();
     let mut duplicates = Vec::new();
     for (i, dir) in inputs.iter().enumerate() {
@@ -298,11 +344,12 @@ fn gather_games(
 fn missing_games(
     config: &RunConfig,
     games: &BTreeMap<GameKey, (usize, GameLine)>,
-) -> Vec<MissingGame> {
+) -> Result<Vec<MissingGame>, TournamentError> {
     let pairings = pairings(config);
-    schedule(config)
+    let schedule = Schedule::new(config)?;
+    Ok(schedule
         .iter()
-        .flat_map(|j| (0..2u8).map(move |g| (j, g)))
+        .flat_map(|j| (0..2u8).map(move |g| (j.clone(), g)))
         .filter(|(j, g)| !games.contains_key(&(j.position, *g)))
         .map(|(j, game)| MissingGame {
             pairing: pairings[j.pairing].label(),
@@ -310,16 +357,60 @@ fn missing_games(
             pair: j.pair,
             game,
         })
+        .collect())
+}
+
+/// The terrains of the run's settings: the shipped ones, or those of the terrain file the run
+/// was played on (checked by its hash).
+fn run_terrains(
+    config: &RunConfig,
+    terrain_file: Option<&Path>,
+) -> Result<Vec<Arc<Terrain>>, MergeError> {
+    let loaded = match (&config.terrain_file_hash, terrain_file) {
+        (None, _) => terrain::builtin_terrains().to_vec(),
+        (Some(hash), None) => return Err(MergeError::TerrainFileNeeded { hash: hash.clone() }),
+        (Some(expected), Some(path)) => {
+            let unusable = |reason: String| MergeError::TerrainFile {
+                path: path.display().to_string(),
+                reason,
+            };
+            let bytes = std::fs::read(path).map_err(|e| unusable(e.to_string()))?;
+            let found = format!("{:016x}", fnv1a(&bytes));
+            if found != *expected {
+                return Err(MergeError::OtherTerrainFile {
+                    path: path.display().to_string(),
+                    found,
+                    expected: expected.clone(),
+                });
+            }
+            terrain::load_terrain_file(path).map_err(|e| unusable(e.to_string()))?
+        }
+    };
+    config
+        .terrains
+        .iter()
+        .map(|key| match loaded.iter().find(|t| t.key == *key) {
+            Some(t) => Ok(Arc::new(t.clone())),
+            None => Err(MergeError::Terrain {
+                terrain: key.clone(),
+                reason: "the terrains given have no terrain of that key".into(),
+            }),
+        })
         .collect()
 }
 
 /// Checks, before anything is written, that every game's record in the shard that counted it
-/// parses and is that game's (terrain, variant, deal seed, result); a merge cannot replay a game,
-/// so a bad record is refused with the shard folder, the file and what is wrong.
-fn check_records(lines: &[(usize, GameLine)], inputs: &[PathBuf]) -> Result<(), MergeError> {
+/// parses, is that game's (terrain, variant, deal seed, result) and replays under the rules; a
+/// merge cannot play a game again, so a bad record is refused with the shard folder, the file
+/// and what is wrong (for a record that does not replay, the step).
+fn check_records(
+    lines: &[(usize, GameLine)],
+    inputs: &[PathBuf],
+    games: &[Game],
+) -> Result<(), MergeError> {
     for (i, g) in lines {
         let dir = &inputs[*i];
-        if let Some(problem) = record_problem(dir, g, None) {
+        if let Some(problem) = record_problem(dir, g, None, games) {
             return Err(MergeError::BadRecord {
                 shard: dir.display().to_string(),
                 record: g.record.clone(),

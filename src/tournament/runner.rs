@@ -4,7 +4,7 @@
 use super::bots::BotEntry;
 use super::config::{check_concurrency, RunConfig};
 use super::lock::RunLock;
-use super::schedule::{pairings, schedule, PairJob, Pairing};
+use super::schedule::{pairings, PairJob, Pairing, Schedule};
 use super::stats::SprtDecision;
 use super::store::StoreError;
 use super::store::{
@@ -15,6 +15,7 @@ use super::summary::{live_score, pentanomial, SprtSummary, Summary};
 use super::TournamentError;
 use crate::bot::play::{play_game, PlayConfig};
 use crate::record::GameRecord;
+use crate::record::{replay, ReplayError};
 use crate::rules::{Colour, Deal, Game};
 use crate::terrain::Terrain;
 use std::collections::{BTreeMap, HashSet};
@@ -64,6 +65,8 @@ struct Shared<'a> {
     bots: BTreeMap<String, BotEntry>,
     writer: GamesWriter,
     done: Mutex<Vec<GameLine>>,
+    /// The games counted before this run started: only those can be found done.
+    done_before: HashSet<(usize, u8)>,
     stop: AtomicBool,
     error: Mutex<Option<TournamentError>>,
     progress: Progress,
@@ -107,18 +110,15 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         );
     }
     cut_torn_line(&games_path, &existing)?;
-    let existing = drop_games_without_records(out, &games_path, existing, &bots, options.quiet)?;
-    let jobs: Vec<PairJob> = schedule(&config)
-        .into_iter()
-        .filter(|j| config.shard.is_none_or(|s| s.holds(j.position)))
-        .collect();
-    let expected = jobs.len() as u64 * 2;
+    let games = run_games(&config, &options.terrains)?;
+    let existing =
+        drop_games_without_records(out, &games_path, existing, &bots, &games, options.quiet)?;
+    // The deals are computed one at a time as the workers take them: memory does not grow
+    // with --games.
+    let schedule = Schedule::new(&config)?;
+    let expected = schedule.shard_len(config.shard) as u64 * 2;
     let resumed = existing.games.len();
-    let done_keys: HashSet<(usize, u8)> = existing.games.iter().map(GameLine::key).collect();
-    let pending: Vec<PairJob> = jobs
-        .into_iter()
-        .filter(|j| !(done_keys.contains(&(j.position, 0)) && done_keys.contains(&(j.position, 1))))
-        .collect();
+    let done_before: HashSet<(usize, u8)> = existing.games.iter().map(GameLine::key).collect();
     if resumed > 0 && !options.quiet {
         eprintln!(
             "resuming {}: {resumed} of {expected} games already played",
@@ -136,24 +136,18 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         config: &config,
         out,
         pairings: pairings(&config),
-        games: options
-            .terrains
-            .iter()
-            .map(|t| {
-                Game::new(Arc::clone(t), config.variant)
-                    .with_what_if(config.what_ifs.for_terrain(&t.key))
-            })
-            .collect::<Result<_, _>>()?,
+        games,
         bots,
         writer: GamesWriter::open(&games_path)?,
         done: Mutex::new(existing.games),
+        done_before,
         stop: AtomicBool::new(false),
         error: Mutex::new(None),
         progress: Progress::new(expected, resumed as u64, options.quiet),
         check: options.check,
     };
     shared.stop.store(sprt_decided(&shared), Ordering::SeqCst);
-    play_all(&shared, &pending, options.concurrency)?;
+    play_all(&shared, &schedule, options.concurrency)?;
     shared.progress.finish();
     if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);
@@ -170,9 +164,26 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
     })
 }
 
-/// Checks that every counted game has its record and that the record is that game's; a game
-/// whose record is missing, unreadable or another game's is taken out of `games.jsonl` (which
-/// is rewritten atomically) so that it is played again from its deal. With bots of fixed
+/// The game of each terrain of a run: its variant and what-ifs on the terrain, in the order of
+/// the settings' terrain list.
+pub(super) fn run_games(
+    config: &RunConfig,
+    terrains: &[Arc<Terrain>],
+) -> Result<Vec<Game>, TournamentError> {
+    terrains
+        .iter()
+        .map(|t| {
+            Game::new(Arc::clone(t), config.variant)
+                .with_what_if(config.what_ifs.for_terrain(&t.key))
+                .map_err(TournamentError::from)
+        })
+        .collect()
+}
+
+/// Checks that every counted game has its record, that the record is that game's and that it
+/// replays under the rules; a game whose record is missing, unreadable, another game's or does
+/// not replay is taken out of `games.jsonl` (which is rewritten atomically) so that it is
+/// played again from its deal. With bots of fixed
 /// iteration budgets the replayed game is the lost one; with time budgets it is a new game on
 /// the same deal and seats, and its line replaces the old one.
 fn drop_games_without_records(
@@ -180,6 +191,7 @@ fn drop_games_without_records(
     games_path: &Path,
     mut existing: GamesFile,
     bots: &BTreeMap<String, BotEntry>,
+    games: &[Game],
     quiet: bool,
 ) -> Result<GamesFile, TournamentError> {
     let names: BTreeMap<&String, String> = bots
@@ -189,7 +201,7 @@ fn drop_games_without_records(
     let (kept, lost): (Vec<GameLine>, Vec<GameLine>) = existing
         .games
         .into_iter()
-        .partition(|g| record_problem(out, g, Some(&names)).is_none());
+        .partition(|g| record_problem(out, g, Some(&names), games).is_none());
     if !lost.is_empty() {
         let mut text = String::new();
         for g in &kept {
@@ -200,7 +212,7 @@ fn drop_games_without_records(
     }
     if !quiet {
         for g in &lost {
-            let problem = record_problem(out, g, Some(&names));
+            let problem = record_problem(out, g, Some(&names), games);
             eprintln!(
                 "note: {}: {}; deal {} game {} is played again",
                 out.join(&g.record).display(),
@@ -215,7 +227,7 @@ fn drop_games_without_records(
 }
 
 /// What is wrong with a counted game's record file.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum RecordProblem {
     /// There is no record file.
     #[error("missing")]
@@ -238,14 +250,23 @@ pub enum RecordProblem {
         /// What differs: terrain, variant, deal seed, players, winner, end, turns.
         fields: Vec<&'static str>,
     },
+    /// The record is this game's but its steps break the rules: a step edited to an illegal
+    /// one, two steps swapped, the last steps cut.
+    #[error("does not replay: {error}")]
+    DoesNotReplay {
+        /// Where and why the replay stops (boxed: it is far larger than the other problems).
+        error: Box<ReplayError>,
+    },
 }
 
-/// What is wrong with the record of game `g` in run folder `out`, or `None` when it is there and
-/// is that game's. The players' names are checked only when `names` maps bot specs to them.
+/// What is wrong with the record of game `g` in run folder `out`, or `None` when it is there, is
+/// that game's and replays on its terrain's game of `games` (the run's games, one per
+/// terrain). The players' names are checked only when `names` maps bot specs to them.
 pub(super) fn record_problem(
     out: &Path,
     g: &GameLine,
     names: Option<&BTreeMap<&String, String>>,
+    games: &[Game],
 ) -> Option<RecordProblem> {
     let text = match std::fs::read_to_string(out.join(&g.record)) {
         Ok(text) => text,
@@ -278,7 +299,24 @@ pub(super) fn record_problem(
         ("turns", record.result.turns != g.turns),
     ];
     let fields: Vec<&'static str> = differs.iter().filter(|d| d.1).map(|d| d.0).collect();
-    (!fields.is_empty()).then_some(RecordProblem::OtherGame { fields })
+    if !fields.is_empty() {
+        return Some(RecordProblem::OtherGame { fields });
+    }
+    // The fields above agree with the game line whatever the steps say: only a replay shows
+    // that the steps are a game the rules allow and that they reach the recorded result.
+    let Some(game) = games
+        .iter()
+        .find(|x| x.terrain().key == g.terrain && x.variant() == g.variant)
+    else {
+        return Some(RecordProblem::OtherGame {
+            fields: vec!["terrain"],
+        });
+    };
+    replay(game, &record)
+        .err()
+        .map(|error| RecordProblem::DoesNotReplay {
+            error: Box::new(error),
+        })
 }
 
 /// Resolves every bot spec and records its version in the settings.
@@ -369,11 +407,12 @@ impl Progress {
     }
 }
 
-/// Plays the pending deals on a pool of `concurrency` threads; workers take deals in schedule
-/// order from a shared counter, so results arrive roughly in order.
+/// Plays the deals of the run's shard not yet played on a pool of `concurrency` threads;
+/// workers take deals in schedule order from a shared counter, so results arrive roughly in
+/// order.
 fn play_all(
     shared: &Shared,
-    pending: &[PairJob],
+    schedule: &Schedule,
     concurrency: Option<usize>,
 ) -> Result<(), TournamentError> {
     let pool = rayon::ThreadPoolBuilder::new()
@@ -387,10 +426,14 @@ fn play_all(
         for _ in 0..pool.current_num_threads() {
             scope.spawn(|_| {
                 while !shared.stop.load(Ordering::SeqCst) {
-                    let Some(job) = pending.get(next.fetch_add(1, Ordering::SeqCst)) else {
+                    let k = next.fetch_add(1, Ordering::SeqCst);
+                    let Some(job) = schedule.shard_job(shared.config.shard, k) else {
                         break;
                     };
-                    if let Err(e) = play_pair(shared, job) {
+                    if (0..2).all(|g| shared.done_before.contains(&(job.position, g))) {
+                        continue;
+                    }
+                    if let Err(e) = play_pair(shared, &job) {
                         shared.stop.store(true, Ordering::SeqCst);
                         if let Ok(mut slot) = shared.error.lock() {
                             slot.get_or_insert(e);
@@ -407,11 +450,7 @@ fn play_all(
 fn play_pair(shared: &Shared, job: &PairJob) -> Result<(), TournamentError> {
     let deal = shared.games[job.terrain].deal(job.deal_seed);
     for g in 0..2u8 {
-        let already = {
-            let done = shared.done.lock().map_err(|_| poisoned())?;
-            done.iter().any(|l| l.key() == (job.position, g))
-        };
-        if already {
+        if shared.done_before.contains(&(job.position, g)) {
             continue;
         }
         let line = play_one(shared, job, &seat_deal(shared, job, &deal, g), g)?;

@@ -6,7 +6,7 @@
 //! once and, since the deal's first player colour stays, each bot moves first exactly once:
 //! luck of the deal, colour and first-player advantage all cancel within the pair.
 
-use super::config::RunConfig;
+use super::config::{ConfigError, RunConfig, Shard};
 use crate::rules::Colour;
 use crate::vocabulary::hash::{fnv1a, splitmix64 as mix};
 
@@ -81,23 +81,88 @@ pub struct PairJob {
 
 /// The global ordered list of deals: pair index first, then pairing, then terrain, so that a
 /// run stopped early (SPRT, interruption) has played every pairing and terrain about equally.
-pub fn schedule(config: &RunConfig) -> Vec<PairJob> {
-    let pairing_count = pairings(config).len();
-    let mut jobs = Vec::new();
-    for pair in 0..config.pairs() {
-        for pi in 0..pairing_count {
-            for (ti, terrain) in config.terrains.iter().enumerate() {
-                jobs.push(PairJob {
-                    position: jobs.len(),
-                    pairing: pi,
-                    terrain: ti,
-                    pair,
-                    deal_seed: deal_seed(config.seed, terrain, pair),
-                });
+///
+/// Each deal is computed from its position when it is wanted, never stored: a run of the
+/// largest `--games` needs no more memory than a run of two games.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    seed: u64,
+    terrains: Vec<String>,
+    pairings: usize,
+    len: usize,
+}
+
+impl Schedule {
+    /// The schedule of a run's settings; refused when its deals cannot be numbered (more than
+    /// `usize::MAX`, which only an absurd number of bots reaches).
+    pub fn new(config: &RunConfig) -> Result<Schedule, ConfigError> {
+        let pairings = pairings(config).len();
+        let len = (config.pairs() as usize)
+            .checked_mul(pairings)
+            .and_then(|n| n.checked_mul(config.terrains.len()))
+            .ok_or(ConfigError::TooManyDeals)?;
+        Ok(Schedule {
+            seed: config.seed,
+            terrains: config.terrains.clone(),
+            pairings,
+            len,
+        })
+    }
+
+    /// How many deals the whole run plays (each twice).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the run plays no deal.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The deal at `position`, `None` past the end.
+    pub fn job(&self, position: usize) -> Option<PairJob> {
+        if position >= self.len {
+            return None;
+        }
+        let per_pair = self.pairings * self.terrains.len();
+        let (pair, rest) = (position / per_pair, position % per_pair);
+        let terrain = rest % self.terrains.len();
+        let pair = u32::try_from(pair).ok()?;
+        Some(PairJob {
+            position,
+            pairing: rest / self.terrains.len(),
+            terrain,
+            pair,
+            deal_seed: deal_seed(self.seed, &self.terrains[terrain], pair),
+        })
+    }
+
+    /// Every deal in order.
+    pub fn iter(&self) -> impl Iterator<Item = PairJob> + '_ {
+        (0..self.len).filter_map(|p| self.job(p))
+    }
+
+    /// How many deals `shard` holds (all of them for `None`).
+    pub fn shard_len(&self, shard: Option<Shard>) -> usize {
+        match shard {
+            None => self.len,
+            Some(s) => {
+                let first = (s.index - 1) as usize;
+                (self.len.saturating_sub(first)).div_ceil(s.count as usize)
             }
         }
     }
-    jobs
+
+    /// The `k`-th deal (from 0) that `shard` holds, `None` past its last.
+    pub fn shard_job(&self, shard: Option<Shard>, k: usize) -> Option<PairJob> {
+        let position = match shard {
+            None => k,
+            Some(s) => k
+                .checked_mul(s.count as usize)?
+                .checked_add((s.index - 1) as usize)?,
+        };
+        self.job(position)
+    }
 }
 
 /// The deal seed of (run seed, terrain, pair index): stable across releases (no standard-library
@@ -112,7 +177,11 @@ pub fn deal_seed(seed: u64, terrain: &str, pair: u32) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tournament::config::{Shard, RUN_FORMAT};
+    use crate::tournament::config::RUN_FORMAT;
+
+    fn schedule(c: &RunConfig) -> Vec<PairJob> {
+        Schedule::new(c).unwrap().iter().collect()
+    }
 
     fn config(bots: &[&str], gauntlet: Option<&str>) -> RunConfig {
         RunConfig {
@@ -195,6 +264,56 @@ mod tests {
         assert_eq!(schedule(&c), jobs, "deterministic");
     }
 
+    /// The deals computed one by one are those of the nested loops the order promises.
+    #[test]
+    fn each_position_is_the_deal_of_the_nested_order() {
+        let c = config(&["a", "b", "c"], None);
+        let mut eager = Vec::new();
+        for pair in 0..c.pairs() {
+            for pairing in 0..3 {
+                for (terrain, key) in c.terrains.iter().enumerate() {
+                    eager.push(PairJob {
+                        position: eager.len(),
+                        pairing,
+                        terrain,
+                        pair,
+                        deal_seed: deal_seed(c.seed, key, pair),
+                    });
+                }
+            }
+        }
+        assert_eq!(schedule(&c), eager);
+        assert_eq!(Schedule::new(&c).unwrap().job(eager.len()), None);
+    }
+
+    /// The largest `--games` makes a schedule of billions of deals that costs nothing to
+    /// build: its last deal is computed directly.
+    #[test]
+    fn the_largest_games_is_scheduled_without_listing_it() {
+        let c = RunConfig {
+            games: u32::MAX - 1,
+            ..config(&["a", "b", "c"], None)
+        };
+        assert!(c.validate().is_ok());
+        let s = Schedule::new(&c).unwrap();
+        let pairs = (u32::MAX / 2) as usize;
+        assert_eq!(s.len(), pairs * 3 * 2);
+        let last = s.job(s.len() - 1).unwrap();
+        assert_eq!(
+            (last.pair, last.pairing, last.terrain),
+            (u32::MAX / 2 - 1, 2, 1)
+        );
+        assert_eq!(
+            last.deal_seed,
+            deal_seed(7, "tropical_pool", u32::MAX / 2 - 1)
+        );
+        let shard = Shard { index: 3, count: 4 };
+        let k = s.shard_len(Some(shard)) - 1;
+        let job = s.shard_job(Some(shard), k).unwrap();
+        assert!(shard.holds(job.position));
+        assert_eq!(s.shard_job(Some(shard), k + 1), None);
+    }
+
     #[test]
     fn shards_split_the_schedule_disjointly() {
         let jobs = schedule(&config(&["a", "b"], None));
@@ -205,5 +324,18 @@ mod tests {
             .collect();
         assert_eq!(sizes.iter().sum::<usize>(), jobs.len());
         assert!(sizes.iter().all(|&n| n > 0));
+        let s = Schedule::new(&config(&["a", "b"], None)).unwrap();
+        for (shard, size) in shards.iter().zip(sizes) {
+            assert_eq!(s.shard_len(Some(*shard)), size);
+            let held: Vec<PairJob> = (0..size)
+                .map(|k| s.shard_job(Some(*shard), k).unwrap())
+                .collect();
+            let expected: Vec<PairJob> = jobs
+                .iter()
+                .filter(|j| shard.holds(j.position))
+                .cloned()
+                .collect();
+            assert_eq!(held, expected);
+        }
     }
 }

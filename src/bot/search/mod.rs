@@ -11,11 +11,13 @@
 //! so the same seed, iteration budget, observation and configuration give the same decision
 //! whatever the thread scheduling.
 
+mod estimate;
 mod flat_mc;
 mod options;
 mod playout;
 mod tree;
 
+pub use estimate::win_probability;
 pub use options::{OptionRangeError, SearchConfig};
 
 use playout::Evaluation;
@@ -133,17 +135,7 @@ impl Bot for SearchBot {
     }
 
     fn decide(&mut self, request: &Request) -> Choice {
-        let belief = if self.config.rack_belief {
-            RackBelief::new(KEPT_TROOPS).expect("weights in range")
-        } else {
-            RackBelief::UNIFORM
-        };
-        let belief = if self.config.rack_evidence {
-            belief.trusting_evidence()
-        } else {
-            belief
-        };
-        let root = Root::Observation(request.observation, belief);
+        let root = Root::Observation(request.observation, estimate::belief(&self.config));
         search(
             request.game,
             root,

@@ -1,0 +1,133 @@
+//! A player's chance to win, read from their observation alone by one search, at any moment of
+//! the game: the win estimate of the game review, the session's win history and its hint.
+//!
+//! When the observer has a decision to make (more than one legal decision), the estimate is the
+//! search's value of the decision it would take, so it is the figure a hint shows for its best
+//! candidate under the same seed and budget. At any other moment (the opponent to decide, a
+//! chance event pending, a forced decision) no tree of the observer's decisions can be grown
+//! from their observation, so the estimate is the mean reward of playouts from determinizations
+//! of the observation: the same playout policy, evaluation cut and rack belief as the search.
+
+use super::playout::{play_out, Evaluation, Reward, Scratch};
+use super::{
+    make_player, rng_for, Algorithm, PlayoutPolicy, SearchConfig, Settings, Stop,
+    DEFAULT_ITERATIONS, KEPT_TROOPS,
+};
+use crate::bot::greedy::Judge;
+use crate::bot::{Budget, Player, Request};
+use crate::info::{Observation, RackBelief};
+use crate::rules::{Colour, DecisionList, Game};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// The observer's win probability (0 to 1) now, from `observation` only: 1 or 0 once the game
+/// is over; the value of the decision `algorithm` would take under `config` and `budget` when
+/// the observer decides; otherwise the mean of playouts (see the module documentation). The
+/// same seed, iteration budget and observation give the same figure. With `cancel` set the
+/// estimate stops early and reads what it has (at least one iteration).
+pub fn win_probability(
+    game: &Game,
+    observation: &Observation,
+    algorithm: Algorithm,
+    config: &SearchConfig,
+    budget: Budget,
+    seed: u64,
+    cancel: Option<&AtomicBool>,
+) -> f64 {
+    let me = observation.observer();
+    if let Some(o) = observation.view().outcome() {
+        return f64::from(u8::from(o.winner == me));
+    }
+    let mut legal = DecisionList::new();
+    observation.legal_decisions(game, &mut legal);
+    if legal.len() > 1 && algorithm != Algorithm::CheatUct {
+        if let Player::Fair(mut bot) = make_player("estimate", algorithm, config) {
+            let choice = bot.decide(&Request {
+                game,
+                observation,
+                budget,
+                seed,
+                cancel,
+            });
+            if let Some(best) = choice
+                .analysis
+                .and_then(|a| a.candidates.into_iter().next())
+            {
+                return best.value;
+            }
+        }
+    }
+    playouts(game, observation, &config.clamped(), budget, seed, cancel)
+}
+
+/// The belief about the opponent's rack a search under `config` deals with.
+pub(super) fn belief(config: &SearchConfig) -> RackBelief {
+    let belief = match config.rack_belief {
+        true => RackBelief::new(KEPT_TROOPS).expect("weights in range"),
+        false => RackBelief::UNIFORM,
+    };
+    match config.rack_evidence {
+        true => belief.trusting_evidence(),
+        false => belief,
+    }
+}
+
+/// The observer's mean playout reward over determinizations of `observation`.
+fn playouts(
+    game: &Game,
+    observation: &Observation,
+    config: &SearchConfig,
+    budget: Budget,
+    seed: u64,
+    cancel: Option<&AtomicBool>,
+) -> f64 {
+    let me = observation.observer();
+    let belief = belief(config);
+    let mut rng = rng_for(seed, 0);
+    let judge = (config.eval_turns > 0).then(|| Judge::new(game, observation));
+    // As in a search: the observer judges from their observation, the opponent from their view
+    // of one determinization (the observer cannot know what the opponent has seen).
+    let greedy = matches!(
+        config.playout,
+        PlayoutPolicy::Greedy | PlayoutPolicy::GreedyOnce | PlayoutPolicy::GreedyEffects
+    )
+    .then(|| {
+        let s = observation.determinize_with(&belief, &mut rng_for(seed, u64::MAX - 1));
+        Colour::BOTH.map(|c| match c == me {
+            true => Judge::new(game, observation),
+            false => Judge::new(game, &Observation::new(&s, c)),
+        })
+    });
+    let settings = Settings {
+        game,
+        config,
+        last_turn: observation.turn().saturating_add(config.max_playout_turns),
+        greedy: greedy.as_ref(),
+        evaluation: judge.as_ref().map(|judge| Evaluation {
+            judge,
+            turns: config.eval_turns,
+            scale: config.eval_scale,
+            fitted: config.fitted_eval,
+        }),
+    };
+    let stop = Stop {
+        iterations: budget
+            .iterations
+            .unwrap_or(match budget.time {
+                Some(_) => u64::MAX,
+                None => DEFAULT_ITERATIONS,
+            })
+            .max(1),
+        deadline: budget.time.map(|t| Instant::now() + t),
+        cancel,
+    };
+    let mut scratch = Scratch::default();
+    let (mut done, mut sum) = (0u64, 0.0);
+    while !stop.reached(done) {
+        let mut s = observation.determinize_with(&belief, &mut rng);
+        play_out(&settings, &mut s, &mut scratch, &mut rng);
+        sum += Reward::of_state(&settings, &s).for_player(me);
+        done += 1;
+    }
+    sum / done as f64
+}
