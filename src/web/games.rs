@@ -257,6 +257,13 @@ impl Games {
         (id, slot)
     }
 
+    /// Opens a game and returns its first view.
+    pub(super) fn open(&self, session: Session) -> GameView {
+        let (id, slot) = self.insert(session);
+        let view = lock(&slot.live).game_view(&id);
+        view
+    }
+
     fn get(&self, id: &str) -> Result<Arc<Slot>, ApiError> {
         let slot = lock(&self.open)
             .get(id)

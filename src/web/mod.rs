@@ -175,6 +175,7 @@ pub fn router(config: Config) -> Router {
         .route("/api/meta", get(meta))
         .route("/api/terrains/{key}", get(terrain))
         .route("/api/replay", post(replay_call))
+        .route("/api/replay/play", post(play_from_here))
         .merge(games::routes())
         .fallback(not_found)
         .with_state(app)
@@ -235,6 +236,35 @@ async fn replay_call(State(app): State<Arc<App>>, body: Bytes) -> ApiResult<repl
     replay::replay_record(text, &app.terrains)
         .map(Json)
         .map_err(|e| ApiError::BadRequest(e.to_string()))
+}
+
+/// The body of `POST /api/replay/play`: a finished record's text, the step to start after, the
+/// level and the human's colour.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FromHere {
+    record: String,
+    step: usize,
+    level: String,
+    seat: String,
+}
+
+/// "Play from here": a new game from a step of a finished record (see [`replay::from_here`]).
+async fn play_from_here(State(app): State<Arc<App>>, body: Bytes) -> ApiResult<GameView> {
+    let ask: FromHere = parse_body(&body)?;
+    let level: crate::session::Level = ask
+        .level
+        .parse()
+        .map_err(|e: crate::session::UnknownLevel| ApiError::BadRequest(e.to_string()))?;
+    let human: crate::rules::Colour =
+        ask.seat
+            .parse()
+            .map_err(|e: crate::vocabulary::ParseColourError| {
+                ApiError::BadRequest(format!("{e} for the seat"))
+            })?;
+    let session = replay::from_here(&ask.record, ask.step, level, human)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    Ok(Json(app.games.open(session)))
 }
 
 /// Connections the system keeps waiting to be accepted (std's listeners keep 128).
