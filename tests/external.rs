@@ -504,3 +504,46 @@ fn a_resume_names_the_version_of_each_external_bot() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Issue 32, point 8: `kill -9` of the engine killed the bot (`PR_SET_PDEATHSIG`) but not the
+/// processes it started in its process group, which the system does not signal; one that
+/// ignores hang-ups and the end of its input lived on. The bot's watchdog now kills the group.
+#[test]
+fn a_bots_grandchild_dies_with_a_killed_tournament() {
+    if !python3() {
+        return;
+    }
+    let dir = temp_dir("grandchild");
+    let pid_file = dir.join("grandchild.pids");
+    let program = script(
+        &dir,
+        "starts-a-stubborn-child.py",
+        &format!(
+            "stubborn = 'import signal, time\\nsignal.signal(signal.SIGHUP, signal.SIG_IGN)\\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\\nwhile True:\\n    time.sleep(1000)'\nchild = subprocess.Popen([sys.executable, '-c', stubborn], stdin=subprocess.DEVNULL)\nwith open({:?}, 'a') as f:\n    f.write(f'{{child.pid}}\\n')\nwhile True:\n    time.sleep(1000)\n",
+            pid_file.display().to_string()
+        ),
+    );
+    let out = dir.join("run");
+    let bots = format!("ext:{},random", program.display());
+    #[rustfmt::skip]
+    let args = [
+        "tournament", "--bots", &bots, "--terrains", "castle_field", "--games", "2",
+        "--ext-timeout-ms", "600000", "--quiet", "--out", out.to_str().unwrap(),
+    ];
+    let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while pids_in(&pid_file).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    engine.kill().unwrap(); // SIGKILL: the engine runs no code of its own after it.
+    engine.wait().unwrap();
+    let pids = pids_in(&pid_file);
+    assert!(!pids.is_empty(), "the bot never started its child");
+    assert_all_gone(&pids, "the bot's child in a tournament killed with kill -9");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -15,7 +15,8 @@
 //! process is the reaper of its bots ([`become_reaper`], as the command line is): when the game
 //! ends, every process left over becomes this process's child and is killed. The program
 //! itself is killed by the system if this process dies first (`PR_SET_PDEATHSIG`), `kill -9`
-//! included.
+//! included, and so is the rest of its group: the group is led by a [`Watchdog`], a tiny
+//! process that waits for this process to end and then kills the group.
 //!
 //! Memory stays bounded whatever the program writes: at most one line waits between the
 //! reader thread and the game ([`PENDING_LINES`]); while it waits the reader stops reading, so
@@ -101,6 +102,8 @@ type LineResult = Result<String, LineError>;
 /// waiting for them can time out.
 struct Session {
     child: Child,
+    /// The leader of the program's process group.
+    watchdog: Watchdog,
     stdin: Option<ChildStdin>,
     lines: Receiver<LineResult>,
     /// No decision asked yet: the first wait includes the start-up.
@@ -178,21 +181,20 @@ impl ExternalBot {
             .clone()
             .unwrap_or_else(|| self.default_log());
         let log = create_log(&log_path)?;
-        // A process group of its own: ending the group at the end of the game also ends every
-        // process the program started.
+        // The program goes into its watchdog's process group (see `spawn_program`): ending the
+        // group at the end of the game also ends every process the program started.
         let mut command = Command::new(&self.program);
         command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+            .stderr(Stdio::piped());
         die_with_parent(&mut command);
-        let mut child = spawn_program(&mut command)
+        let (mut child, watchdog) = spawn_program(&mut command)
             .map_err(|e| format!("cannot start '{}': {e}", self.program.display()))?;
         let (Some(stdin), Some(stdout), Some(stderr)) =
             (child.stdin.take(), child.stdout.take(), child.stderr.take())
         else {
-            end_program(&mut child);
+            end_program(&mut child, watchdog);
             return Err("the program's standard input or output is not available".into());
         };
         let (tx, lines) = mpsc::sync_channel(PENDING_LINES);
@@ -200,6 +202,7 @@ impl ExternalBot {
         std::thread::spawn(move || copy_capped(stderr, log, MAX_LOG_BYTES));
         let mut session = Session {
             child,
+            watchdog,
             stdin: Some(stdin),
             lines,
             first: true,
@@ -218,7 +221,7 @@ impl ExternalBot {
             while !has_exited(&s.child) && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
             }
-            end_program(&mut s.child);
+            end_program(&mut s.child, s.watchdog);
         }
     }
 
@@ -370,27 +373,42 @@ fn children() -> Vec<libc::pid_t> {
         .collect()
 }
 
-/// Starts a bot program and lists it among the running ones, both under the lock of the list.
-fn spawn_program(command: &mut Command) -> std::io::Result<Child> {
+/// Starts a bot program in the process group of a new [`Watchdog`] and lists both among the
+/// running programs, all under the lock of the list (so neither is taken for an orphan).
+fn spawn_program(command: &mut Command) -> std::io::Result<(Child, Watchdog)> {
     let mut running = programs().lock().unwrap_or_else(|e| e.into_inner());
-    let child = command.spawn()?;
-    running.push(child.id());
-    Ok(child)
-}
-
-/// Ends a bot program: its whole group is killed and the program reaped, then, when this
-/// process is a reaper, what the group leaves is killed until the group is gone.
-fn end_program(child: &mut Child) {
-    let pid = child.id();
-    kill_group(child);
-    if let Ok(mut running) = programs().lock() {
-        if let Some(i) = running.iter().position(|&p| p == pid) {
-            running.swap_remove(i);
+    let watchdog = Watchdog::start().map_err(|e| {
+        std::io::Error::new(
+            e.kind(),
+            format!("cannot start the program's watchdog: {e}"),
+        )
+    })?;
+    command.process_group(watchdog.pid);
+    match command.spawn() {
+        Ok(child) => {
+            running.extend([child.id(), watchdog.pid.unsigned_abs()]);
+            Ok((child, watchdog))
+        }
+        Err(e) => {
+            watchdog.end();
+            Err(e)
         }
     }
-    let (Ok(group), true) = (libc::pid_t::try_from(pid), REAPER.load(Ordering::SeqCst)) else {
+}
+
+/// Ends a bot program: its whole group is killed and the program and its watchdog reaped,
+/// then, when this process is a reaper, what the group leaves is killed until the group is
+/// gone.
+fn end_program(child: &mut Child, watchdog: Watchdog) {
+    let (pid, group) = (child.id(), watchdog.pid);
+    kill_group(child, group);
+    watchdog.end();
+    if let Ok(mut running) = programs().lock() {
+        running.retain(|&p| p != pid && p != group.unsigned_abs());
+    }
+    if !REAPER.load(Ordering::SeqCst) {
         return;
-    };
+    }
     // The group's other processes die a moment after the program; the processes they started
     // outside the group are handed to this process only then.
     let deadline = Instant::now() + REAP_WAIT;
@@ -446,17 +464,119 @@ fn has_exited(child: &Child) -> bool {
     }
 }
 
-/// Kills the program's whole process group (the program and whatever it started), then reaps
-/// the program.
-fn kill_group(child: &mut Child) {
-    if let Ok(pgid) = libc::pid_t::try_from(child.id()) {
-        // SAFETY: kill only sends a signal; the group id is the unreaped program's own id.
-        unsafe {
-            libc::kill(-pgid, libc::SIGKILL);
-        }
+/// Kills the program's whole process group (the program, whatever it started and its
+/// watchdog), then reaps the program.
+fn kill_group(child: &mut Child, group: libc::pid_t) {
+    // SAFETY: kill only sends a signal; the group id is the id of the watchdog, a child of this
+    // process not reaped yet, so no other group can have it.
+    unsafe {
+        libc::kill(-group, libc::SIGKILL);
     }
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// The leader of a bot program's process group: a process forked by the engine that only
+/// waits for the end of a pipe whose other end the engine alone holds, then kills its group.
+///
+/// The system kills the program itself when the engine dies (`PR_SET_PDEATHSIG`), but not the
+/// processes the program started, and after `kill -9` no code of the engine runs. The pipe's
+/// end is the one signal that survives it: the system closes the engine's end when the engine
+/// dies, however it dies, the watchdog's read returns, and the group dies with it. The watchdog
+/// being the group's leader keeps the group's id from being given to another group meanwhile.
+struct Watchdog {
+    pid: libc::pid_t,
+    /// The write end of the pipe, never written: closing it (or the engine dying) ends the
+    /// watchdog. Close-on-exec, so no program inherits it.
+    alarm: std::io::PipeWriter,
+}
+
+impl Watchdog {
+    /// Forks the watchdog, in a process group of its own.
+    fn start() -> std::io::Result<Watchdog> {
+        use std::os::fd::AsRawFd;
+        let (wait_end, alarm) = std::io::pipe()?;
+        let fd = wait_end.as_raw_fd();
+        let highest_fd = highest_fd();
+        // SAFETY: the child runs only async-signal-safe calls (close, setpgid, read, kill,
+        // _exit) on values computed before the fork, and never returns.
+        let pid = unsafe { libc::fork() };
+        match pid {
+            -1 => Err(std::io::Error::last_os_error()),
+            0 => unsafe { watch(fd, highest_fd) },
+            _ => {
+                // Also here, not only in the child, so that the group exists before the program
+                // is put into it; the first of the two calls makes it, the other may fail.
+                // SAFETY: setpgid on an unreaped child of this process.
+                unsafe { libc::setpgid(pid, pid) };
+                Ok(Watchdog { pid, alarm })
+            }
+        }
+    }
+
+    /// Ends the watchdog (if the group's kill did not already) and reaps it.
+    fn end(self) {
+        drop(self.alarm);
+        // SAFETY: the watchdog is a child of this process not reaped yet, so its id is its
+        // own; waitpid writes nothing with a null status.
+        unsafe {
+            libc::kill(self.pid, libc::SIGKILL);
+            libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+        }
+    }
+}
+
+/// The highest file descriptor a process may hold (capped: a descriptor past it is closed by
+/// `close_range` where the system has it).
+fn highest_fd() -> libc::c_int {
+    // SAFETY: getrlimit only writes into the struct it is given.
+    let limit = unsafe {
+        let mut limit: libc::rlimit = std::mem::zeroed();
+        match libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) {
+            0 => limit.rlim_cur,
+            _ => 1024,
+        }
+    };
+    libc::c_int::try_from(limit.min(65_536)).unwrap_or(65_536)
+}
+
+/// The watchdog's life, in the forked child: it keeps only the pipe's read end (other
+/// descriptors of the engine, such as other bots' pipes, must not be held open by it), waits
+/// for the pipe's end, then kills its whole group, itself included.
+///
+/// # Safety
+/// Only in the child of a fork; `fd` is the pipe's read end.
+unsafe fn watch(fd: libc::c_int, highest_fd: libc::c_int) -> ! {
+    unsafe {
+        close_all_but(fd, highest_fd);
+        libc::setpgid(0, 0);
+        let mut byte = 0u8;
+        while libc::read(fd, (&raw mut byte).cast(), 1) < 0
+            && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR)
+        {}
+        libc::kill(0, libc::SIGKILL);
+        libc::_exit(0)
+    }
+}
+
+/// Closes every file descriptor but `keep`, with only async-signal-safe calls.
+///
+/// # Safety
+/// Only in the child of a fork, whose descriptors nothing else uses.
+unsafe fn close_all_but(keep: libc::c_int, highest_fd: libc::c_int) {
+    #[cfg(target_os = "linux")]
+    // SAFETY: close_range only closes descriptors of this process.
+    unsafe {
+        let below = keep == 0 || libc::syscall(libc::SYS_close_range, 0, keep - 1, 0) == 0;
+        let above = libc::syscall(libc::SYS_close_range, keep + 1, libc::c_uint::MAX, 0) == 0;
+        if below && above {
+            return;
+        }
+    }
+    for other in (0..=highest_fd).filter(|&d| d != keep) {
+        // SAFETY: as above.
+        unsafe { libc::close(other) };
+    }
 }
 
 /// Passes the program's output on line by line, until it ends, cannot be read, or a line is
