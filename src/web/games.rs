@@ -254,6 +254,17 @@ impl Games {
         (id, slot)
     }
 
+    /// The review of game `id` ready to run off its lock (see [`Session::review_job`]).
+    pub(super) fn review_job(
+        &self,
+        id: &str,
+        options: &crate::review::ReviewOptions,
+    ) -> Result<crate::session::ReviewJob, ApiError> {
+        let slot = self.get(id)?;
+        let mut live = lock(&slot.live);
+        Ok(live.session()?.review_job(options))
+    }
+
     fn get(&self, id: &str) -> Result<Arc<Slot>, ApiError> {
         let slot = lock(&self.open)
             .get(id)
@@ -266,7 +277,7 @@ impl Games {
 
 /// A poisoned lock means a thread panicked while holding it; the data (views, a session whose
 /// every change is all-or-nothing) is still whole, so serving goes on.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 

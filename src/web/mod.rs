@@ -9,6 +9,7 @@
 mod games;
 pub use games::GameView;
 pub mod replay;
+pub mod review;
 pub mod view;
 
 use axum::body::Bytes;
@@ -107,6 +108,7 @@ fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiErro
 
 struct App {
     games: Games,
+    reviews: review::Reviews,
     terrains: Vec<Arc<crate::terrain::Terrain>>,
 }
 
@@ -118,6 +120,7 @@ pub fn router(config: Config) -> Router {
         .map(Arc::new)
         .collect();
     let app = Arc::new(App {
+        reviews: review::Reviews::new(config.max_games),
         games: Games::new(config),
         terrains,
     });
@@ -138,6 +141,7 @@ pub fn router(config: Config) -> Router {
         .route("/api/terrains/{key}", get(terrain))
         .route("/api/replay", post(replay_call))
         .merge(games::routes())
+        .merge(review::routes())
         .fallback(not_found)
         .with_state(app)
 }

@@ -68,11 +68,12 @@ pub struct Replay {
     pub positions: Vec<PositionView>,
 }
 
-/// Reads and re-checks a record file's text and lays out its public positions.
-pub fn replay_record(
+/// Reads a record file's text and re-checks it as `toybattle replay` does: its game (terrain,
+/// variant and what-ifs) and the record, which replays under the rules.
+pub fn read_record(
     text: &str,
     terrains: &[Arc<crate::terrain::Terrain>],
-) -> Result<Replay, ViewerError> {
+) -> Result<(Game, GameRecord), ViewerError> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| ViewerError::NotJson(e.to_string()))?;
     match value.get("format").and_then(|f| f.as_str()) {
@@ -86,12 +87,20 @@ pub fn replay_record(
         .iter()
         .find(|t| t.key == record.terrain)
         .ok_or_else(|| ViewerError::Terrain(format!("'{}'", record.terrain)))?;
-    // The game the record was played in, what-ifs included, checked as `toybattle replay` does.
     let game = Game::new(terrain.clone(), record.variant)
         .with_what_if(record.what_if)
         .map_err(|e| ViewerError::WhatIf(e.to_string()))?;
     check_fingerprint(&record, &game).map_err(|e| ViewerError::Replay(e.to_string()))?;
     replay(&game, &record).map_err(|e| ViewerError::Replay(e.to_string()))?;
+    Ok((game, record))
+}
+
+/// Reads and re-checks a record file's text and lays out its public positions.
+pub fn replay_record(
+    text: &str,
+    terrains: &[Arc<crate::terrain::Terrain>],
+) -> Result<Replay, ViewerError> {
+    let (game, record) = read_record(text, terrains)?;
     let mut state = game.initial_state(&record.deal);
     let public =
         |s: &crate::rules::State| PositionView::public(&game, &Observation::new(s, Colour::Blue));
