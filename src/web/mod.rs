@@ -134,6 +134,10 @@ pub fn router(config: Config) -> Router {
             get(|| async { asset("text/javascript", include_str!("assets/app.js")) }),
         )
         .route(
+            "/review.js",
+            get(|| async { asset("text/javascript", include_str!("assets/review.js")) }),
+        )
+        .route(
             "/style.css",
             get(|| async { asset("text/css", include_str!("assets/style.css")) }),
         )

@@ -288,6 +288,7 @@ function render() {
   // Empty: the browser takes the file name the server gives (terrain, date, level, turn).
   $("btn-download").setAttribute("download", "");
   $("btn-watch").hidden = hv.to_move !== "over";
+  $("btn-review").hidden = hv.to_move !== "over";
   $("btn-continue").hidden = !(botToMove(g) && !busy && (g.stopped || g.failure));
 
   $("thinking").hidden = !busy;
@@ -500,6 +501,7 @@ $("replay-file").addEventListener("change", async () => {
   if (!file) return;
   try {
     const text = await file.text();
+    app.replayRecord = text; // for the review (review.js)
     await openReplay(await api("POST", "/api/replay", text));
     $("dlg-replay").close();
   } catch (e) {
@@ -511,6 +513,7 @@ $("replay-file").addEventListener("change", async () => {
 $("btn-watch").onclick = async () => {
   try {
     const rec = await apiText("GET", "/api/games/" + app.game.id + "/record");
+    app.replayRecord = rec; // for the review (review.js)
     await openReplay(await api("POST", "/api/replay", rec));
   } catch (e) { showError(e); }
 };
@@ -549,6 +552,7 @@ function replayTo(i) {
   [...$("replay-steps").children].forEach((li, k) => li.classList.toggle("current", k === i - 1));
   const cur = $("replay-steps").children[i - 1];
   if (cur) cur.scrollIntoView({ block: "nearest" });
+  reviewAt(i); // review.js: what the review says of this step
 }
 $("rp-slider").oninput = () => replayTo(Number($("rp-slider").value));
 $("rp-first").onclick = () => replayTo(0);
