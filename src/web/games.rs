@@ -254,6 +254,13 @@ impl Games {
         (id, slot)
     }
 
+    /// Waits until every core the searches share is free and taken (a review runs on all of
+    /// them), or until `stop` is set (then nothing is taken); they are given back when the
+    /// answer drops.
+    pub(super) fn take_all_cores(&self, stop: &AtomicBool) -> Option<impl Send> {
+        self.cores.take(self.cores.total, stop)
+    }
+
     /// The review of game `id` ready to run off its lock (see [`Session::review_job`]).
     pub(super) fn review_job(
         &self,

@@ -218,13 +218,17 @@ fn options_of(query: Option<&str>) -> Result<ReviewOptions, ApiError> {
 
 /// Starts `run` on a blocking thread as a new review and answers its first status.
 fn start(
-    app: &App,
+    app: &Arc<App>,
     game: Game,
     run: impl FnOnce(&(dyn Fn(Progress) + Sync), &AtomicBool) -> Result<Review, String> + Send + 'static,
 ) -> ReviewStatus {
     let (id, job) = app.reviews.insert();
     let status = job.status(&id);
+    let app = app.clone();
     tokio::task::spawn_blocking(move || {
+        // The review searches on every core: it waits for the games' searches to give them
+        // back, and theirs wait for it. Cancelled while waiting, it reviews nothing.
+        let _cores = app.games.take_all_cores(&job.cancel);
         let found = run(&|p| job.progress(p), &job.cancel).map(|review| {
             job.done.store(review.reviewed, Ordering::Relaxed);
             job.total.store(review.total, Ordering::Relaxed);

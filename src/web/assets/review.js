@@ -23,7 +23,7 @@
   #review-graph { width: 100%; height: 150px; display: block; }
   #review-graph .axis { stroke: #555; stroke-width: .6; }
   #review-graph .grid { stroke: #ddd; stroke-width: .4; }
-  #review-graph .lbl { font-size: 6px; fill: #555; }
+  #review-graph .lbl { font-size: 7px; fill: #555; }
   #review-graph .line { fill: none; stroke: var(--blue); stroke-width: 1.2; }
   #review-graph .pt { cursor: pointer; }
   #review-graph .now { stroke: #f2b705; stroke-width: 1; }
@@ -56,6 +56,7 @@
   <div id="review-result" hidden>
     <div id="review-note" class="note"></div>
     <svg id="review-graph" viewBox="0 0 300 130" role="img" aria-label="win-probability graph"></svg>
+    <div class="note">Click a point to see that position. <span style="color:#c00">●</span> blunder <span style="color:#e67e00">●</span> mistake <span style="color:#19a35b">●</span> lucky draw <span style="color:#7b3fc4">●</span> unlucky draw</div>
     <div id="review-here"></div>
     <table class="review-totals" id="review-totals"></table>
     <div id="review-verdicts"></div>
@@ -103,7 +104,7 @@
     $("rp-review").disabled = s.running;
     $("review-progress").max = Math.max(1, s.total);
     $("review-progress").value = s.done;
-    $("review-count").textContent = s.total ? s.done + " of " + s.total + " reviewed" : "starting…";
+    $("review-count").textContent = s.total ? s.done + " of " + s.total + " reviewed" : "waiting for the cores (other games are thinking)…";
     if (s.failure) { showError(s.failure); return; }
     if (s.running) {
       review.timer = setTimeout(async () => {
