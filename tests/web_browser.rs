@@ -361,6 +361,24 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
     browser.run("window.scrollTo(0, 0);");
     browser.screenshot(&target.join("web-browser-review.png"));
 
+    // A review at the standard budget, cancelled: it shows what it computed and says so.
+    browser.run("document.getElementById('review-budget').value = '';");
+    browser.click("#rp-review");
+    browser.wait(
+        "app.review.id && !document.getElementById('review-running').hidden",
+        Duration::from_secs(20),
+    );
+    browser.click("#review-cancel");
+    browser.wait("app.review.data", Duration::from_secs(120));
+    assert_eq!(
+        browser.run("return app.review.data.complete;"),
+        json!(false)
+    );
+    let note = browser.run("return document.getElementById('review-note').textContent;");
+    assert!(note.as_str().unwrap().starts_with("Cancelled: "), "{note}");
+    browser.run("window.scrollTo(0, 0);");
+    browser.screenshot(&target.join("web-browser-review-cancelled.png"));
+
     // A phone-sized screen shows the same page.
     browser.size(390, 844);
     browser.click("#btn-new");

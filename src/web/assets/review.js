@@ -80,6 +80,7 @@
 
   async function startReview(call, body) {
     clearReview();
+    replayTo(app.replayAt); // the board without the last review's drawing
     const budget = $("review-budget").value;
     const status = await api("POST", call + (budget ? "?iterations=" + budget : ""), body);
     review.id = status.id;
@@ -134,7 +135,7 @@
     t.innerHTML = "<tr><th>player</th><th>accuracy</th><th>inacc.</th><th>mist.</th><th>blund.</th><th>skill</th><th>luck</th></tr>";
     for (const p of r.totals) {
       const tr = document.createElement("tr");
-      for (const v of [p.colour + " (" + p.name + ")", Math.round(p.accuracy) + "%", p.inaccuracies, p.mistakes, p.blunders, signed(p.skill), signed(p.luck)]) {
+      for (const v of [p.colour + " (" + p.name + ")", (p.decisions ? Math.round(p.accuracy) + "%" : "—"), p.inaccuracies, p.mistakes, p.blunders, signed(p.skill), signed(p.luck)]) {
         const td = document.createElement("td");
         td.textContent = v;
         tr.appendChild(td);
@@ -227,7 +228,8 @@
       here.textContent = "Step " + i + ", " + c.player + "'s " + c.kind + ": " + c.outcome.replace(/^chance /, "") + " of " + c.outcomes +
         " possible; " + pct(c.before) + " before, " + pct(c.after) + " after (luck " + signed(c.luck) + ")";
     } else {
-      here.textContent = i < r.steps ? "Step " + i + ": not reviewed (a forced decision)." : "The end of the game.";
+      const why = r.complete ? "a forced decision" : "forced, or not reached before the cancel";
+      here.textContent = i < r.steps ? "Step " + i + ": not reviewed (" + why + ")." : "The end of the game.";
     }
   }
 
