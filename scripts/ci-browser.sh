@@ -12,4 +12,5 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
     apt-get install -y --no-install-recommends chromium chromium-driver
 fi
 
-cargo test --test web_browser -- --ignored
+# --release: the same build as README's test command, not a second profile.
+cargo test --release --test web_browser -- --ignored

@@ -2,13 +2,17 @@
 //!
 //! Layers, each depending only on those above it in this list (`tests/layers.rs` checks it):
 //! - [`vocabulary`]: colours, troops, multisets of tiles, per-colour values, stable hashes;
-//! - [`terrain`]: the eight terrains as validated graph data and bitmask tables;
+//! - [`terrain`]: the eight terrains as validated graph data and bitmask tables, and the
+//!   bounded reading of every input file ([`terrain::input`]);
 //! - [`rules`]: the compact state, legal decisions, applying them, setup and chance;
 //! - [`info`]: what each player may know (observations) and sampling states from it;
+//! - [`model`]: learned models that read an observation (its encoding, the value model);
 //! - [`record`]: game records, replay and position files;
 //! - [`bot`]: bots and search;
 //! - [`tournament`]: self-play tournaments and their statistics;
 //! - [`balance`]: balance studies of terrains, seats, troops and special bases;
+//! - [`train`]: training the learned models on recorded games (fitting with the `train`
+//!   feature);
 //! - [`review`]: game review: the error of every decision, the luck of every chance event;
 //! - [`session`]: a game between a human and a bot, for the interfaces;
 //! - [`web`]: the local web page to play against the computer (`toybattle serve`);
@@ -70,6 +74,8 @@
 //! - `cli` (default): the `toybattle` binary; turns on `progress` and `web`.
 //! - `progress`: progress bars on standard error for tournaments and balance studies.
 //! - `web`: the [`web`] module (the local web page).
+//! - `train`: fitting the learned models with candle (`train::fit`); not in the default
+//!   features, since candle is heavy to build and play does not need it.
 //!
 //! A library user who depends on toybattle with `default-features = false` compiles none of the
 //! command line's, progress bars' or web server's crates.
@@ -80,12 +86,14 @@
 pub mod balance;
 pub mod bot;
 pub mod info;
+pub mod model;
 pub mod record;
 pub mod review;
 pub mod rules;
 pub mod session;
 pub mod terrain;
 pub mod tournament;
+pub mod train;
 pub mod vocabulary;
 #[cfg(feature = "web")]
 pub mod web;

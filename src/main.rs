@@ -43,6 +43,9 @@ enum Command {
     Balance(cli::balance::Args),
     /// Serve the local web page to play against the computer and watch records again.
     Serve(cli::serve::Args),
+    /// Fit the learned value model to recorded games (feature `train`).
+    #[cfg(feature = "train")]
+    Train(cli::train::Args),
 }
 
 fn main() -> ExitCode {
@@ -62,6 +65,8 @@ fn main() -> ExitCode {
         Command::Compare(a) => cli::tournament::compare(a),
         Command::Balance(a) => cli::balance::run(a),
         Command::Serve(a) => cli::serve::run(a),
+        #[cfg(feature = "train")]
+        Command::Train(a) => cli::train::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

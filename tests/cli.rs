@@ -184,9 +184,15 @@ fn malformed_record_reports_line_and_column() {
 #[test]
 fn missing_files_are_named() {
     let err = fails(&["replay", "no/such/record.json"]);
-    assert!(err.contains("cannot read no/such/record.json"), "{err}");
+    assert!(
+        err.contains("cannot read game record no/such/record.json"),
+        "{err}"
+    );
     let err = fails(&["legal", "--position", "no/such/position.json"]);
-    assert!(err.contains("cannot read no/such/position.json"), "{err}");
+    assert!(
+        err.contains("cannot read position no/such/position.json"),
+        "{err}"
+    );
     let err = fails(&["terrains", "--terrain-file", "no/such/terrains.json"]);
     assert!(err.contains("no/such/terrains.json"), "{err}");
 }

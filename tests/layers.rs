@@ -8,15 +8,17 @@ use std::path::{Path, PathBuf};
 
 /// The library's layers, lowest first. A module may use its own layer and those before it.
 /// `balance`, `session` and `web` are listed ahead of their arrival.
-const LAYERS: [&str; 11] = [
+const LAYERS: [&str; 13] = [
     "vocabulary",
     "terrain",
     "rules",
     "info",
+    "model",
     "record",
     "bot",
     "tournament",
     "balance",
+    "train",
     "review",
     "session",
     "web",

@@ -41,34 +41,48 @@ fn temp(name: &str) -> std::path::PathBuf {
     dir.join(name)
 }
 
-#[test]
-fn a_scripted_game_against_beginner_plays_to_its_end_and_saves() {
-    let record = temp("end.json");
-    let mut script = "review\n".to_string() + &"1\n".repeat(600);
-    script += &format!("review\nsave {}\nquit\n", record.display());
-    let out = play(
-        &[
-            "--terrain",
-            "tropical_pool",
-            "--level",
-            "beginner",
-            "--seed",
-            "9",
-        ],
-        &script,
-    );
-    let stdout = text(&out.stdout);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        stdout.contains("You win (") || stdout.contains("beginner wins ("),
-        "no result in:\n{stdout}"
-    );
-    assert!(stdout.contains("there is no decision of yours to take now"));
-    // The computer's candidates only after the end: beginner does not search.
-    let before_end = stdout
+const SEED_9: [&str; 6] = [
+    "--terrain",
+    "tropical_pool",
+    "--level",
+    "beginner",
+    "--seed",
+    "9",
+];
+
+/// Where the result line starts in a game's output.
+fn result_at(stdout: &str) -> usize {
+    stdout
         .find("You win (")
         .or(stdout.find("beginner wins ("))
-        .unwrap();
+        .unwrap_or_else(|| panic!("no result in:\n{stdout}"))
+}
+
+#[test]
+fn a_scripted_game_against_beginner_plays_to_its_end_and_saves() {
+    // A script that answers 1 to everything: the program ends at its first line after the end.
+    let out = play(&SEED_9, &("review\n".to_string() + &"1\n".repeat(600)));
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let end = result_at(&stdout);
+    assert!(
+        stdout[end..].contains("The game is over: leaving"),
+        "{}",
+        &stdout[end..]
+    );
+    assert!(!stdout[end..].contains("there is no decision"));
+    // The lines the game read: one per prompt before the result.
+    let read = stdout[..end].matches("> ").count();
+
+    // The same game with review and save after the end.
+    let record = temp("end.json");
+    let mut script = "review\n".to_string() + &"1\n".repeat(read - 1);
+    script += &format!("review\nsave {}\nquit\n", record.display());
+    let out = play(&SEED_9, &script);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let before_end = result_at(&stdout);
+    // The computer's candidates only after the end: beginner does not search.
     assert!(stdout[..before_end].contains("shown once the game is over"));
     assert!(stdout[before_end..].contains("The computer's decisions and what it weighed"));
     assert!(stdout[before_end..].contains("(no search)"));
@@ -85,6 +99,136 @@ fn a_scripted_game_against_beginner_plays_to_its_end_and_saves() {
     assert!(text(&replay.stdout).contains("blue human vs red beginner"));
 }
 
+/// `yes 1 | toybattle play`: endless input ends with the game (it printed forever, 7.8 GB in 11
+/// minutes).
+#[test]
+fn endless_piped_input_ends_when_the_game_is_over() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args(["play", "--level", "beginner", "--seed", "3"])
+        .current_dir(temp(""))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut stdin = child.stdin.take().unwrap();
+    // Writes until the program stops reading (a broken pipe).
+    std::thread::spawn(move || while stdin.write_all(&[b'1', b'\n'].repeat(512)).is_ok() {});
+    let lines = lines_of(child.stdout.take().unwrap());
+    let mut seen = String::new();
+    wait_for(&lines, &mut seen, "The game is over: leaving");
+    let status = child.wait().unwrap();
+    assert!(status.success(), "{seen}");
+}
+
+/// The board of the whole game: a legend once, the taker of every region, one picture a turn.
+#[test]
+fn the_board_has_a_legend_names_region_takers_and_is_drawn_once_a_turn() {
+    let args = [
+        "--terrain",
+        "tropical_pool",
+        "--level",
+        "beginner",
+        "--seed",
+        "3",
+    ];
+    let out = play(&args, &"1\n".repeat(600));
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(stdout.matches("Legend: ").count(), 1, "{stdout}");
+    for words in [
+        "[41] [42] red HQs",
+        "R6=1 = region 6",
+        "n:B5 = a blue tile",
+        "12*, 22*: special base: only 1, 2, X may be placed here",
+    ] {
+        assert!(stdout.contains(words), "'{words}' missing");
+    }
+    let taken = stdout
+        .lines()
+        .rfind(|l| l.starts_with("Medals ") && !l.ends_with("regions taken: none"))
+        .unwrap_or_else(|| panic!("no region taken in:\n{stdout}"));
+    assert!(
+        taken.contains(" by you (blue, ") || taken.contains(" by the computer (red, "),
+        "{taken}"
+    );
+    assert!(
+        taken.contains(" medal") && taken.contains(", turn "),
+        "{taken}"
+    );
+    // Each board starts with its turn's heading; the picture (with the red HQs' line) comes
+    // once a turn, later decisions of the same turn get the short board.
+    let mut pictures = std::collections::HashMap::new();
+    for board in stdout.split("\n— Tropical Pool (normal), turn ").skip(1) {
+        let turn: u16 = board.split(' ').next().unwrap().parse().unwrap();
+        if board.lines().take(4).any(|l| l.contains("[41]")) {
+            *pictures.entry(turn).or_insert(0) += 1;
+        }
+    }
+    assert!(pictures.len() > 3);
+    assert!(pictures.values().all(|&n| n == 1), "{pictures:?}");
+}
+
+/// A hint's candidates are lettered: a letter takes the hint's decision, a number stays the
+/// decision list's.
+#[test]
+fn a_hint_is_taken_by_its_letter_and_a_number_is_still_a_decision() {
+    let args = [
+        "--terrain",
+        "castle_field",
+        "--level",
+        "beginner",
+        "--seed",
+        "5",
+        "--first",
+        "blue",
+    ];
+    let out = play(&args, "hint\na\nquit\n");
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let hint = &stdout[stdout.find("Hint (").expect("a hint")..];
+    let first = hint
+        .lines()
+        .find_map(|l| l.strip_prefix("  a) "))
+        .unwrap_or_else(|| panic!("no candidate a in:\n{hint}"));
+    let decision = first.split("  ").next().unwrap().trim();
+    assert!(
+        hint.contains(&format!("you: {decision}\n")),
+        "{decision} not taken:\n{hint}"
+    );
+    assert!(!hint.contains(" 1. "), "hint numbers are gone");
+
+    let out = play(&args, "hint\n1\nquit\n");
+    let stdout = text(&out.stdout);
+    let board = &stdout[..stdout.find("Hint (").unwrap()];
+    let number_1 = board
+        .lines()
+        .find_map(|l| l.trim_start().strip_prefix("1  "))
+        .unwrap()
+        .trim();
+    assert!(stdout.contains(&format!("you: {number_1}\n")), "{stdout}");
+}
+
+#[test]
+fn undo_says_what_it_took_back() {
+    let args = [
+        "--terrain",
+        "volcanic_jungle",
+        "--level",
+        "beginner",
+        "--first",
+        "blue",
+        "--seed",
+        "14",
+    ];
+    let out = play(&args, "place Jumbo 13\nundo\nquit\n");
+    let stdout = text(&out.stdout);
+    assert!(
+        stdout.contains("Taken back: your place Jumbo 13 and the computer's replies ("),
+        "{stdout}"
+    );
+}
+
 /// A scripted game with a hint (its candidates printed with the human's chances) and an undo
 /// that takes back the human's first decision and the computer's reply, played on to the end;
 /// the saved record keeps the hint and the undo.
@@ -92,8 +236,9 @@ fn a_scripted_game_against_beginner_plays_to_its_end_and_saves() {
 fn a_scripted_game_with_a_hint_and_an_undo_plays_to_its_end() {
     let record = temp("hint-undo.json");
     // A placement, taken by notation: unlike a draw, it shows no chance outcome before the reply.
-    let mut script = "hint\nplace Jumbo 13\nundo\n".to_string() + &"1\n".repeat(600);
-    script += &format!("save {}\nquit\n", record.display());
+    // Saved once the first decision is taken again: a script's lines after the end are not read.
+    let script =
+        format!("hint\nplace Jumbo 13\nundo\n1\nsave {}\n", record.display()) + &"1\n".repeat(600);
     let out = play(
         &[
             "--terrain",
@@ -114,11 +259,11 @@ fn a_scripted_game_with_a_hint_and_an_undo_plays_to_its_end() {
     let hint = stdout.find("Hint (").expect("a hint");
     let first = &stdout[hint..];
     assert!(
-        first.contains("  1. ") && first.contains("your chances"),
+        first.contains("  a) ") && first.contains("your chances"),
         "no candidates in:\n{first}"
     );
     let undo = stdout
-        .find("Taken back.")
+        .find("Taken back: your place Jumbo 13")
         .unwrap_or_else(|| panic!("no undo in:\n{stdout}"));
     assert!(hint < undo);
     assert!(!stdout.contains("cannot undo"), "{stdout}");
@@ -197,6 +342,28 @@ fn a_saved_game_resumes_and_a_corrupt_file_is_refused() {
     assert!(!out.status.success());
     let stderr = text(&out.stderr);
     assert!(stderr.contains("not a game record"), "{stderr}");
+
+    // Another format: a position file.
+    let position = temp("position.json");
+    std::fs::write(&position, "{\"format\": \"toybattle-position/1\"}").unwrap();
+    let out = play(&["--load", position.to_str().unwrap()], "");
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("toybattle-position/1"), "{stderr}");
+
+    // A game played on other terrain data (a changed terrain file): refused, not resumed.
+    let mut saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&record).unwrap()).unwrap();
+    saved["terrain_fingerprint"] = serde_json::json!("0123456789abcdef");
+    let other = temp("other-terrain.json");
+    std::fs::write(&other, saved.to_string()).unwrap();
+    let out = play(&["--load", other.to_str().unwrap()], "");
+    assert!(!out.status.success());
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr.contains("other terrain data than this program's Castle Field"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -293,7 +460,11 @@ fn saved_path(output: &str) -> std::path::PathBuf {
 /// A finished game cannot be taken back into play: its end shows the deal (docs/play.md).
 #[test]
 fn undo_after_the_game_is_over_is_refused_in_the_terminal() {
-    let script = "1\n".repeat(600) + "undo\nquit\n";
+    // As many 1s as the game reads (a script's further lines after the end end the program).
+    let out = play(&SEED_9, &"1\n".repeat(600));
+    let stdout = text(&out.stdout);
+    let read = stdout[..result_at(&stdout)].matches("> ").count();
+    let script = "1\n".repeat(read) + "undo\nquit\n";
     let out = play(
         &[
             "--terrain",

@@ -460,3 +460,95 @@ fn a_game_with_the_other_colour_first_replays() {
         replay(&game, &record).expect("the other colour first replays");
     }
 }
+
+/// Records are read strictly (issue 32, point 12): a troop name with noise in it, a printed
+/// value or a spelling the lenient reader takes (`xb42`), a node id with a sign or a leading
+/// zero, or extra spaces are refused at their step, although each reads as the same legal
+/// decision when typed by a person. Letter case alone is accepted.
+#[test]
+fn noisy_notation_in_a_record_is_refused_at_its_step() {
+    let game = castle_field();
+    let original = finished_record(&game);
+    let with_troop = |verb: &str| {
+        original
+            .steps
+            .iter()
+            .position(|s| s.starts_with(verb))
+            .expect("the game has such a step")
+    };
+    let place = with_troop("place ");
+    let chance = with_troop("chance ");
+    let noise = |step: &str| -> Vec<String> {
+        let words: Vec<&str> = step.split(' ').collect();
+        // `place TROOP NODE` and `chance TROOP`: the troop is the second word.
+        let troop_at = 1;
+        let name = words[troop_at];
+        let troop: Troop = name.parse().unwrap();
+        let with = |word: String| {
+            let mut w = words.clone();
+            w[troop_at] = &word;
+            w.join(" ")
+        };
+        let (head, tail) = name.split_at(2);
+        let mut out = vec![
+            with(format!("{head}[[[[}}}}{{{{{tail}")),
+            with(troop.value_label().to_string()),
+            with(name.replace('-', "=") + "."),
+            format!(" {step}"),
+            step.replacen(' ', "  ", 1),
+            format!("{step}\t"),
+        ];
+        if words[0] == "place" {
+            out.push(format!("{} {} 0{}", words[0], name, words[2]));
+            out.push(format!("{} {} +{}", words[0], name, words[2]));
+        }
+        out
+    };
+    for k in [place, chance] {
+        for text in noise(&original.steps[k]) {
+            assert_eq!(
+                Decision::parse(&text, game.terrain()).ok(),
+                Decision::parse(&original.steps[k], game.terrain()).ok(),
+                "a person may type '{text}'"
+            );
+            let mut record = original.clone();
+            record.steps[k] = text.clone();
+            let err = replay(&game, &record).expect_err(&text);
+            let message = err.to_string();
+            let (index, step, _) = step_error(err);
+            assert_eq!((index, step.as_str()), (k, text.as_str()));
+            assert!(message.starts_with(&format!("step {k} (")), "{message}");
+        }
+        let mut record = original.clone();
+        record.steps[k] = original.steps[k]
+            .to_uppercase()
+            .replacen("PLACE", "place", 1);
+        record.steps[k] = record.steps[k].replacen("CHANCE", "chance", 1);
+        replay(&game, &record).expect("letter case aside");
+    }
+}
+
+/// The three steps of the issue, read as records and as a person types them.
+#[test]
+fn the_noise_of_the_issue_is_no_troop_in_a_record() {
+    let game = castle_field();
+    let terrain = game.terrain();
+    for (text, word) in [
+        ("place Kw[[[[}}{{ak 12", "Kw[[[[}}{{ak"),
+        ("recover Hoo[[[[[[[[k", "Hoo[[[[[[[[k"),
+        ("chance XB=42", "XB=42"),
+    ] {
+        let err = Decision::parse_record(text, terrain).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "'{word}' in '{text}' is not a troop's name as records write it: expected one of \
+                 Kwak, Skully, Capn, Jumbo, Hook, XB-42, Star, Roxy (letter case aside)"
+            )
+        );
+        assert!(
+            Decision::parse(text, terrain).is_ok(),
+            "lenient for a person"
+        );
+    }
+}

@@ -228,6 +228,55 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
     );
     browser.click("#btn-start");
 
+    browser.wait(
+        "app.game && app.game.view.to_move === 'human'",
+        Duration::from_secs(60),
+    );
+    // The board is drawn, not typed: special bases have SVG icons, and no text on the board
+    // is an emoji or a symbol a missing font would show as an empty box.
+    let texts = browser
+        .run("return [...document.querySelectorAll('#board text')].map(t => t.textContent);");
+    let odd: Vec<&Value> = texts
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| {
+            !t.as_str()
+                .unwrap()
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-')
+        })
+        .collect();
+    assert!(odd.is_empty(), "symbols on the board: {odd:?}");
+    let icons = browser.run(
+        "return [document.querySelectorAll('#board path.icon').length, \
+         app.terrains.volcanic_jungle.nodes.filter(n => n.effect).length];",
+    );
+    assert!(
+        icons[0] == icons[1] && icons[0].as_u64() > Some(0),
+        "every special base has its icon: {icons}"
+    );
+    // Blue's HQ is at the bottom for the blue player; the toggle turns the board.
+    let blue_hq_y =
+        "return Number(document.querySelector('#board rect.hq-blue').getAttribute('y'));";
+    assert!(browser.run(blue_hq_y).as_f64().unwrap() > 50.0);
+    browser.click("#btn-flip");
+    assert!(browser.run(blue_hq_y).as_f64().unwrap() < 50.0, "turned");
+    browser.click("#btn-flip");
+    assert!(browser.run(blue_hq_y).as_f64().unwrap() > 50.0);
+    // The thinking bar has a width (it was 0 px beside a long text).
+    let bar = browser.run(
+        "const t = document.getElementById('thinking'); t.hidden = false; \
+         document.getElementById('thinking-text').textContent = 'The computer is thinking… 0.4 s (so far: place Jumbo 13, place Roxy 24)'; \
+         const w = document.getElementById('thinking-bar').getBoundingClientRect().width; t.hidden = true; return w;",
+    );
+    assert!(bar.as_f64().unwrap() >= 100.0, "thinking bar {bar}");
+    // No undo reason before there is anything to undo.
+    assert_eq!(
+        browser.run("return document.getElementById('undo-reason').textContent;"),
+        json!("")
+    );
+
     let started = Instant::now();
     let mut clicks = 0;
     let mut shot_midgame = false;
@@ -279,7 +328,29 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
         status.as_str().unwrap().contains("win"),
         "the page says who won: {status}"
     );
+    assert!(
+        !status.as_str().unwrap().contains("(hq)"),
+        "the end in words: {status}"
+    );
     assert!(browser.run("return document.querySelector('#error').hidden;") == json!(true));
+    // Every region taken is drawn in its taker's colour and listed under the taker's side.
+    let taken = browser.run("return app.game.view.taken_regions;");
+    let taken = taken.as_array().unwrap();
+    assert!(!taken.is_empty(), "nobody took a region in this game");
+    for r in taken {
+        let (id, by) = (&r["id"], r["by"].as_str().unwrap());
+        let drawn = browser.run(&format!(
+            "return !!document.querySelector('#board g[data-region=\"{id}\"] circle.region.taken.{by}');"
+        ));
+        assert_eq!(drawn, json!(true), "region {id} taken by {by}");
+    }
+    let listed = browser.run("return document.getElementById('panel').textContent;");
+    assert!(listed.as_str().unwrap().contains("regions taken: R"));
+    assert_eq!(
+        browser.run("return document.getElementById('undo-reason').textContent;"),
+        json!(""),
+        "no stale undo reason after the game"
+    );
     browser.screenshot(&target.join("web-browser-final.png"));
 
     // Watch it again: the replay viewer with its slider.
@@ -310,6 +381,37 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
         browser.run("return app.replayAt;").as_u64(),
         Some(steps - 1)
     );
+    // A finished game's racks are face up, from the first step on.
+    browser.click("#rp-first");
+    assert_eq!(
+        browser.run("return document.querySelectorAll('#replay-sides .tile.back').length;"),
+        json!(0)
+    );
+    assert!(
+        browser
+            .run(
+                "return document.querySelectorAll('#replay-sides .tiles[data-side] .tile').length;"
+            )
+            .as_u64()
+            > Some(4)
+    );
+    // The title and status stay in view when the page scrolls down the step list.
+    browser.click("#rp-last");
+    browser.run("window.scrollTo(0, document.body.scrollHeight);");
+    let head = browser.run(
+        "const r = document.getElementById('replay-status').getBoundingClientRect(); \
+         return r.top >= 0 && r.bottom <= innerHeight && !!document.getElementById('replay-title').textContent;",
+    );
+    assert_eq!(head, json!(true), "the replay's status scrolled away");
+    assert!(!browser
+        .run("return document.getElementById('replay-status').textContent;")
+        .as_str()
+        .unwrap()
+        .contains("chance chance"));
+    browser.click("#rp-first");
+    for _ in 0..8 {
+        browser.click("#rp-next");
+    }
     browser.screenshot(&target.join("web-browser-replay.png"));
 
     // The review after the game (a small budget keeps it quick): the graph with its axes, a
@@ -378,14 +480,64 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
     assert!(note.as_str().unwrap().starts_with("Cancelled: "), "{note}");
     browser.run("window.scrollTo(0, 0);");
     browser.screenshot(&target.join("web-browser-review-cancelled.png"));
+    browser.click("#rp-first");
+    for _ in 0..8 {
+        browser.click("#rp-next");
+    }
 
-    // A phone-sized screen shows the same page.
+    // Play from here: a new game from step 8 against the chosen level.
+    browser.click("#fh-level option[value='beginner']");
+    browser.click("#btn-from-here");
+    browser.wait(
+        "app.game && !app.game.thinking && document.getElementById('replay').hidden",
+        Duration::from_secs(60),
+    );
+    let log = browser
+        .run("return app.game.view.log.length;")
+        .as_u64()
+        .unwrap();
+    assert!(log >= 8, "the new game starts after step 8: {log} steps");
+
+    // A phone-sized screen: the new-game dialog fits; playing red, red's HQ is at the bottom;
+    // the rack is on the same screen as the board, its troop names at a readable size.
     browser.size(390, 844);
     browser.click("#btn-new");
+    let fits = browser.run(
+        "const d = document.getElementById('dlg-new').getBoundingClientRect(); \
+         const s = document.getElementById('sel-level').getBoundingClientRect(); \
+         return d.right <= innerWidth && s.right <= d.right;",
+    );
+    assert_eq!(fits, json!(true), "the new-game dialog overflows");
+    browser.screenshot(&target.join("web-browser-phone-dialog.png"));
+    browser.click("#form-new select[name='seat'] option[value='red']");
+    browser.click("#form-new select[name='first'] option[value='human']");
     browser.click("#btn-start");
     browser.wait(
         "app.game && app.game.view.to_move === 'human'",
         Duration::from_secs(60),
     );
+    browser.run("window.scrollTo(0, 0);");
+    let red_hq_y = "return Number(document.querySelector('#board rect.hq-red').getAttribute('y'));";
+    assert!(
+        browser.run(red_hq_y).as_f64().unwrap() > 50.0,
+        "red's HQ at the bottom"
+    );
+    let layout = browser.run(
+        "const b = document.getElementById('board').getBoundingClientRect(); \
+         const r = document.querySelector('#side-human .tiles').getBoundingClientRect(); \
+         const n = getComputedStyle(document.querySelector('#side-human .tile .n')).fontSize; \
+         return [b.top, b.bottom, r.top, r.bottom, innerHeight, parseFloat(n)];",
+    );
+    let l: Vec<f64> = layout
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert!(
+        l[0] >= 0.0 && l[1] <= l[2] && l[3] <= l[4],
+        "board and rack on one screen: {l:?}"
+    );
+    assert!(l[5] >= 10.0, "troop names of {} px", l[5]);
     browser.screenshot(&target.join("web-browser-phone.png"));
 }

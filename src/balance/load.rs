@@ -9,7 +9,7 @@ use crate::rules::{
     DealError, Decision, DecisionList, Game, IllegalDecision, ParseDecisionError, Restricted,
     Troop, Variant, WhatIfs,
 };
-use crate::terrain::Terrain;
+use crate::terrain::{input, Terrain};
 use crate::tournament::store::{read_games, read_run, GameLine, GAMES_FILE, RUN_FILE};
 use crate::tournament::{RunConfig, Shard};
 use rayon::prelude::*;
@@ -61,7 +61,7 @@ pub fn run_folders(paths: &[PathBuf]) -> Result<Vec<PathBuf>, BalanceError> {
 /// The run folder names of a study folder, in report order.
 pub(super) fn study_order(dir: &Path) -> Result<Vec<String>, BalanceError> {
     let file = dir.join(STUDY_FILE);
-    if let Ok(text) = std::fs::read_to_string(&file) {
+    if let Ok(text) = input::read_text(&file, input::RUN_SETTINGS) {
         return serde_json::from_str(&text).map_err(|e| BalanceError::Settings {
             dir: file.display().to_string(),
             reason: format!("not a list of run folders: {e}"),
@@ -461,8 +461,8 @@ fn study_game(
     };
     let end = End::parse(&line.end).ok_or_else(|| bad(format!("unknown end '{}'", line.end)))?;
     let deal = game.deal(line.deal_seed);
-    let placed = match std::fs::read_to_string(&path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+    let placed = match input::read_text(&path, input::RECORD) {
+        Err(e) if e.is_not_found() => None,
         Err(e) => return Err(bad(e.to_string())),
         Ok(text) => {
             let record: GameRecord =

@@ -17,6 +17,7 @@ use super::greedy::GreedyBot;
 use super::random::RandomBot;
 use super::search::{make_player, Algorithm, OptionRangeError, SearchConfig};
 use super::{Budget, Player};
+use crate::terrain::input;
 use crate::vocabulary::hash::fnv1a;
 use serde::Deserialize;
 use std::path::Path;
@@ -75,14 +76,9 @@ pub enum PresetError {
         /// The shipped presets' names, comma-separated.
         shipped: String,
     },
-    /// The preset file could not be read.
-    #[error("cannot read preset {path}: {source}")]
-    Unreadable {
-        /// The path as given.
-        path: String,
-        /// What the file system reported.
-        source: std::io::Error,
-    },
+    /// The preset file could not be read: missing, not a regular file, or over its size cap.
+    #[error(transparent)]
+    Unreadable(#[from] crate::terrain::input::InputError),
     /// The file is not valid TOML, or a field has the wrong type or is not a preset field.
     #[error("{origin}: {source}")]
     Malformed {
@@ -235,10 +231,7 @@ pub fn resolve(spec: &str) -> Result<Preset, PresetError> {
                 .join(", "),
         });
     }
-    let text = std::fs::read_to_string(path).map_err(|source| PresetError::Unreadable {
-        path: spec.to_string(),
-        source,
-    })?;
+    let text = input::read_text(path, input::PRESET)?;
     let name = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

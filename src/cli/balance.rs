@@ -10,7 +10,7 @@ use toybattle::balance::render::write_report;
 use toybattle::balance::study::{lock_out_dir, OBJECTIVES_DIR};
 use toybattle::balance::{analyse, load_study, run_study, Report, StudyPlan};
 use toybattle::rules::{Variant, WhatIfs};
-use toybattle::terrain::Terrain;
+use toybattle::terrain::{input, Terrain};
 use toybattle::tournament::config::fnv1a;
 use toybattle::tournament::Shard;
 
@@ -220,7 +220,7 @@ pub fn run(args: Args) -> CliResult {
             let terrain_file_hash = match &args.terrain_file {
                 Some(path) => Some(format!(
                     "{:016x}",
-                    fnv1a(&super::read_text(path)?.into_bytes())
+                    fnv1a(&super::read_text(path, input::TERRAIN_FILE)?.into_bytes())
                 )),
                 None => None,
             };

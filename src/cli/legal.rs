@@ -1,12 +1,12 @@
 //! `toybattle legal`: the legal decisions of a position file, in the engine's stable order; or
 //! of many positions, one JSON object per line, in one process.
 
-use super::{emit, load_position, print_json, read_text, CliResult};
+use super::{emit, load_position, print_json, CliResult};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use toybattle::record::position::Position;
 use toybattle::rules::{DecisionList, Game, Outcome, State};
-use toybattle::terrain::{self, Terrain};
+use toybattle::terrain::{self, input, Terrain};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -85,28 +85,47 @@ pub fn run(args: Args) -> CliResult {
     }
 }
 
-/// `--jsonl`: every position of `path`, one result line each; the terrains are read once.
+/// Refused line numbers listed in the final error; more are counted, not listed.
+const LISTED_FAILURES: usize = 20;
+
+/// `--jsonl`: every position of `path`, one result line each, written as it is read; the
+/// terrains are read once. The file may be long: only one line (at most a position's size
+/// cap) is held at a time.
 fn run_lines(path: &Path, terrain_file: Option<&Path>) -> CliResult {
-    let text = read_text(path)?;
+    let (file, _) = input::open(path, input::POSITION).map_err(|e| e.to_string())?;
     let terrains: Option<Vec<Terrain>> = match terrain_file {
         Some(f) => Some(terrain::load_terrain_file(f).map_err(|e| e.to_string())?),
         None => None,
     };
-    let mut out = String::new();
+    let mut reader = std::io::BufReader::new(file);
     let mut failed = Vec::new();
-    for (index, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let number = index + 1;
-        let result = match legal_of_line(line, terrains.as_deref()) {
+    let mut refused = 0usize;
+    let mut number = 0usize;
+    let cap = input::POSITION.cap;
+    while let Some(line) = input::next_line(&mut reader, cap)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+    {
+        number += 1;
+        let parsed = match line {
+            input::Line::Text(text) if text.trim().is_empty() => continue,
+            input::Line::Text(text) => legal_of_line(&text, terrains.as_deref()),
+            input::Line::TooLong => Err(format!(
+                "the line is longer than the cap of a position ({})",
+                input::describe_size(cap)
+            )),
+            input::Line::NotText => Err("the line is not UTF-8 text".to_string()),
+        };
+        let result = match parsed {
             Ok(legal) => LineResult {
                 line: number,
                 legal: Some(legal),
                 error: None,
             },
             Err(e) => {
-                failed.push(number.to_string());
+                refused += 1;
+                if failed.len() < LISTED_FAILURES {
+                    failed.push(number.to_string());
+                }
                 LineResult {
                     line: number,
                     legal: None,
@@ -115,13 +134,16 @@ fn run_lines(path: &Path, terrain_file: Option<&Path>) -> CliResult {
             }
         };
         let json = serde_json::to_string(&result).map_err(|e| format!("cannot write JSON: {e}"))?;
-        out += &(json + "\n");
+        emit(&(json + "\n"))?;
     }
-    emit(&out)?;
-    match failed.len() {
+    let more = match refused - failed.len() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    match refused {
         0 => Ok(()),
         n => Err(format!(
-            "{}: {n} position(s) refused, on line(s) {}",
+            "{}: {n} position(s) refused, on line(s) {}{more}",
             path.display(),
             failed.join(", ")
         )),

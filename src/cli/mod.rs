@@ -12,6 +12,8 @@ pub mod serve;
 pub mod show;
 pub mod terrains;
 pub mod tournament;
+#[cfg(feature = "train")]
+pub mod train;
 
 /// What a subcommand returns: a message for the user on failure.
 pub type CliResult = Result<(), String>;
@@ -20,7 +22,7 @@ use serde::Serialize;
 use std::path::Path;
 use std::sync::Arc;
 use toybattle::rules::{Game, Troop, Variant};
-use toybattle::terrain::{self, NodeKind, SpecialEffect, Terrain};
+use toybattle::terrain::{self, input, NodeKind, SpecialEffect, Terrain};
 
 /// Parses `--max-turns`: the self-play turn cap, at least 1 (one rule for every command).
 pub fn parse_max_turns(s: &str) -> Result<u16, String> {
@@ -87,8 +89,9 @@ pub fn load_record(
     terrain_file: Option<&Path>,
 ) -> Result<(toybattle::record::GameRecord, Game), String> {
     let name = path.display();
-    let record: toybattle::record::GameRecord = serde_json::from_str(&read_text(path)?)
-        .map_err(|e| format!("{name} is not a game record: {e}"))?;
+    let record: toybattle::record::GameRecord =
+        serde_json::from_str(&read_text(path, input::RECORD)?)
+            .map_err(|e| format!("{name} is not a game record: {e}"))?;
     let game = load_game(&record.terrain, terrain_file, record.variant)
         .and_then(|g| g.with_what_if(record.what_if).map_err(|e| e.to_string()))
         .map_err(|e| format!("{name}: {e}"))?;
@@ -105,9 +108,10 @@ pub fn load_record(
     Ok((record, game))
 }
 
-/// Reads a whole text file, naming the file in the error.
-pub fn read_text(path: &Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+/// Reads a whole text file of a kind with a size cap (`terrain::input`), naming the file in
+/// the error; a FIFO, device or directory is refused.
+pub fn read_text(path: &Path, file: input::InputFile) -> Result<String, String> {
+    input::read_text(path, file).map_err(|e| e.to_string())
 }
 
 /// Writes text to standard output. A closed pipe (`toybattle terrains | head`) is not an
@@ -213,7 +217,7 @@ pub fn load_position(
     path: &Path,
     terrain_file: Option<&Path>,
 ) -> Result<(Game, toybattle::rules::State), String> {
-    let position = toybattle::record::position::Position::parse(&read_text(path)?)
+    let position = toybattle::record::position::Position::parse(&read_text(path, input::POSITION)?)
         .map_err(|e| e.to_string())?;
     let terrains = match terrain_file {
         Some(f) => Some(terrain::load_terrain_file(f).map_err(|e| e.to_string())?),

@@ -8,11 +8,12 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
+use toybattle::record::notes::HintNote;
 use toybattle::review::{table, ReviewOptions};
 use toybattle::rules::{Colour, Troop, Variant};
 use toybattle::session::{
-    data_folder, save_name, DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig,
-    SessionError, ShownDeals, ToMove,
+    data_folder, hint_order, save_name, DecisionGroup, HintOrder, HumanView, Level, LogEntry,
+    Session, SessionConfig, SessionError, ShownDeals, ToMove, HINT_SHOWN,
 };
 
 #[derive(clap::Args)]
@@ -63,7 +64,9 @@ Commands:
   N                 take decision number N of the list
   place Jumbo 13    a decision in notation (also draw, decline, use, discard 14, return 13,
                     move 14 17, recover Star)
-  hint              a strong search's best decisions for you, with your chances
+  hint              a strong search's best decisions for you, with your chances; then a
+                    letter (a, b, c) takes one of them
+  hint all          every candidate of the hint
   undo              take back your last decision and the computer's replies
   save FILE         write the game so far to FILE (a record for `toybattle replay`; it
                     holds the deal, so do not open it before the game is over)
@@ -76,6 +79,8 @@ Commands:
   quit              leave (an unsaved game is lost; Ctrl-C or the end of input at the
                     prompt saves it first)
 Ctrl-C while the computer thinks stops its search; the game goes on.
+When input is not a terminal (a script), the program ends once the game is over at the first
+line that is not review, board, help, save FILE or undo, or after 100 lines past the end.
 ";
 
 /// What Ctrl-C does, shared with its handler: while the computer thinks (or a hint is
@@ -155,9 +160,17 @@ pub fn run(args: Args) -> CliResult {
     if let Err(e) = ctrlc::set_handler(on_ctrl_c) {
         emit(&format!("(Ctrl-C cannot be caught here: {e})\n"))?;
     }
+    let mut table = Table {
+        piped: !std::io::stdin().is_terminal(),
+        ..Table::default()
+    };
     let mut lines = std::io::stdin().lock().lines();
     let mut shown_end = false;
-    emit(&ui.board(&session.view()))?;
+    let mut lines_after_end = 0;
+    // When the computer moves first, its moves come before the first board.
+    if session.to_move() == ToMove::Human {
+        emit(&table.board(&ui, &session.view()))?;
+    }
     loop {
         if matches!(session.to_move(), ToMove::Bot | ToMove::Chance) {
             let view = session.view();
@@ -173,7 +186,7 @@ pub fn run(args: Args) -> CliResult {
             })?;
             emit(&ui.steps(&steps, &view))?;
             match done {
-                Ok(_) => emit(&ui.board(&session.view()))?,
+                Ok(_) => emit(&table.board(&ui, &session.view()))?,
                 // The prompt follows; the human's next line lets the computer think again.
                 Err(SessionError::Cancelled) => {
                     emit(
@@ -195,7 +208,17 @@ pub fn run(args: Args) -> CliResult {
             return Ok(());
         };
         let line = line.map_err(|e| format!("cannot read standard input: {e}"))?;
-        match command(&mut session, &ui, line.trim())? {
+        if shown_end && table.piped {
+            // A script that repeats a decision (`yes 1 | toybattle play`) would read forever.
+            // Only lines after the end was shown count: a game that ended while the line was
+            // awaited (a copy showed its deal) first says so.
+            lines_after_end += 1;
+            if !after_game_command(line.trim()) || lines_after_end > 100 {
+                emit("The game is over: leaving (the rest of the input is not read).\n")?;
+                return Ok(());
+            }
+        }
+        match command(&mut session, &ui, &mut table, line.trim())? {
             Flow::Go => {}
             Flow::Quit => return Ok(()),
         }
@@ -205,7 +228,7 @@ pub fn run(args: Args) -> CliResult {
 /// The session of the arguments: a new game, or a loaded one.
 fn start(args: &Args) -> Result<Session, String> {
     if let Some(path) = &args.load {
-        let text = read_text(path)?;
+        let text = read_text(path, toybattle::terrain::input::SAVED_GAME)?;
         let mut session =
             Session::load_json(&text).map_err(|e| format!("{}: {e}", path.display()))?;
         guard(&mut session).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -264,30 +287,102 @@ enum Flow {
     Quit,
 }
 
+/// Whether a line is one a script may still send once the game is over.
+fn after_game_command(line: &str) -> bool {
+    let word = line.split_whitespace().next().unwrap_or("");
+    matches!(
+        word,
+        "review" | "board" | "help" | "?" | "save" | "undo" | "quit" | "exit"
+    )
+}
+
+/// What the terminal keeps between lines: the last hint (its letters), and the turn whose
+/// board was last shown in full.
+#[derive(Default)]
+struct Table {
+    /// Standard input is not a terminal: a script plays.
+    piped: bool,
+    /// The last hint and the number of steps played when it was asked: its letters take its
+    /// candidates while no step has been played since.
+    hint: Option<(HintNote, usize)>,
+    /// The turn whose board was last drawn in full: later decisions of the same turn (an
+    /// effect of the tile just placed) show only what changed.
+    drawn_turn: Option<u16>,
+    /// Whether the picture's legend was shown (with the first board; `board` shows it again).
+    legend_shown: bool,
+}
+
+impl Table {
+    /// The board, in full once a turn; within the same turn, the stacks, medals, racks and
+    /// decisions only.
+    fn board(&mut self, ui: &Ui, v: &HumanView) -> String {
+        let full = self.drawn_turn != Some(v.turn);
+        self.drawn_turn = Some(v.turn);
+        let legend = full && !self.legend_shown;
+        self.legend_shown |= legend;
+        ui.board(v, full, legend)
+    }
+
+    /// The hint's candidates in the order a player reads them, if it was asked at this step.
+    fn hint_now(&self, session: &Session) -> Option<HintOrder> {
+        let steps = session.view().log.len();
+        match &self.hint {
+            Some((hint, at)) if *at == steps => Some(hint_order(&hint.candidates)),
+            _ => None,
+        }
+    }
+}
+
 /// Carries out one line of input; a mistake gets a message and the game goes on.
-fn command(session: &mut Session, ui: &Ui, line: &str) -> Result<Flow, String> {
+fn command(session: &mut Session, ui: &Ui, table: &mut Table, line: &str) -> Result<Flow, String> {
     let word = line.split_whitespace().next().unwrap_or("");
     let rest = line[word.len()..].trim();
     let message = match word {
         "" => return Ok(Flow::Go),
         "quit" | "exit" => return Ok(Flow::Quit),
         "help" | "?" => COMMANDS.to_string(),
-        "board" => ui.board(&session.view()),
-        "hint" => match searching(|stop| session.hint(Session::hint_budget(), stop)) {
-            Ok(hint) => hint_table(&hint),
-            Err(e) => format!("no hint: {e}\n"),
-        },
-        "undo" => match session.undo() {
-            Ok(()) => format!("Taken back.\n{}", ui.board(&session.view())),
-            Err(e) => format!("cannot undo: {e}\n"),
-        },
+        "board" => ui.board(&session.view(), true, true),
+        "hint" => {
+            let all = rest == "all";
+            match table.hint_now(session) {
+                Some(order) if all => hint_all(&order),
+                _ => match searching(|stop| session.hint(Session::hint_budget(), stop)) {
+                    Ok(hint) => {
+                        let steps = session.view().log.len();
+                        let order = hint_order(&hint.candidates);
+                        let text = match all {
+                            true => hint_all(&order),
+                            false => hint_table(&hint, &order),
+                        };
+                        table.hint = Some((hint, steps));
+                        text
+                    }
+                    Err(e) => format!("no hint: {e}\n"),
+                },
+            }
+        }
+        "undo" => {
+            let before = session.view().log;
+            match session.undo() {
+                Ok(()) => {
+                    let view = session.view();
+                    let taken = before.get(view.log.len()..).unwrap_or_default();
+                    format!(
+                        "{}\n{}",
+                        taken_back(taken, view.human),
+                        table.board(ui, &view)
+                    )
+                }
+                Err(e) => format!("cannot undo: {e}\n"),
+            }
+        }
         "resign" => match session.resign() {
             Ok(()) => String::new(),
             Err(e) => format!("cannot resign: {e}\n"),
         },
         "save" => save(session, rest),
         "review" => game_review(session) + &review(&session.view()),
-        _ => match decision_text(session, line) {
+        _ => match decision_text(session, table, line) {
             Ok(text) => match session.apply(&text) {
                 // The board follows once the computer has answered, or now if it is still
                 // the human's decision (an effect of the tile just placed).
@@ -295,7 +390,7 @@ fn command(session: &mut Session, ui: &Ui, line: &str) -> Result<Flow, String> {
                     format!(
                         "you: {text}\n{}{}",
                         coach(session, ui),
-                        ui.board(&session.view())
+                        table.board(ui, &session.view())
                     )
                 }
                 Ok(()) => format!("you: {text}\n{}", coach(session, ui)),
@@ -308,8 +403,21 @@ fn command(session: &mut Session, ui: &Ui, line: &str) -> Result<Flow, String> {
     Ok(Flow::Go)
 }
 
-/// The decision a line names: a number of the list, or notation.
-fn decision_text(session: &Session, line: &str) -> Result<String, String> {
+/// The decision a line names: a number of the list, a hint's letter, or notation.
+fn decision_text(session: &Session, table: &Table, line: &str) -> Result<String, String> {
+    if let Some(letter) = hint_letter(line) {
+        let shown = table.hint_now(session).map(|o| o.tried).unwrap_or_default();
+        return match shown.iter().take(HINT_SHOWN).nth(letter) {
+            Some(c) => Ok(c.decision.clone()),
+            None if shown.is_empty() => {
+                Err("no hint for this decision: type `hint` first, or a decision's number\n".into())
+            }
+            None => Err(format!(
+                "the hint has no candidate '{line}': type one of its letters, a to {}\n",
+                HINT_LETTERS[shown.len().min(HINT_SHOWN) - 1]
+            )),
+        };
+    }
     const DECISION_WORDS: [&str; 8] = [
         "draw", "place", "decline", "use", "discard", "return", "move", "recover",
     ];
@@ -427,18 +535,83 @@ fn review(view: &HumanView) -> String {
     out
 }
 
-fn hint_table(hint: &toybattle::record::notes::HintNote) -> String {
-    let mut out = format!("Hint ({} iterations):\n", hint.iterations);
-    for (i, c) in hint.candidates.iter().take(5).enumerate() {
-        out += &format!(
-            "  {}. {:<20} your chances {:>3.0}%  ({} visits)\n",
-            i + 1,
-            c.decision,
-            c.value * 100.0,
-            c.visits
-        );
+/// The letters of a hint's candidates: not numbers, which are the decisions' numbers.
+const HINT_LETTERS: [char; HINT_SHOWN] = ['a', 'b', 'c'];
+
+/// The hint candidate a line names by its letter (0 for `a`).
+fn hint_letter(line: &str) -> Option<usize> {
+    let mut chars = line.chars();
+    let (Some(c), None) = (chars.next(), chars.next()) else {
+        return None;
+    };
+    HINT_LETTERS
+        .iter()
+        .position(|&l| l == c.to_ascii_lowercase())
+}
+
+/// A hint: its best few candidates, lettered.
+fn hint_table(hint: &HintNote, order: &HintOrder) -> String {
+    let mut out = format!(
+        "Hint ({} iterations): the search's main candidates, your best chances first\n",
+        hint.iterations
+    );
+    for (c, letter) in order.tried.iter().zip(HINT_LETTERS) {
+        out += &candidate_line(&letter.to_string(), c);
+    }
+    let more = order.tried.len().saturating_sub(HINT_SHOWN) + order.rarely.len();
+    out += "Type a letter to take that decision";
+    match more {
+        0 => out += ".\n",
+        n => out += &format!("; `hint all` lists the {n} others.\n"),
     }
     out
+}
+
+/// Every candidate of a hint: the main ones by chances, then those tried too rarely to tell.
+fn hint_all(order: &HintOrder) -> String {
+    let mut out = String::from("Every candidate of the hint, your best chances first:\n");
+    for (i, c) in order.tried.iter().enumerate() {
+        let label = HINT_LETTERS
+            .get(i)
+            .map_or("-".to_string(), |l| l.to_string());
+        out += &candidate_line(&label, c);
+    }
+    if !order.rarely.is_empty() {
+        out += "Tried too rarely for their chances to mean much, most tried first:\n";
+        for c in &order.rarely {
+            out += &candidate_line("-", c);
+        }
+    }
+    out
+}
+
+fn candidate_line(label: &str, c: &toybattle::record::notes::HintCandidate) -> String {
+    format!(
+        "  {label}) {:<20} your chances {:>3.0}%  ({} visits)\n",
+        c.decision,
+        c.value * 100.0,
+        c.visits
+    )
+}
+
+/// "Taken back: …": the steps an undo removed, as the human saw them.
+fn taken_back(steps: &[LogEntry], human: Colour) -> String {
+    let (yours, replies): (Vec<&LogEntry>, Vec<&LogEntry>) =
+        steps.iter().partition(|e| e.actor == Some(human));
+    let yours: Vec<&str> = yours.iter().map(|e| e.text.as_str()).collect();
+    let replies: Vec<String> = replies
+        .iter()
+        .map(|e| match e.actor {
+            Some(_) => e.text.clone(),
+            None if e.text == "chance ?" => "a chance outcome unseen by you".into(),
+            None => format!("chance {}", e.text.trim_start_matches("chance ")),
+        })
+        .collect();
+    let mut out = format!("Taken back: your {}", yours.join(", "));
+    if !replies.is_empty() {
+        out += &format!(" and the computer's replies ({})", replies.join(", "));
+    }
+    out + "."
 }
 
 /// Text of the game for the terminal, coloured or plain.
@@ -458,44 +631,44 @@ impl Ui {
         }
     }
 
-    /// The board with the stacks, the racks, medals and counts, and the human's decisions.
-    fn board(&self, v: &HumanView) -> String {
+    /// The board with the stacks, the racks, medals and counts, and the human's decisions;
+    /// without the picture and its legend unless `full`.
+    fn board(&self, v: &HumanView, full: bool, legend: bool) -> String {
         let game = match toybattle::rules::Game::builtin(&v.terrain, v.variant) {
             Ok(g) => g,
             Err(e) => return format!("cannot draw terrain {}: {e}\n", v.terrain),
         };
         let t = game.terrain();
-        let label = |i: usize| match v.nodes[i].stack.last() {
-            Some(top) => format!(
-                "{}:{}{}",
-                node_label(t, i),
-                colour_letter(top.colour),
-                top.troop.value_label()
-            ),
-            None => node_label(t, i),
-        };
-        let mut picture = picture_with_labels(t, &label);
-        if self.colour {
-            picture = self.paint_labels(&picture, v, &label);
-        }
         let mut out = format!(
-            "\n— {} ({}), turn {} — you: {} against {} ({}) —\n{picture}",
+            "\n— {} ({}), turn {} — you: {} against {} ({}) —\n",
             v.terrain_name, v.variant, v.turn, v.human, v.bot, v.level
         );
-        out += "  n:B5 = blue tile of value 5 on top of node n (X = Kwak, 1 Skully, 2 Cap'n, \
-                3 Jumbo, 4 Hook, 5 XB-42, 6 Star, 7 Roxy)\n";
+        if full {
+            let label = |i: usize| match v.nodes[i].stack.last() {
+                Some(top) => format!(
+                    "{}:{}{}",
+                    node_label(t, i),
+                    colour_letter(top.colour),
+                    top.troop.value_label()
+                ),
+                None => node_label(t, i),
+            };
+            let mut picture = picture_with_labels(t, &label);
+            if self.colour {
+                picture = self.paint_labels(&picture, v, &label);
+            }
+            out += &picture;
+            if legend {
+                out += &self::legend(t, v.variant);
+            }
+        }
         out += &self.stacks(v);
-        let regions: Vec<String> = v.regions_taken.iter().map(|r| format!("R{r}")).collect();
         out += &format!(
             "Medals      blue {}, red {} ({} to win); regions taken: {}\n",
             v.medals.blue,
             v.medals.red,
             v.medals_to_win,
-            if regions.is_empty() {
-                "none".into()
-            } else {
-                regions.join(" ")
-            }
+            self.taken_regions(v)
         );
         let side = |c: Colour| match c {
             Colour::Blue => (v.reserve.blue, &v.discard.blue),
@@ -527,6 +700,33 @@ impl Ui {
             out += &decision_list(&v.decisions);
         }
         out
+    }
+
+    /// The regions taken, each with its taker, medals and turn: `R8 by red (3 medals, turn 5)`.
+    fn taken_regions(&self, v: &HumanView) -> String {
+        let taken: Vec<String> = v
+            .taken_regions
+            .iter()
+            .map(|r| {
+                let who = match r.by == v.human {
+                    true => "you",
+                    false => "the computer",
+                };
+                format!(
+                    "R{} by {} ({}, {} medal{}, turn {})",
+                    r.id,
+                    who,
+                    self.paint(r.by, r.by.name()),
+                    r.medals,
+                    if r.medals == 1 { "" } else { "s" },
+                    r.turn
+                )
+            })
+            .collect();
+        match taken.is_empty() {
+            true => "none".into(),
+            false => taken.join("; "),
+        }
     }
 
     fn stacks(&self, v: &HumanView) -> String {
@@ -592,6 +792,44 @@ impl Ui {
         });
         format!("{outcome}. Type `review` for the computer's candidates.{replay}\n")
     }
+}
+
+/// What the picture's marks mean: HQs, special bases with their effects, regions, tiles.
+fn legend(t: &toybattle::terrain::Terrain, variant: Variant) -> String {
+    use toybattle::terrain::NodeKind;
+    let mut out = String::from("  Legend: ");
+    for c in Colour::BOTH {
+        let hqs: Vec<String> = t
+            .nodes
+            .iter()
+            .filter(|n| n.kind == NodeKind::Hq(c))
+            .map(|n| format!("[{}]", n.id))
+            .collect();
+        out += &format!(
+            "{} {c} HQ{}; ",
+            hqs.join(" "),
+            if hqs.len() > 1 { "s" } else { "" }
+        );
+    }
+    out += "R6=1 = region 6, worth 1 medal to whoever first\n  holds all its bases; ";
+    out += "n:B5 = a blue tile of value 5 on top of node n (R: red; X = Kwak,\n  1 Skully, \
+            2 Cap'n, 3 Jumbo, 4 Hook, 5 XB-42, 6 Star, 7 Roxy)\n";
+    // The special bases with their effect in words, bases of the same words together.
+    let mut specials: Vec<(String, Vec<String>)> = Vec::new();
+    for n in t.nodes.iter().filter(|n| n.kind == NodeKind::Special) {
+        let words = match (variant, n.effect) {
+            (Variant::Beginner, _) | (_, None) => "a plain base in the beginner variant".into(),
+            (_, Some(e)) => toybattle::web::view::describe(e, n.allowed.as_deref()),
+        };
+        match specials.iter_mut().find(|(w, _)| *w == words) {
+            Some((_, ids)) => ids.push(format!("{}*", n.id)),
+            None => specials.push((words, vec![format!("{}*", n.id)])),
+        }
+    }
+    for (words, ids) in specials {
+        out += &format!("  {}: special base: {words}\n", ids.join(", "));
+    }
+    out
 }
 
 fn decision_list(groups: &[DecisionGroup]) -> String {

@@ -24,6 +24,14 @@ pub struct Args {
     /// wait for free cores (default: this machine's cores).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=256))]
     search_threads: Option<u32>,
+    /// Most connections served at once (and at most half the file descriptors this process may
+    /// open); more wait until one closes.
+    #[arg(long, value_name = "N", default_value_t = 1024, value_parser = clap::value_parser!(u32).range(1..=65536))]
+    max_connections: u32,
+    /// Seconds a client may take to send a request's headers or body, and an idle connection is
+    /// kept; slower clients are cut off, so that slow connections cannot hold the server.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=3600))]
+    client_timeout: u32,
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -40,14 +48,15 @@ pub fn run(args: Args) -> CliResult {
         data,
         max_games: args.max_games as usize,
         search_threads: args.search_threads.map(|n| n as usize),
+        max_connections: args.max_connections as usize,
+        client_timeout: std::time::Duration::from_secs(args.client_timeout.into()),
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the server: {e}"))?;
     runtime.block_on(async {
-        let listener = tokio::net::TcpListener::bind((args.host, args.port))
-            .await
+        let listener = web::bind((args.host, args.port).into())
             .map_err(|e| format!("cannot listen on {}:{}: {e}", args.host, args.port))?;
         let addr = listener
             .local_addr()

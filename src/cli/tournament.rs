@@ -4,6 +4,7 @@ use super::{emit, parse_max_turns, print_json, select_terrains, CliResult};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use toybattle::rules::Variant;
+use toybattle::terrain::input;
 use toybattle::tournament::config::{check_concurrency, fnv1a, RUN_FORMAT};
 use toybattle::tournament::stats::SprtParams;
 use toybattle::tournament::{
@@ -142,8 +143,7 @@ pub fn run(args: Args) -> CliResult {
     let terrains = select_terrains(&args.terrains, args.terrain_file.as_deref())?;
     let terrain_file_hash = match &args.terrain_file {
         Some(path) => {
-            let bytes =
-                std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+            let bytes = input::read_bytes(path, input::TERRAIN_FILE).map_err(|e| e.to_string())?;
             Some(format!("{:016x}", fnv1a(&bytes)))
         }
         None => None,

@@ -113,9 +113,11 @@ pub struct Position {
     /// even turns; if given it must agree with `turn` and `to_move`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_player: Option<Colour>,
-    /// Turns begun so far, counting from 1 (default 1).
-    #[serde(default = "first_turn")]
-    pub turn: u16,
+    /// Turns begun so far, counting from 1. Default: the earliest turn at which the tiles on
+    /// the board and the regions taken can have been placed, with the player to move playing
+    /// first unless `first_player` says otherwise ([`Game::earliest_turn`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn: Option<u16>,
     /// What the game waits for (default `"action"`).
     #[serde(default)]
     pub phase: PositionPhase,
@@ -161,10 +163,6 @@ pub struct Position {
     /// Ids of the regions whose medals have been taken.
     #[serde(default)]
     pub regions_taken: Vec<u8>,
-}
-
-fn first_turn() -> u16 {
-    1
 }
 
 /// Whether neither colour lists a tile (an optional field left out of the file).
@@ -313,12 +311,15 @@ impl Position {
             medals: self.medals,
             regions_taken: self.regions_taken(t)?,
             to_move: self.to_move,
-            first_player: self.first_player.unwrap_or(if self.turn % 2 == 1 {
-                self.to_move
-            } else {
-                self.to_move.opponent()
-            }),
-            turn: self.turn,
+            // Without a turn, the player to move is taken to have played first (an odd turn).
+            first_player: self
+                .first_player
+                .unwrap_or(if self.turn.unwrap_or(1) % 2 == 1 {
+                    self.to_move
+                } else {
+                    self.to_move.opponent()
+                }),
+            turn: self.turn.unwrap_or(1),
             phase: self.setup_phase(game)?,
             outcome: match self.phase {
                 PositionPhase::Over { winner, win } => Some(Outcome { winner, win }),
@@ -341,6 +342,9 @@ impl Position {
                 (None, Some(m)) => (rest, m),
                 (Some(r), Some(m)) => (r, m),
             };
+        }
+        if self.turn.is_none() {
+            setup.turn = game.earliest_turn(&setup);
         }
         setup.queued = self.queued_levels(t, &setup)?;
         Ok(setup)
@@ -369,7 +373,7 @@ impl Position {
             variant: game.variant(),
             to_move: setup.to_move,
             first_player: Some(setup.first_player),
-            turn: setup.turn,
+            turn: Some(setup.turn),
             phase: position_phase(setup, &id),
             queued: queued_entries(setup, &id),
             stacks,

@@ -104,7 +104,7 @@ pub fn replay(game: &Game, record: &GameRecord) -> Result<ReplaySummary, ReplayE
             step: step.clone(),
             reason,
         };
-        let d = Decision::parse(step, game.terrain()).map_err(|e| err(e.to_string()))?;
+        let d = Decision::parse_record(step, game.terrain()).map_err(|e| err(e.to_string()))?;
         if let (Phase::Chance(Chance::Draw { .. }), Decision::Chance(t)) = (state.phase(), d) {
             let i = state.active().index();
             let expected = record.deal.reserve[state.active()].get(drawn[i]).copied();

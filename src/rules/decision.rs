@@ -107,6 +107,24 @@ pub enum ParseDecisionError {
         /// Why the troop could not be read.
         reason: ParseTroopError,
     },
+    /// A word of a record's step where a troop belongs that is not a troop's name exactly as
+    /// records write it (letter case aside): records are read strictly.
+    #[error("'{word}' in '{text}' is not a troop's name as records write it: expected one of Kwak, Skully, Capn, Jumbo, Hook, XB-42, Star, Roxy (letter case aside)")]
+    RecordTroop {
+        /// The word read as a troop.
+        word: String,
+        /// The whole step.
+        text: String,
+    },
+    /// A word of a record's step where a node id belongs that is not the id written plainly
+    /// (`13`, not `013` or `+13`).
+    #[error("'{word}' in '{text}' is not a node id as records write it (digits, no sign, no leading zero)")]
+    RecordNode {
+        /// The word read as a node id.
+        word: String,
+        /// The whole step.
+        text: String,
+    },
     /// Text that has the shape of no decision (unknown verb or wrong number of words).
     #[error("cannot read decision '{0}': expected one of 'draw', 'decline', 'use', 'place TROOP NODE', 'discard NODE', 'return NODE', 'move NODE NODE', 'recover TROOP', 'chance TROOP'")]
     Unreadable(String),
@@ -118,14 +136,42 @@ impl Decision {
         Notation { d: *self, terrain }.to_string()
     }
 
-    /// Parses text notation against `terrain`.
+    /// Parses text notation against `terrain`, leniently, as a person may type it: words
+    /// separated by any white space, troops by name or printed value with case and punctuation
+    /// ignored (`xb42`, `Cap'n`, `5`).
     pub fn parse(text: &str, terrain: &Terrain) -> Result<Decision, ParseDecisionError> {
-        let words: Vec<&str> = text.split_whitespace().collect();
+        Decision::parse_as(text, terrain, Reading::Lenient)
+    }
+
+    /// Parses a step of a game record, strictly: exactly the words [`Decision::notation`]
+    /// writes, one space apart, troop names letter case aside (`place jumbo 13`), node ids in
+    /// plain digits. Records are written by the engine, so anything else is an edited or
+    /// damaged record, not a step to guess at.
+    pub fn parse_record(text: &str, terrain: &Terrain) -> Result<Decision, ParseDecisionError> {
+        Decision::parse_as(text, terrain, Reading::Record)
+    }
+
+    fn parse_as(
+        text: &str,
+        terrain: &Terrain,
+        reading: Reading,
+    ) -> Result<Decision, ParseDecisionError> {
+        let strict = reading == Reading::Record;
+        let words: Vec<&str> = match reading {
+            Reading::Lenient => text.split_whitespace().collect(),
+            Reading::Record => text.split(' ').collect(),
+        };
         let node = |w: &str| -> Result<NodeIndex, ParseDecisionError> {
             let id: NodeId = w.parse().map_err(|_| ParseDecisionError::NotANode {
                 word: w.to_string(),
                 text: text.to_string(),
             })?;
+            if strict && id.to_string() != w {
+                return Err(ParseDecisionError::RecordNode {
+                    word: w.to_string(),
+                    text: text.to_string(),
+                });
+            }
             terrain
                 .index_of(id)
                 .ok_or_else(|| ParseDecisionError::UnknownNode {
@@ -135,6 +181,15 @@ impl Decision {
                 })
         };
         let troop = |w: &str| {
+            if strict {
+                return Troop::ALL
+                    .into_iter()
+                    .find(|t| t.name().eq_ignore_ascii_case(w))
+                    .ok_or_else(|| ParseDecisionError::RecordTroop {
+                        word: w.to_string(),
+                        text: text.to_string(),
+                    });
+            }
             w.parse::<Troop>()
                 .map_err(|reason| ParseDecisionError::Troop {
                     text: text.to_string(),
@@ -166,6 +221,13 @@ impl Decision {
     pub fn is_chance(&self) -> bool {
         matches!(self, Decision::Chance(_))
     }
+}
+
+/// How strictly notation is read: as a person types it, or as records are written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Reading {
+    Lenient,
+    Record,
 }
 
 struct Notation<'a> {

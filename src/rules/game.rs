@@ -333,7 +333,7 @@ impl Game {
     }
 
     /// R4.3: whether `p` has any legal (unfrozen tile, slot) pair.
-    fn has_placement(&self, s: &State, p: Colour) -> bool {
+    pub(crate) fn has_placement(&self, s: &State, p: Colour) -> bool {
         // Usually a base next to an own HQ is empty or own-topped: a slot for every troop its
         // restriction allows (R5.2, R5.4, R5.5), found without the flood fill.
         let open_by_hq = self.hq_neighbours[p] & self.bases & !s.board.occupied(p.opponent());

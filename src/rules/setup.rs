@@ -77,6 +77,10 @@ pub struct Setup {
     pub queued: Vec<(NodeIndex, u8)>,
 }
 
+/// Most tiles a player places in one turn: the PLACE action and one extra placement for each of
+/// their three Cap'ns placed in a chain (R4.3, R7.3).
+pub const MAX_PLACEMENTS_PER_TURN: u16 = 1 + COPIES_PER_TROOP as u16;
+
 /// Why a setup cannot be a position of a game. Nodes and regions are named by their ids.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
@@ -230,6 +234,70 @@ pub enum SetupError {
     /// Turn 0: turns count from 1.
     #[error("turns count from 1")]
     TurnZero,
+    /// More of a colour's tiles on the board than it can have placed in the turns it has had.
+    #[error("{colour} has {on_board} tiles on the board on turn {turn}, but in its {turns} turn(s) so far it can have placed at most {most} (a PLACE and an extra placement per Cap'n each turn, R4.3, R7.3)")]
+    MoreTilesThanTurns {
+        /// The colour with too many tiles on the board.
+        colour: Colour,
+        /// Its tiles on the board.
+        on_board: u16,
+        /// The turn given.
+        turn: u16,
+        /// The turns that colour has begun.
+        turns: u16,
+        /// The most tiles it can have placed in them.
+        most: u16,
+    },
+    /// Taken regions that cover more bases than tiles can have been placed by this turn: each
+    /// base of a taken region had to be occupied by a placed tile (R8.2).
+    #[error("the regions taken ({}) cover {bases} bases, each of which a placed tile had to occupy, but by turn {turn} at most {most} tiles can have been placed (R4.3, R7.3, R8.2)", ids(regions))]
+    RegionsTakenTooSoon {
+        /// The region ids taken, as in the terrain file.
+        regions: Vec<u8>,
+        /// The bases they cover together.
+        bases: u16,
+        /// The turn given.
+        turn: u16,
+        /// The most tiles both players can have placed by then.
+        most: u16,
+    },
+    /// A game said to be won because the player to move was blocked, while that player can
+    /// still draw or place (R10.3).
+    #[error("the game is said to have ended with {colour} blocked, but {colour} can still {can} (reserve {reserve}, rack {rack} of {RACK_LIMIT}); in a blocked ending the player to move is the one who could neither draw nor place (R10.3)")]
+    NotBlocked {
+        /// The player to move, said to be blocked.
+        colour: Colour,
+        /// What that player can still do: "draw" or "place a tile".
+        can: &'static str,
+        /// Tiles in that player's reserve.
+        reserve: u8,
+        /// Tiles on that player's rack.
+        rack: u8,
+    },
+    /// A blocked ending whose winner is not the one R10.3 gives: more medals, the blocked player
+    /// losing a tie.
+    #[error("{winner} is said to have won when {blocked} was blocked, but with medals {blocked} {blocked_medals}, {other} {other_medals} the winner is {expected} (more medals win; on a tie the blocked player loses, R10.3)")]
+    BlockedWinner {
+        /// The winner given.
+        winner: Colour,
+        /// The blocked player (the player to move).
+        blocked: Colour,
+        /// The blocked player's medals.
+        blocked_medals: u8,
+        /// The other player.
+        other: Colour,
+        /// The other player's medals.
+        other_medals: u8,
+        /// The winner by R10.3.
+        expected: Colour,
+    },
+    /// An XB-42 discard pending while no XB-42 of the player to move tops a stack where its
+    /// effect applies: the discard follows the XB-42 just placed (R7.6).
+    #[error("chance XB-42 discard: no XB-42 of {colour} tops a stack where troop effects apply; the discard follows the XB-42 {colour} has just placed (R7.6, R9.7)")]
+    DiscardWithoutXb42 {
+        /// The player to move.
+        colour: Colour,
+    },
     /// A player to move who is not the one whose turn it is, given the first player.
     #[error("turn {turn} is {expected}'s turn when {first} plays first, but {to_move} is to move")]
     WrongTurn {
@@ -407,7 +475,60 @@ impl Game {
                 s.board.push(n, tile);
             }
         }
+        self.check_tiles_placed(setup)?;
         self.check_hq_win(setup, s)
+    }
+
+    /// The earliest turn at which the setup's tiles on the board and regions taken can have been
+    /// placed, of the parity that gives the turn to `to_move` (odd turns are the first
+    /// player's); `setup.turn` is not read. A position that gives no turn is at this turn.
+    pub fn earliest_turn(&self, setup: &Setup) -> u16 {
+        let mut trial = setup.clone();
+        trial.turn = if setup.first_player == setup.to_move {
+            1
+        } else {
+            2
+        };
+        // At most 48 tiles and 32 bases: a few dozen turns always fit.
+        while trial.turn < u16::MAX - 1
+            && (self.check_tiles_placed(&trial).is_err()
+                || self.check_regions_reached(&trial).is_err())
+        {
+            trial.turn += 2;
+        }
+        trial.turn
+    }
+
+    /// The turns `c` has begun by the setup's turn: odd turns are the first player's.
+    fn turns_of(setup: &Setup, c: Colour) -> u16 {
+        match c == setup.first_player {
+            true => setup.turn.div_ceil(2),
+            false => setup.turn / 2,
+        }
+    }
+
+    /// A colour's tiles on the board were all placed by it (moves and returns only shift or
+    /// remove them), at most [`MAX_PLACEMENTS_PER_TURN`] a turn.
+    fn check_tiles_placed(&self, setup: &Setup) -> Result<(), SetupError> {
+        let mut on_board = ByColour::<u16>::default();
+        for tile in setup.stacks.values().flatten() {
+            on_board[tile.colour()] += 1;
+        }
+        for colour in Colour::BOTH {
+            let turns = Game::turns_of(setup, colour);
+            let most = turns.saturating_mul(MAX_PLACEMENTS_PER_TURN);
+            let tiles = on_board[colour];
+            if tiles > most {
+                return Err(SetupError::MoreTilesThanTurns {
+                    colour,
+                    on_board: tiles,
+                    turn: setup.turn,
+                    turns,
+                    most,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// A tile on HQ `n`: only the winner's single tile on the loser's HQ, once an HQ capture
@@ -508,6 +629,7 @@ impl Game {
                 held,
             });
         }
+        self.check_regions_reached(setup)?;
         s.regions_taken = setup.regions_taken;
         s.medals = setup.medals;
         let over = setup.phase == Phase::Over;
@@ -551,6 +673,29 @@ impl Game {
         Ok(())
     }
 
+    /// Each base of a taken region was occupied by a placed tile when the region was taken, so
+    /// the taken regions cover no more bases than tiles can have been placed by this turn.
+    /// A Volcanic Jungle move occupies a base without a placement: not checked where tiles move.
+    fn check_regions_reached(&self, setup: &Setup) -> Result<(), SetupError> {
+        if self.queued_effect_nodes(SpecialEffect::MoveAdjacentEnemy) != 0 {
+            return Ok(());
+        }
+        let t = self.terrain();
+        let taken = || bits(setup.regions_taken).filter_map(|r| t.regions.get(r));
+        let covered = taken().fold(0, |m, region| m | region.bases);
+        let bases = covered.count_ones() as u16;
+        let most = setup.turn.saturating_mul(MAX_PLACEMENTS_PER_TURN);
+        if bases <= most {
+            return Ok(());
+        }
+        Err(SetupError::RegionsTakenTooSoon {
+            regions: taken().map(|region| region.id).collect(),
+            bases,
+            turn: setup.turn,
+            most,
+        })
+    }
+
     /// The phase, the outcome and the special-base queue, checked against the board.
     fn set_phase(&self, setup: &Setup, s: &mut State) -> Result<(), SetupError> {
         if (setup.phase == Phase::Over) != setup.outcome.is_some() {
@@ -558,7 +703,8 @@ impl Game {
         }
         let p = setup.to_move;
         match setup.phase {
-            Phase::Action | Phase::Over => {}
+            Phase::Action => {}
+            Phase::Over => self.check_blocked(setup, s)?,
             Phase::TroopEffect { troop, node } => self.check_troop_effect(s, troop, node)?,
             Phase::SpecialEffect { effect, node } => {
                 let id = self.node_id_checked(node)?;
@@ -594,6 +740,51 @@ impl Game {
             });
         }
         self.set_queue(setup, s)
+    }
+
+    /// A blocked ending (R10.3): the player to move is the one blocked at the start of their
+    /// turn, who can neither draw nor place; the winner is whoever has more medals, the blocked
+    /// player losing a tie.
+    fn check_blocked(&self, setup: &Setup, s: &State) -> Result<(), SetupError> {
+        let Some(Outcome {
+            winner,
+            win: WinType::Blocked,
+        }) = setup.outcome
+        else {
+            return Ok(());
+        };
+        let blocked = setup.to_move;
+        let other = blocked.opponent();
+        let can = if self.can_draw(s, blocked) {
+            Some("draw")
+        } else if self.has_placement(s, blocked) {
+            Some("place a tile")
+        } else {
+            None
+        };
+        if let Some(can) = can {
+            return Err(SetupError::NotBlocked {
+                colour: blocked,
+                can,
+                reserve: s.reserve_len[blocked],
+                rack: s.rack_len[blocked],
+            });
+        }
+        let expected = match s.medals[blocked] > s.medals[other] {
+            true => blocked,
+            false => other,
+        };
+        if winner != expected {
+            return Err(SetupError::BlockedWinner {
+                winner,
+                blocked,
+                blocked_medals: s.medals[blocked],
+                other,
+                other_medals: s.medals[other],
+                expected,
+            });
+        }
+        Ok(())
     }
 
     fn node_id_checked(&self, node: NodeIndex) -> Result<NodeId, SetupError> {
@@ -633,7 +824,10 @@ impl Game {
         let e = p.opponent();
         let possible = match chance {
             Chance::Draw { remaining } => remaining >= 1 && remaining <= s.draw_count(p, 2),
-            Chance::RackDiscard => s.rack_len[e] > 0,
+            Chance::RackDiscard => {
+                self.check_xb42_placed(s)?;
+                s.rack_len[e] > 0
+            }
             Chance::Freeze => {
                 self.queued_effect_nodes(SpecialEffect::FreezeOpponentRack) != 0
                     && s.rack_len[e] > s.frozen_len[e]
@@ -654,6 +848,18 @@ impl Game {
             rack: s.rack_len[e],
             frozen: s.frozen_len[e],
         })
+    }
+
+    /// An XB-42 discard follows the XB-42 the player to move has just placed: it tops its stack,
+    /// on a node where troop effects apply (R7.6, R9.7).
+    fn check_xb42_placed(&self, s: &State) -> Result<(), SetupError> {
+        let p = s.active;
+        let placed = bits(s.board.tops(p, Troop::Xb42))
+            .any(|n| !self.cancels_troop_effects(NodeIndex::new(n)));
+        match placed {
+            true => Ok(()),
+            false => Err(SetupError::DiscardWithoutXb42 { colour: p }),
+        }
     }
 
     fn set_queue(&self, setup: &Setup, s: &mut State) -> Result<(), SetupError> {
@@ -793,6 +999,12 @@ fn check_census(s: &State, c: Colour) -> Result<(), SetupError> {
     Ok(())
 }
 
+/// Region ids for a person: "1, 8".
+fn ids(regions: &[u8]) -> String {
+    let each: Vec<String> = regions.iter().map(u8::to_string).collect();
+    each.join(", ")
+}
+
 /// Whether the medals of `regions` split into `a` for one colour and `b` for the other.
 /// The taken regions and their medals in words, e.g. "region 1 holds 2, region 4 holds 3".
 fn regions_held(regions: &[u8], held: &[u8]) -> String {
@@ -928,8 +1140,47 @@ mod tests {
                 |g, s| {
                     s.regions_taken = (1 << g.terrain().regions.len()) - 1;
                     s.medals = ByColour::new(g.terrain().total_medals() as u8, 0);
+                    s.turn = 99;
                 },
                 "the game would be over",
+            ),
+            (
+                "castle_field",
+                |g, s| {
+                    s.regions_taken = (1 << g.terrain().regions.len()) - 1;
+                    s.medals = ByColour::new(g.terrain().total_medals() as u8, 0);
+                },
+                "the regions taken (1, 2, 3, 4, 5, 6, 7, 8) cover 15 bases",
+            ),
+            (
+                "castle_field",
+                |g, s| put(g, s, 24, Red, Troop::Kwak),
+                "red has 1 tiles on the board on turn 1, but in its 0 turn(s)",
+            ),
+            (
+                "castle_field",
+                |_, s| {
+                    s.phase = Phase::Over;
+                    s.outcome = Some(Outcome {
+                        winner: Red,
+                        win: WinType::Blocked,
+                    });
+                },
+                "ended with blue blocked, but blue can still draw",
+            ),
+            (
+                "castle_field",
+                |_, s| {
+                    s.removed[Blue] = s.removed[Blue].plus(&s.reserves[Blue]).plus(&s.racks[Blue]);
+                    (s.reserves[Blue], s.racks[Blue]) = (TroopCounts::EMPTY, TroopCounts::EMPTY);
+                    over(s, WinType::Blocked);
+                },
+                "with medals blue 0, red 0 the winner is red",
+            ),
+            (
+                "castle_field",
+                |_, s| s.phase = Phase::Chance(Chance::RackDiscard),
+                "chance XB-42 discard: no XB-42 of blue",
             ),
             (
                 "castle_field",
@@ -1085,6 +1336,8 @@ mod tests {
     fn covering_is_checked_only_where_no_effect_moves_tiles() {
         let g = game("volcanic_jungle");
         let mut setup = opening(&g);
+        // Turn 3: red has had a turn to place its tile.
+        setup.turn = 3;
         put(&g, &mut setup, 11, Colour::Red, Troop::Roxy);
         put(&g, &mut setup, 11, Colour::Blue, Troop::Skully);
         g.state_from_setup(&setup)
@@ -1092,6 +1345,7 @@ mod tests {
 
         let g = game("castle_field");
         let mut setup = opening(&g);
+        setup.turn = 3;
         put(&g, &mut setup, 11, Colour::Red, Troop::Roxy);
         put(&g, &mut setup, 11, Colour::Blue, Troop::Kwak);
         put(&g, &mut setup, 11, Colour::Red, Troop::Skully);

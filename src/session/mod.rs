@@ -34,8 +34,9 @@ pub use shown::{
     data_folder, deal_key, ShownDeals, ShownDealsError, DATA_FOLDER_VARIABLE, SHOWN_DEALS_FILE,
 };
 pub use view::{
-    BotCandidate, BotThought, DecisionGroup, DecisionOption, GroupKind, HumanView, LogEntry,
-    NodeView, OpponentRack, ResultView, Sides, TileView, ToMove, UndoStatus, WinPoint,
+    hint_order, note_taken_regions, BotCandidate, BotThought, DecisionGroup, DecisionOption,
+    GroupKind, HintOrder, HumanView, LogEntry, NodeView, OpponentRack, ResultView, Sides,
+    TakenRegion, TileView, ToMove, UndoStatus, WinPoint, HINT_SHOWN,
 };
 
 use crate::bot::play::decision_seed;
@@ -336,6 +337,11 @@ impl Session {
             level: self.level,
             to_move: self.to_move(),
             result: self.result_view(),
+            taken_regions: view::taken_regions(
+                &self.game,
+                self.now.referee.deal(),
+                self.line.iter().map(|p| p.decision),
+            ),
             log: self.log(0),
             win_history: self.win_history.clone(),
             bot_thoughts: match self.is_over() {
@@ -799,6 +805,18 @@ impl Session {
             .map_err(|e: UnknownLevel| SessionError::NotASession(e.to_string()))?;
         let game = Game::builtin(&record.terrain, record.variant)
             .map_err(|e| SessionError::NotASession(e.to_string()))?;
+        // A game played on other terrain data (a --terrain-file) is not this program's game,
+        // even where its steps happen to replay.
+        if let Err(e) = crate::record::check_fingerprint(record, &game) {
+            return Err(SessionError::NotASession(format!(
+                "it was played on other terrain data than this program's {} ({} variant): \
+                 fingerprint {} instead of {}",
+                game.terrain().name,
+                e.variant,
+                e.recorded,
+                e.given
+            )));
+        }
         replay(&game, record)?;
         let preset = level.preset();
         let mut session = Session::from_deal(

@@ -7,7 +7,8 @@
 
 use super::Level;
 use crate::info::Observation;
-use crate::rules::{Colour, Decision, DecisionList, Game, Phase, Troop, Variant};
+use crate::record::notes::HintCandidate;
+use crate::rules::{Colour, Deal, Decision, DecisionList, Game, Phase, State, Troop, Variant};
 use crate::terrain::{bits, NodeIndex};
 use serde::Serialize;
 
@@ -99,6 +100,90 @@ pub struct WinPoint {
     pub human: f64,
 }
 
+/// A region whose medals have been taken (R8): by whom and when. Public: every player sees the
+/// board when a region is taken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct TakenRegion {
+    /// The region id, as in the terrain file.
+    pub id: u8,
+    /// The player who took its medals.
+    pub by: Colour,
+    /// The medals it gave.
+    pub medals: u8,
+    /// The turn it was taken in, from 1.
+    pub turn: u16,
+}
+
+/// The regions taken by the step from `before` to `after`, added to `out`. The taker is read
+/// from `after`'s board: at the moment of taking, the taker's tiles top every base of the region,
+/// and nothing else happens in the same step (a step that takes two regions, as a move that
+/// completes one for each player, names each region's own taker).
+pub fn note_taken_regions(game: &Game, before: &State, after: &State, out: &mut Vec<TakenRegion>) {
+    let t = game.terrain();
+    for r in bits(after.regions_taken() & !before.regions_taken()) {
+        let region = &t.regions[r];
+        let by = bits(region.bases)
+            .find_map(|n| after.board().top(NodeIndex::new(n)))
+            .map(|tile| tile.colour());
+        if let Some(by) = by {
+            out.push(TakenRegion {
+                id: region.id,
+                by,
+                medals: region.medals,
+                turn: after.turn(),
+            });
+        }
+    }
+}
+
+/// The regions taken in a line of play from `deal`'s start, in the order they were taken. The
+/// referee's states are replayed, but only who took which region (public) comes out.
+pub(super) fn taken_regions(
+    game: &Game,
+    deal: &Deal,
+    line: impl Iterator<Item = Decision>,
+) -> Vec<TakenRegion> {
+    let mut out = Vec::new();
+    let mut state = game.initial_state(deal);
+    for d in line {
+        let before = state;
+        if game.apply(&mut state, d).is_err() {
+            break; // the session's line was legal when played; nothing to name past an error
+        }
+        note_taken_regions(game, &before, &state, &mut out);
+    }
+    out
+}
+
+/// How many of a hint's candidates are shown at once (on the board, at the top of the list).
+pub const HINT_SHOWN: usize = 3;
+
+/// A hint's candidates in the order a player reads them (see [`hint_order`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct HintOrder {
+    /// The candidates the search tried often enough for their chances to mean something (at
+    /// least a tenth of the most-tried one's visits), best chances first.
+    pub tried: Vec<HintCandidate>,
+    /// The others, tried too rarely for their chances to be trusted, most tried first.
+    pub rarely: Vec<HintCandidate>,
+}
+
+/// Orders a hint for a player: a search lists its candidates by visits, and a rarely tried one
+/// can show high chances on a few lucky playouts (a 94% candidate of 30 visits below a 69% one
+/// of 9,000). So the candidates tried at least a tenth as often as the most-tried one come
+/// first, best chances first (ties: more visits first); the rest follow, most tried first. The
+/// first [`HINT_SHOWN`] of `tried` are the ones shown on the board.
+pub fn hint_order(candidates: &[HintCandidate]) -> HintOrder {
+    let most = candidates.iter().map(|c| c.visits).max().unwrap_or(0);
+    let (mut tried, mut rarely): (Vec<HintCandidate>, Vec<HintCandidate>) = candidates
+        .iter()
+        .cloned()
+        .partition(|c| c.visits * 10 >= most);
+    tried.sort_by(|a, b| b.value.total_cmp(&a.value).then(b.visits.cmp(&a.visits)));
+    rarely.sort_by_key(|c| std::cmp::Reverse(c.visits));
+    HintOrder { tried, rarely }
+}
+
 /// Whether [`super::Session::undo`] would take something back now.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct UndoStatus {
@@ -164,6 +249,8 @@ pub struct HumanView {
     pub medals_to_win: u8,
     /// Ids of the regions whose medals have been taken (R8).
     pub regions_taken: Vec<u8>,
+    /// The regions taken, in the order they were taken, each with its taker and medals.
+    pub taken_regions: Vec<TakenRegion>,
     /// How the game ended; `None` while it goes on.
     pub result: Option<ResultView>,
     /// Every step so far.
@@ -210,6 +297,7 @@ pub(super) struct PublicFacts {
     pub level: Level,
     pub to_move: ToMove,
     pub result: Option<ResultView>,
+    pub taken_regions: Vec<TakenRegion>,
     pub log: Vec<LogEntry>,
     pub win_history: Vec<WinPoint>,
     pub undo: UndoStatus,
@@ -267,6 +355,7 @@ impl HumanView {
                 .map(|r| terrain.regions[r].id)
                 .collect(),
             result: facts.result,
+            taken_regions: facts.taken_regions,
             log: facts.log,
             win_history: facts.win_history,
             undo: facts.undo,
@@ -399,5 +488,44 @@ pub(super) fn human_sees(phase: Phase, active: Colour, human: Colour) -> bool {
         Phase::Chance(Chance::RackDiscard) => true,
         Phase::Chance(Chance::Freeze) => active != human,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(decision: &str, visits: u64, value: f64) -> HintCandidate {
+        HintCandidate {
+            decision: decision.into(),
+            visits,
+            value,
+        }
+    }
+
+    /// A 94% candidate of 30 visits does not come before a 69% one of 9,000 (issue 30): the
+    /// candidates tried often come first, best chances first.
+    #[test]
+    fn a_hint_lists_the_often_tried_candidates_by_chances_then_the_rare_ones() {
+        let order = hint_order(&[
+            candidate("place Roxy 24", 9000, 0.69),
+            candidate("place Star 13", 30, 0.94),
+            candidate("draw", 5000, 0.75),
+            candidate("place Kwak 12", 800, 0.70),
+            candidate("place Hook 14", 200, 0.40),
+        ]);
+        let names = |v: &[HintCandidate]| v.iter().map(|c| c.decision.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&order.tried), ["draw", "place Roxy 24"]);
+        assert_eq!(
+            names(&order.rarely),
+            ["place Kwak 12", "place Hook 14", "place Star 13"]
+        );
+        assert_eq!(
+            hint_order(&[]),
+            HintOrder {
+                tried: vec![],
+                rarely: vec![]
+            }
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! Every inconsistency is a [`TerrainError`] naming the terrain and the node or region at fault;
 //! nothing here panics on user input.
 
+use super::input::{self, InputError};
 use super::{
     bits, Node, NodeId, NodeKind, NodeMask, Region, SpecialEffect, Terrain, MAX_NODES, MAX_REGIONS,
     MEDALS_IN_BOX,
@@ -21,14 +22,9 @@ const BUILTIN_JSON: &str = include_str!("terrains.json");
 /// and the node or region at fault (by the ids of the file) and what was expected.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum TerrainError {
-    /// The terrain file cannot be read.
-    #[error("cannot read terrain file {path}: {reason}")]
-    Io {
-        /// The file asked for.
-        path: String,
-        /// The operating system's reason.
-        reason: String,
-    },
+    /// The terrain file cannot be read: missing, not a regular file, or over its size cap.
+    #[error(transparent)]
+    Io(#[from] InputError),
     /// The text is not JSON, or a field is missing, unknown or of the wrong type.
     #[error("terrain file is not valid JSON of the expected shape: {reason}")]
     Json {
@@ -454,11 +450,7 @@ pub fn find<'a>(list: &'a [Terrain], name: &str) -> Result<&'a Terrain, TerrainE
 
 /// Reads and validates a terrain file in the shipped format.
 pub fn load_terrain_file(path: &Path) -> Result<Vec<Terrain>, TerrainError> {
-    let text = std::fs::read_to_string(path).map_err(|e| TerrainError::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    })?;
-    parse_terrains(&text)
+    parse_terrains(&input::read_text(path, input::TERRAIN_FILE)?)
 }
 
 /// Parses and validates terrain JSON text.

@@ -5,6 +5,7 @@
 //! everything a person reads or writes; the engine works with dense indices `0..n` (ids sorted
 //! ascending) so that a set of nodes is one `u32`.
 
+pub mod input;
 mod load;
 
 pub use load::{

@@ -4,7 +4,7 @@
 use crate::bot::external::{ExternalBot, FailureCell};
 use crate::bot::preset::{self, Preset, PresetError};
 use crate::bot::{Budget, Player};
-use crate::vocabulary::hash::fnv1a;
+use crate::terrain::input;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -92,12 +92,13 @@ impl BotEntry {
                 _ => (rest, None),
             };
             let program = PathBuf::from(path);
-            let bytes = std::fs::read(&program).map_err(|e| BotError::Program {
+            let hashed = input::fnv1a_file(&program, input::BOT_PROGRAM);
+            let hash = hashed.map_err(|e| BotError::Program {
                 spec: spec.into(),
                 path: path.into(),
                 reason: e.to_string(),
             })?;
-            let hash = format!("ext-{:012x}", fnv1a(&bytes) >> 16);
+            let hash = format!("ext-{:012x}", hash >> 16);
             return Ok(BotEntry {
                 spec: spec.to_string(),
                 version: given.map_or(hash.clone(), |v| format!("{hash}@{v}")),

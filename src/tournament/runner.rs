@@ -17,7 +17,7 @@ use crate::bot::play::{play_game, PlayConfig};
 use crate::record::GameRecord;
 use crate::record::{replay, ReplayError};
 use crate::rules::{Colour, Deal, Game};
-use crate::terrain::Terrain;
+use crate::terrain::{input, Terrain};
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -268,9 +268,9 @@ pub(super) fn record_problem(
     names: Option<&BTreeMap<&String, String>>,
     games: &[Game],
 ) -> Option<RecordProblem> {
-    let text = match std::fs::read_to_string(out.join(&g.record)) {
+    let text = match input::read_text(&out.join(&g.record), input::RECORD) {
         Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Some(RecordProblem::Missing),
+        Err(e) if e.is_not_found() => return Some(RecordProblem::Missing),
         Err(e) => {
             return Some(RecordProblem::Unreadable {
                 reason: e.to_string(),

@@ -11,6 +11,7 @@ use super::config::{RunConfig, RUN_FORMAT};
 use super::lock::LOCK_FILE;
 use crate::record::GameRecord;
 use crate::rules::{Colour, Variant};
+use crate::terrain::input;
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
@@ -225,9 +226,9 @@ pub struct GamesFile {
 /// reported in `torn`; an unreadable line before the last, a line of another run or a game
 /// counted twice is an error naming the line. A missing file has no games.
 pub fn read_games(path: &Path, run_id: &str) -> Result<GamesFile, StoreError> {
-    let text = match fs::read(path) {
+    let text = match input::read_bytes(path, input::GAME_LIST) {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(GamesFile::default()),
+        Err(e) if e.is_not_found() => return Ok(GamesFile::default()),
         Err(e) => return Err(StoreError::io(path, e)),
     };
     let mut out = GamesFile::default();
@@ -393,9 +394,9 @@ pub fn write_record(dir: &Path, rel: &str, record: &GameRecord) -> Result<(), St
 /// Reads `run.json`, or `None` when the folder has none.
 pub fn read_run(dir: &Path) -> Result<Option<RunConfig>, StoreError> {
     let path = dir.join(RUN_FILE);
-    let text = match fs::read_to_string(&path) {
+    let text = match input::read_text(&path, input::RUN_SETTINGS) {
         Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.is_not_found() => return Ok(None),
         Err(e) => return Err(StoreError::io(&path, e)),
     };
     let config: RunConfig =

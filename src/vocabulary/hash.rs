@@ -20,9 +20,18 @@ pub fn splitmix64(z: u64) -> u64 {
     mix64(z.wrapping_add(GOLDEN_GAMMA))
 }
 
+/// The FNV-1a hash of no bytes: where [`fnv1a_continue`] starts.
+pub const FNV1A_START: u64 = 0xcbf2_9ce4_8422_2325;
+
 /// FNV-1a, 64 bits.
 pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+    fnv1a_continue(FNV1A_START, bytes)
+}
+
+/// FNV-1a of the bytes hashed to `hash` followed by `bytes`: a file hashed a block at a time
+/// has the hash of its whole contents.
+pub fn fnv1a_continue(hash: u64, bytes: &[u8]) -> u64 {
+    bytes.iter().fold(hash, |h, &b| {
         (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }

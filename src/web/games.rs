@@ -9,6 +9,7 @@ use crate::session::{
     describe_save, save_name, DecisionGroup, HumanView, Level, LogEntry, Session, SessionConfig,
     SessionError, ShownDeals, ShownDealsError, ToMove, UnknownLevel,
 };
+use crate::terrain::input;
 use axum::body::Bytes;
 use axum::extract::{Path, State as Ctx};
 use axum::http::header;
@@ -190,6 +191,8 @@ struct Live {
 }
 
 struct Thinking {
+    /// A hint for the human's decision, not the computer's turn.
+    hint: bool,
     /// When the search began, or when the turn was asked while it waits for free cores.
     started: Instant,
     /// Waiting for free cores: the search has not started.
@@ -272,6 +275,13 @@ impl Games {
         Ok(live.session()?.review_job(options))
     }
 
+    /// Opens a game and returns its first view.
+    pub(super) fn open(&self, session: Session) -> GameView {
+        let (id, slot) = self.insert(session);
+        let view = lock(&slot.live).game_view(&id);
+        view
+    }
+
     fn get(&self, id: &str) -> Result<Arc<Slot>, ApiError> {
         let slot = lock(&self.open)
             .get(id)
@@ -297,6 +307,9 @@ fn new_id() -> String {
 /// The bot's turn under way, as the page shows it.
 #[derive(Serialize, Clone, Debug, PartialEq)]
 pub struct ThinkingView {
+    /// The search is a hint for the human's decision (asked with `hint`), not the computer's
+    /// turn; it is stopped the same way.
+    pub hint: bool,
     /// The computer waits for free cores: other games' searches use them all. Its thinking
     /// time starts once it has them.
     pub queued: bool,
@@ -355,6 +368,7 @@ impl Live {
     /// shown with the thinking time brought up to date.
     fn game_view(&mut self, id: &str) -> GameView {
         let thinking = self.thinking.as_ref().map(|t| ThinkingView {
+            hint: t.hint,
             queued: t.queued,
             elapsed_ms: t.started.elapsed().as_millis() as u64,
             expected_ms: t.expected_ms,
@@ -376,9 +390,12 @@ impl Live {
     }
 
     fn session(&mut self) -> Result<&mut Session, ApiError> {
-        match self.session.as_mut() {
-            Some(s) => Ok(s),
-            None => Err(ApiError::Conflict(
+        match (self.session.as_mut(), &self.thinking) {
+            (Some(s), _) => Ok(s),
+            (None, Some(t)) if t.hint => Err(ApiError::Conflict(
+                "the computer is thinking about a hint: wait for it, or stop it".into(),
+            )),
+            (None, _) => Err(ApiError::Conflict(
                 "the computer is thinking: wait for its move, or stop it".into(),
             )),
         }
@@ -556,19 +573,14 @@ async fn bot_turn(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<
         }
         ToMove::Over => return Err(ApiError::Conflict("the game is over".into())),
     }
-    // A time budget that is only a safety net beside an iteration budget says nothing of the
-    // usual thinking time: the bar then just shows that the computer is thinking.
-    let budget = session.level().preset().budget;
-    let expected_ms = match budget.iterations {
-        None => budget.time.map(|t| t.as_millis() as u64),
-        Some(_) => None,
-    };
+    let expected_ms = expected_ms(session.level().preset().budget);
     let threads = search_threads(session.level());
     let held = app.games.cores.try_take(threads);
     live.game_view(&id); // what the page sees while the session is away
     let mut session = live.session.take().expect("checked above");
     let stop = Arc::new(AtomicBool::new(false));
     live.thinking = Some(Thinking {
+        hint: false,
         started: Instant::now(),
         queued: held.is_none(),
         stop: stop.clone(),
@@ -582,14 +594,7 @@ async fn bot_turn(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<
     let back = slot.clone();
     let cores = app.games.cores.clone();
     tokio::task::spawn_blocking(move || {
-        let held = held.or_else(|| {
-            let held = cores.take(threads, &stop);
-            if let Some(t) = lock(&back.live).thinking.as_mut() {
-                t.queued = false;
-                t.started = Instant::now();
-            }
-            held
-        });
+        let held = held.or_else(|| wait_for_cores(&cores, threads, &stop, &back));
         let result = match held {
             Some(_) => session.advance_with(&stop, &mut |step| {
                 if let Some(t) = lock(&back.live).thinking.as_mut() {
@@ -628,35 +633,98 @@ async fn cancel(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<Ga
     Ok(Json(live.game_view(&id)))
 }
 
-/// A strong search's candidates for the human's decision. The session goes to a blocking thread
-/// for the search; the request waits for it.
+/// How long a search with `budget` is expected to think, when it has a time budget only. A time
+/// budget that is only a safety net beside an iteration budget says nothing of the usual
+/// thinking time: the page then just shows that the computer is thinking.
+fn expected_ms(budget: crate::bot::Budget) -> Option<u64> {
+    match budget.iterations {
+        None => budget.time.map(|t| t.as_millis() as u64),
+        Some(_) => None,
+    }
+}
+
+/// Waits for the cores of a search on `threads` that found them busy; the game then shows it
+/// thinking from now. `None` when stopped while waiting.
+fn wait_for_cores(
+    cores: &Arc<Cores>,
+    threads: usize,
+    stop: &AtomicBool,
+    slot: &Slot,
+) -> Option<Held> {
+    let held = cores.take(threads, stop);
+    if let Some(t) = lock(&slot.live).thinking.as_mut() {
+        t.queued = false;
+        t.started = Instant::now();
+    }
+    held
+}
+
+/// A strong search's candidates for the human's decision. A hint is thinking, as the computer's
+/// turn is: while it runs the game shows it (`thinking.hint`), other calls wait for it, and
+/// `cancel` stops it (then the game shows `stopped` and no hint). The request waits for the
+/// hint; the search's thread gives the session back to the game itself, so a page that goes away
+/// meanwhile leaves the game whole.
 async fn hint(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<GameView> {
     let slot = app.games.get(&id)?;
-    let mut session = {
+    // The hint searches as the strong level does (see `Session::hint`).
+    let threads = search_threads(Level::Strong);
+    let (mut session, held, stop) = {
         let mut live = lock(&slot.live);
         if live.session()?.to_move() != ToMove::Human {
             return Err(ApiError::Conflict(
                 "a hint is for your own decision; it is not yours now".into(),
             ));
         }
-        live.game_view(&id);
-        live.session.take().expect("checked above")
+        let held = app.games.cores.try_take(threads);
+        live.game_view(&id); // what the page sees while the session is away
+        let session = live.session.take().expect("checked above");
+        let stop = Arc::new(AtomicBool::new(false));
+        live.thinking = Some(Thinking {
+            hint: true,
+            started: Instant::now(),
+            queued: held.is_none(),
+            stop: stop.clone(),
+            expected_ms: expected_ms(Session::hint_budget()),
+            steps: Vec::new(),
+        });
+        live.stopped = false;
+        (session, held, stop)
     };
-    let cores = app.games.cores.clone();
-    let joined = tokio::task::spawn_blocking(move || {
-        let stop = AtomicBool::new(false);
-        // The hint searches as the strong level does (see `Session::hint`).
-        let _held = cores.take(search_threads(Level::Strong), &stop);
-        let note = session.hint(Session::hint_budget(), &stop);
-        (session, note)
-    })
-    .await;
-    let mut live = lock(&slot.live);
-    let (session, note) =
-        joined.map_err(|e| ApiError::Internal(format!("the hint's search failed: {e}")))?;
-    live.session = Some(session);
-    live.hint = Some(note.map_err(refused)?);
-    Ok(Json(live.game_view(&id)))
+    let (back, cores) = (slot.clone(), app.games.cores.clone());
+    let (done, answer) = tokio::sync::oneshot::channel();
+    tokio::task::spawn_blocking(move || {
+        let held = held.or_else(|| wait_for_cores(&cores, threads, &stop, &back));
+        let note = match held {
+            Some(_) => session.hint(Session::hint_budget(), &stop),
+            None => Err(SessionError::Cancelled),
+        };
+        let mut live = lock(&back.live);
+        live.session = Some(session);
+        live.thinking = None;
+        live.shown = None;
+        let refusal = match note {
+            Ok(note) => {
+                live.hint = Some(note);
+                None
+            }
+            Err(SessionError::Cancelled) => {
+                live.stopped = true;
+                None
+            }
+            Err(e) => Some(refused(e)),
+        };
+        drop(live);
+        drop(held);
+        let _ = done.send(refusal); // the page may have gone away
+    });
+    let refusal = answer
+        .await
+        .map_err(|_| ApiError::Internal("the hint's search broke off".into()))?;
+    if let Some(refusal) = refusal {
+        return Err(refusal);
+    }
+    let view = lock(&slot.live).game_view(&id);
+    Ok(Json(view))
 }
 
 async fn undo(Ctx(app): Ctx<Arc<App>>, Path(id): Path<String>) -> ApiResult<GameView> {
@@ -806,7 +874,7 @@ impl App {
             description: format!("(not a saved game: {why})"),
             playable: false,
         };
-        let record = match std::fs::read_to_string(path)
+        let record = match input::read_text(path, input::SAVED_GAME)
             .map_err(|e| e.to_string())
             .and_then(|t| serde_json::from_str::<GameRecord>(&t).map_err(|e| e.to_string()))
         {
@@ -870,8 +938,14 @@ async fn delete_save(
 
 async fn load(Ctx(app): Ctx<Arc<App>>, Path(name): Path<String>) -> ApiResult<GameView> {
     let path = save_path(&app, &name)?;
-    let text = std::fs::read_to_string(&path)
-        .map_err(|_| ApiError::NotFound(format!("no saved game '{name}'")))?;
+    let text = input::read_text(&path, input::SAVED_GAME).map_err(|e| match e {
+        input::InputError::Unreadable {
+            kind: std::io::ErrorKind::NotFound,
+            ..
+        } => ApiError::NotFound(format!("no saved game '{name}'")),
+        // Over the cap, not a regular file, not text: the reader's words name the file.
+        e => ApiError::BadRequest(format!("saved game '{name}' cannot be resumed: {e}")),
+    })?;
     let resumed = Session::load_json(&text).and_then(|mut session| {
         app.games.guard(&mut session)?;
         Ok(session)

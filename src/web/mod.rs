@@ -8,6 +8,8 @@
 
 mod games;
 pub use games::GameView;
+mod guard;
+pub use guard::BODY_LIMIT;
 pub mod replay;
 pub mod review;
 pub mod view;
@@ -22,6 +24,7 @@ use games::Games;
 use serde::Serialize;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 /// How a server is set up.
 #[derive(Clone, Debug)]
@@ -36,6 +39,13 @@ pub struct Config {
     /// Most search threads running at once over all games (bot turns and hints); a search
     /// beyond them waits. `None`: the machine's cores.
     pub search_threads: Option<usize>,
+    /// Most connections served at once, and at most half the file descriptors the process may
+    /// open; more wait to be accepted until one closes.
+    pub max_connections: usize,
+    /// How long a client may take to send a request's headers, or its body, and how long an
+    /// idle connection is kept open: a client slower than that is cut off, so that slow
+    /// connections cannot hold the server's connections for long.
+    pub client_timeout: Duration,
 }
 
 impl Default for Config {
@@ -45,6 +55,8 @@ impl Default for Config {
             data: crate::session::data_folder(),
             max_games: 32,
             search_threads: None,
+            max_connections: 1024,
+            client_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -70,6 +82,25 @@ pub enum ApiError {
     /// that answered against the rules.
     #[error("{0}")]
     Internal(String),
+    /// The request is refused whatever it asks: it names another host, or comes from another
+    /// site's page.
+    #[error("{0}")]
+    Forbidden(String),
+    /// The call takes another method (GET or POST).
+    #[error("{0}")]
+    MethodNotAllowed(String),
+    /// The request body did not arrive within the client timeout.
+    #[error("{0}")]
+    Timeout(String),
+    /// The request body is over [`BODY_LIMIT`].
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    /// The request body is not sent as JSON.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// Any other error status, in words (e.g. a path axum could not read).
+    #[error("{1}")]
+    Status(StatusCode, String),
 }
 
 impl IntoResponse for ApiError {
@@ -79,6 +110,12 @@ impl IntoResponse for ApiError {
             ApiError::UnknownGame(_) | ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::Timeout(_) => StatusCode::REQUEST_TIMEOUT,
+            ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::Status(status, _) => status,
         };
         (
             status,
@@ -112,7 +149,8 @@ struct App {
     terrains: Vec<Arc<crate::terrain::Terrain>>,
 }
 
-/// The server's routes over a fresh set of games.
+/// The server's routes over a fresh set of games. [`serve`] puts every request through the
+/// guard's checks (its names, the page's origin, JSON bodies) before them.
 pub fn router(config: Config) -> Router {
     let terrains = crate::terrain::builtin_terrains()
         .iter()
@@ -144,10 +182,12 @@ pub fn router(config: Config) -> Router {
         .route("/api/meta", get(meta))
         .route("/api/terrains/{key}", get(terrain))
         .route("/api/replay", post(replay_call))
+        .route("/api/replay/play", post(play_from_here))
         .merge(games::routes())
         .merge(review::routes())
         .fallback(not_found)
         .with_state(app)
+        .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))
 }
 
 fn asset(content_type: &'static str, text: &'static str) -> impl IntoResponse {
@@ -206,9 +246,114 @@ async fn replay_call(State(app): State<Arc<App>>, body: Bytes) -> ApiResult<repl
         .map_err(|e| ApiError::BadRequest(e.to_string()))
 }
 
-/// Serves on `listener` until the process ends.
+/// The body of `POST /api/replay/play`: a finished record's text, the step to start after, the
+/// level and the human's colour.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FromHere {
+    record: String,
+    step: usize,
+    level: String,
+    seat: String,
+}
+
+/// "Play from here": a new game from a step of a finished record (see [`replay::from_here`]).
+async fn play_from_here(State(app): State<Arc<App>>, body: Bytes) -> ApiResult<GameView> {
+    let ask: FromHere = parse_body(&body)?;
+    let level: crate::session::Level = ask
+        .level
+        .parse()
+        .map_err(|e: crate::session::UnknownLevel| ApiError::BadRequest(e.to_string()))?;
+    let human: crate::rules::Colour =
+        ask.seat
+            .parse()
+            .map_err(|e: crate::vocabulary::ParseColourError| {
+                ApiError::BadRequest(format!("{e} for the seat"))
+            })?;
+    let session = replay::from_here(&ask.record, ask.step, level, human)
+        .map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    Ok(Json(app.games.open(session)))
+}
+
+/// Connections the system keeps waiting to be accepted (std's listeners keep 128).
+const BACKLOG: u32 = 1024;
+
+/// Listens on `addr` (in a tokio runtime). Past the connection cap, clients wait in a queue of
+/// [`BACKLOG`] connections rather than have their connections dropped and retried seconds later.
+pub fn bind(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    let socket = match addr {
+        std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,
+        std::net::SocketAddr::V6(_) => tokio::net::TcpSocket::new_v6()?,
+    };
+    // As std does for its listeners: a restarted server can bind its port at once.
+    socket.set_reuseaddr(true)?;
+    socket.bind(addr)?;
+    socket.listen(BACKLOG)
+}
+
+/// How long accepting waits after the system refused a connection (e.g. out of file
+/// descriptors) before it tries again: connections closing meanwhile free what it lacked.
+const ACCEPT_RETRY: Duration = Duration::from_millis(50);
+
+/// Serves on `listener` until the process ends, at most [`Config::max_connections`] connections
+/// at once, each cut off when it is slower than [`Config::client_timeout`].
+///
+/// hyper serves each connection, as in axum::serve, which does not expose hyper's header-read
+/// timeout. That timeout also closes idle connections, since hyper starts it whenever it waits
+/// for a connection's next request; a body's timeout is the guard's, which answers every request
+/// before the router does (see `guard::answer`).
 pub async fn serve(listener: tokio::net::TcpListener, config: Config) -> std::io::Result<()> {
-    axum::serve(listener, router(config)).await
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let bound = listener.local_addr()?;
+    let slots = Arc::new(tokio::sync::Semaphore::new(connection_cap(
+        config.max_connections,
+    )));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(TokioTimer::new())
+        .header_read_timeout(config.client_timeout);
+    let guard = Arc::new(guard::Guard::new(bound, config.client_timeout));
+    let app = router(config);
+    loop {
+        // Past the cap, connections wait in the system's queue, not in open file descriptors.
+        let slot = slots
+            .clone()
+            .acquire_owned()
+            .await
+            .expect("the semaphore is never closed");
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(_) => {
+                tokio::time::sleep(ACCEPT_RETRY).await;
+                continue;
+            }
+        };
+        let (guard, app) = (guard.clone(), app.clone());
+        let service = hyper::service::service_fn(move |request| {
+            guard::answer(guard.clone(), app.clone(), request)
+        });
+        let connection = http.serve_connection(TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            // A client that goes away or is too slow ends its connection; nothing to report.
+            let _ = connection.await;
+            drop(slot);
+        });
+    }
+}
+
+/// The connections served at once: `max`, and at most half the file descriptors this process may
+/// open, so that saves, the listener and the runtime always find one.
+fn connection_cap(max: usize) -> usize {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit only writes the limits into the struct it is given.
+    let read = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0;
+    let descriptors = match read {
+        true => usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX),
+        false => usize::MAX,
+    };
+    max.min(descriptors / 2).max(1)
 }
 
 /// A server running on a background thread (for tests and tools); it serves until the process
@@ -224,7 +369,10 @@ pub fn spawn(addr: &str, config: Config) -> std::io::Result<Running> {
         .worker_threads(2)
         .enable_all()
         .build()?;
-    let listener = runtime.block_on(tokio::net::TcpListener::bind(addr))?;
+    let addr = std::net::ToSocketAddrs::to_socket_addrs(addr)?
+        .next()
+        .ok_or_else(|| std::io::Error::other(format!("'{addr}' names no address")))?;
+    let listener = runtime.block_on(async { bind(addr) })?;
     let addr = listener.local_addr()?;
     std::thread::spawn(move || {
         // A failing server ends its thread; the test or tool using it sees refused connections.

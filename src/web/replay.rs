@@ -3,10 +3,12 @@
 
 use super::view::{DecisionView, PositionView, TerrainView};
 use crate::info::Observation;
+use crate::record::notes::SessionNotes;
 use crate::record::{
     check_fingerprint, describe_rules, replay, GameRecord, RecordResult, RECORD_FORMAT,
 };
-use crate::rules::{Colour, Decision, Game, Phase};
+use crate::rules::{Colour, Decision, Game, Phase, State};
+use crate::session::{note_taken_regions, Level, Session, TakenRegion};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -31,6 +33,16 @@ pub enum ViewerError {
     /// The record's deal or a step is refused by the rules; the replay's message.
     #[error("the record does not replay: {0}")]
     Replay(String),
+    /// The record was played on other terrain data (a `--terrain-file`) under the same key:
+    /// the terrain and the fingerprints.
+    #[error(
+        "the record was played on other terrain data than this program's {0}; watch it with \
+         `toybattle replay --terrain-file` and the file it was played on"
+    )]
+    OtherTerrainData(String),
+    /// "Play from here" is not possible from this record or step; why.
+    #[error("cannot play from here: {0}")]
+    FromHere(String),
 }
 
 /// One step of a replay: who took it and what it was, in words everyone may read.
@@ -66,14 +78,14 @@ pub struct Replay {
     pub steps: Vec<ReplayStep>,
     /// `positions[0]` is the start; `positions[i + 1]` follows `steps[i]`.
     pub positions: Vec<PositionView>,
+    /// Whether the racks are shown face up: only for a finished game (its record says how it
+    /// ended), whose deal is no longer a secret; an unfinished game's record shows the public
+    /// positions only, so watching a saved game cannot spoil it.
+    pub face_up: bool,
 }
 
-/// Reads a record file's text and re-checks it as `toybattle replay` does: its game (terrain,
-/// variant and what-ifs) and the record, which replays under the rules.
-pub fn read_record(
-    text: &str,
-    terrains: &[Arc<crate::terrain::Terrain>],
-) -> Result<(Game, GameRecord), ViewerError> {
+/// A record file's text as a record, or what is wrong with it.
+fn read_record(text: &str) -> Result<GameRecord, ViewerError> {
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| ViewerError::NotJson(e.to_string()))?;
     match value.get("format").and_then(|f| f.as_str()) {
@@ -81,30 +93,123 @@ pub fn read_record(
         Some(other) => return Err(ViewerError::OtherFormat(other.to_string())),
         None => return Err(ViewerError::NotRecord("it has no \"format\" field".into())),
     }
-    let record: GameRecord =
-        serde_json::from_value(value).map_err(|e| ViewerError::NotRecord(e.to_string()))?;
+    serde_json::from_value(value).map_err(|e| ViewerError::NotRecord(e.to_string()))
+}
+
+/// A new game against `level` from the position after the first `step` steps of a finished
+/// record, the human playing `human`: "play from here" in the replay viewer. Only a finished
+/// game's record is taken: its deal is no secret any more (the viewer shows its racks), while an
+/// unfinished one's deal belongs to a game that may still be played. The new game keeps the
+/// record's deal, so the human knows what the computer holds: it is practice, and the page says so.
+pub fn from_here(
+    text: &str,
+    step: usize,
+    level: Level,
+    human: Colour,
+) -> Result<Session, ViewerError> {
+    let mut record = read_record(text)?;
+    if record.result.end == "unfinished" {
+        return Err(ViewerError::FromHere(
+            "this game is not finished: only a finished game can be played from one of its \
+             steps (an unfinished game's deal is still a secret)"
+                .into(),
+        ));
+    }
+    if step > record.steps.len() {
+        return Err(ViewerError::FromHere(format!(
+            "step {step} is past the record's end: it has {} steps",
+            record.steps.len()
+        )));
+    }
+    let game = Game::builtin(&record.terrain, record.variant)
+        .map_err(|e| ViewerError::Terrain(e.to_string()))?;
+    if *game.what_if() != record.what_if {
+        return Err(ViewerError::FromHere(
+            "this game was played under what-if rules: a game against the computer is played \
+             under the retail rules only"
+                .into(),
+        ));
+    }
+    record.steps.truncate(step);
+    let mut state = game.initial_state(&record.deal);
+    for notation in &record.steps {
+        let d = Decision::parse(notation, game.terrain())
+            .map_err(|e| ViewerError::Replay(e.to_string()))?;
+        game.apply(&mut state, d)
+            .map_err(|e| ViewerError::Replay(e.to_string()))?;
+    }
+    if state.is_over() {
+        return Err(ViewerError::FromHere(format!(
+            "the game is over after step {step}: choose an earlier step"
+        )));
+    }
+    record.result = RecordResult {
+        winner: None,
+        end: "unfinished".into(),
+        turns: state.turn(),
+        medals: crate::vocabulary::ByColour::from_fn(|c| state.medals(c)),
+    };
+    record.session = Some(SessionNotes {
+        human,
+        level: level.name().to_string(),
+        // The deal is known, as a chosen seed's is: no copy of it can spoil anything.
+        seed_chosen: true,
+        undos: Vec::new(),
+        hints: Vec::new(),
+    });
+    Session::load(&record).map_err(|e| ViewerError::FromHere(e.to_string()))
+}
+
+/// Reads a record file's text and re-checks it as `toybattle replay` does: its game (terrain,
+/// variant and what-ifs) and the record, which replays under the rules.
+pub fn read_checked(
+    text: &str,
+    terrains: &[Arc<crate::terrain::Terrain>],
+) -> Result<(Game, GameRecord), ViewerError> {
+    let record = read_record(text)?;
     let terrain = terrains
         .iter()
         .find(|t| t.key == record.terrain)
         .ok_or_else(|| ViewerError::Terrain(format!("'{}'", record.terrain)))?;
+    // The game the record was played in, what-ifs included, checked as `toybattle replay` does.
     let game = Game::new(terrain.clone(), record.variant)
         .with_what_if(record.what_if)
         .map_err(|e| ViewerError::WhatIf(e.to_string()))?;
-    check_fingerprint(&record, &game).map_err(|e| ViewerError::Replay(e.to_string()))?;
+    check_fingerprint(&record, &game).map_err(|e| {
+        ViewerError::OtherTerrainData(format!(
+            "{} ({} variant): fingerprint {} instead of {}",
+            game.terrain().name,
+            e.variant,
+            e.recorded,
+            e.given
+        ))
+    })?;
     replay(&game, &record).map_err(|e| ViewerError::Replay(e.to_string()))?;
     Ok((game, record))
 }
 
-/// Reads and re-checks a record file's text and lays out its public positions.
+/// Reads and re-checks a record file's text and lays out its positions (face up once the game
+/// is over).
 pub fn replay_record(
     text: &str,
     terrains: &[Arc<crate::terrain::Terrain>],
 ) -> Result<Replay, ViewerError> {
-    let (game, record) = read_record(text, terrains)?;
+    let (game, record) = read_checked(text, terrains)?;
+    let face_up = record.result.end != "unfinished";
+    let mut taken = Vec::new();
     let mut state = game.initial_state(&record.deal);
-    let public =
-        |s: &crate::rules::State| PositionView::public(&game, &Observation::new(s, Colour::Blue));
-    let mut positions = vec![public(&state)];
+    let position = |s: &State, taken: &[TakenRegion]| {
+        let mut p = PositionView::public(&game, &Observation::new(s, Colour::Blue));
+        p.taken_regions = taken.to_vec();
+        if face_up {
+            for side in &mut p.sides {
+                side.rack = s.rack(side.colour).to_vec();
+                side.frozen = s.frozen(side.colour).to_vec();
+            }
+        }
+        p
+    };
+    let mut positions = vec![position(&state, &taken)];
     let mut steps = Vec::with_capacity(record.steps.len());
     for step in &record.steps {
         // The record replayed above, so every step parses and is legal.
@@ -120,9 +225,11 @@ pub fn replay_record(
             text: step.clone(),
             nodes: shown.node.into_iter().chain(shown.to).collect(),
         });
+        let before = state;
         game.apply(&mut state, d)
             .map_err(|e| ViewerError::Replay(e.to_string()))?;
-        positions.push(public(&state));
+        note_taken_regions(&game, &before, &state, &mut taken);
+        positions.push(position(&state, &taken));
     }
     // The medal bars read the objective from the terrain: a what-if may have changed it.
     let terrain = TerrainView {
@@ -138,6 +245,7 @@ pub fn replay_record(
         result: record.result,
         steps,
         positions,
+        face_up,
     })
 }
 
@@ -186,7 +294,7 @@ mod tests {
         assert_eq!(r.players, ["greedy".to_string(), "random".to_string()]);
         assert_eq!(r.rules, "retail rules");
         assert_eq!(r.terrain.medals_to_win, game.terrain().medals_to_win);
-        assert_public(&r);
+        assert!(r.face_up, "a finished game's racks are shown");
         assert!(r.positions.last().unwrap().winner.is_some());
     }
 
@@ -220,7 +328,7 @@ mod tests {
             (racks[first.index()], racks[first.opponent().index()]),
             (2, 5)
         );
-        assert_public(&r);
+        assert!(r.face_up);
         assert_eq!(r.result, record.result);
     }
 
@@ -239,6 +347,109 @@ mod tests {
         );
     }
 
+    /// A game of the session against beginner, the human taking their first legal decision
+    /// each time, played for `steps` steps or to its end.
+    fn session_record(seed: u64, steps: usize) -> GameRecord {
+        use crate::session::{SessionConfig, ToMove};
+        let game = Game::builtin("castle_field", crate::rules::Variant::Normal).unwrap();
+        let mut s = Session::new(SessionConfig {
+            game,
+            level: Level::Beginner,
+            human: Colour::Blue,
+            first: None,
+            seed,
+            seed_chosen: true,
+        })
+        .unwrap();
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        while !s.is_over() && s.view().log.len() < steps {
+            match s.to_move() {
+                ToMove::Human => s.apply_decision(s.legal_decisions()[0]).unwrap(),
+                _ => drop(s.advance(&stop).unwrap()),
+            }
+        }
+        s.record()
+    }
+
+    #[test]
+    fn a_finished_game_is_shown_face_up_with_the_takers_of_its_regions() {
+        let record = session_record(5, usize::MAX);
+        let r = replay_record(&serde_json::to_string(&record).unwrap(), &terrains()).unwrap();
+        assert!(r.face_up);
+        for p in &r.positions {
+            for s in &p.sides {
+                assert_eq!(s.rack.len(), s.rack_len as usize, "the whole rack, face up");
+                assert_eq!(s.frozen.len(), s.frozen_len as usize);
+            }
+            assert_eq!(p.taken_regions.len(), p.regions_taken.len());
+        }
+        let last = r.positions.last().unwrap();
+        assert!(
+            !last.taken_regions.is_empty(),
+            "no region taken in the game"
+        );
+        for side in &last.sides {
+            let medals: u8 = last
+                .taken_regions
+                .iter()
+                .filter(|t| t.by == side.colour)
+                .map(|t| t.medals)
+                .sum();
+            assert_eq!(medals, side.medals, "{:?}", side.colour);
+        }
+    }
+
+    #[test]
+    fn an_unfinished_game_stays_face_down_and_cannot_be_played_from_a_step() {
+        let record = session_record(5, 12);
+        assert_eq!(record.result.end, "unfinished");
+        let text = serde_json::to_string(&record).unwrap();
+        let r = replay_record(&text, &terrains()).unwrap();
+        assert!(!r.face_up);
+        assert_public(&r);
+        let e = from_here(&text, 3, Level::Casual, Colour::Red)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("not finished"), "{e}");
+    }
+
+    #[test]
+    fn play_from_here_starts_a_game_at_the_step_against_the_chosen_level() {
+        let record = session_record(5, usize::MAX);
+        let text = serde_json::to_string(&record).unwrap();
+        let session = from_here(&text, 6, Level::Strong, Colour::Red).unwrap();
+        let view = session.view();
+        assert_eq!(view.log.len(), 6);
+        assert_eq!((view.human, view.level), (Colour::Red, Level::Strong));
+        assert!(view.result.is_none());
+        let end = record.steps.len();
+        let err = |step| {
+            from_here(&text, step, Level::Beginner, Colour::Blue)
+                .err()
+                .unwrap()
+                .to_string()
+        };
+        assert!(
+            err(end).contains("the game is over after step"),
+            "{}",
+            err(end)
+        );
+        assert!(
+            err(end + 1).contains("past the record's end"),
+            "{}",
+            err(end + 1)
+        );
+        assert!(err_of("{not json").contains("not JSON"));
+    }
+
+    fn err_of(text: &str) -> String {
+        from_here(text, 0, Level::Beginner, Colour::Blue)
+            .err()
+            .unwrap()
+            .to_string()
+    }
+
     #[test]
     fn corrupt_and_foreign_files_get_errors_in_words() {
         let t = terrains();
@@ -248,6 +459,16 @@ mod tests {
         assert!(err(r#"{"a": 1}"#).contains("no \"format\""));
         assert!(
             err(r#"{"format": "toybattle-record/1", "terrain": 3}"#).contains("not a game record")
+        );
+        // A record of other terrain data under the same key: its fingerprint tells.
+        let game = Game::builtin("castle_field", crate::rules::Variant::Normal).unwrap();
+        let mut record = record_of(&game, 2);
+        record.terrain_fingerprint = Some("0123456789abcdef".into());
+        let text = serde_json::to_string(&record).unwrap();
+        let e = err(&text);
+        assert!(
+            e.contains("other terrain data than this program's Castle Field"),
+            "{e}"
         );
     }
 }

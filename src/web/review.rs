@@ -4,7 +4,7 @@
 //! page polls its progress and may cancel it, and a cancelled review keeps what it computed.
 
 use super::games::lock;
-use super::replay::read_record;
+use super::replay::read_checked;
 use super::view::DecisionView;
 use super::{ApiError, ApiResult, App};
 use crate::review::{Progress, Review, ReviewOptions};
@@ -263,7 +263,7 @@ async fn review_record(
     let text = std::str::from_utf8(&body)
         .map_err(|_| ApiError::BadRequest("the record file is not text (UTF-8)".into()))?;
     let (game, record) =
-        read_record(text, &app.terrains).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+        read_checked(text, &app.terrains).map_err(|e| ApiError::BadRequest(e.to_string()))?;
     if record.result.end == "unfinished" {
         return Err(ApiError::BadRequest(
             "this record is of an unfinished game (a save): only a finished game is reviewed \

@@ -4,6 +4,7 @@
 
 use crate::info::Observation;
 use crate::rules::{Colour, Decision, Game, Phase, TroopCounts};
+use crate::session::TakenRegion;
 use crate::terrain::{bits, NodeIndex, NodeKind, SpecialEffect, Terrain};
 use serde::Serialize;
 
@@ -40,6 +41,9 @@ pub struct NodeView {
     pub effect: Option<&'static str>,
     /// The effect in words, shown on hover.
     pub description: Option<String>,
+    /// The values a value-restricted base takes (Tropical Pool), as its icon shows them:
+    /// "1", "2", … "7", "X" for Kwak last.
+    pub allowed: Option<Vec<&'static str>>,
     /// Across, in percent of the picture's width.
     pub x: f32,
     /// Down, in percent of the picture's height (blue's side at the bottom).
@@ -80,6 +84,11 @@ impl TerrainView {
                 },
                 effect: n.effect.map(SpecialEffect::key),
                 description: n.effect.map(|e| describe(e, n.allowed.as_deref())),
+                allowed: n
+                    .allowed
+                    .as_deref()
+                    .filter(|_| n.effect == Some(SpecialEffect::ValueRestriction))
+                    .map(allowed_values),
                 x: n.x,
                 y: n.y,
             })
@@ -121,16 +130,23 @@ impl TerrainView {
 }
 
 /// An effect in words; a value restriction names the values allowed (Kwak, the X, last).
-fn describe(effect: SpecialEffect, allowed: Option<&[crate::rules::Troop]>) -> String {
+pub fn describe(effect: SpecialEffect, allowed: Option<&[crate::rules::Troop]>) -> String {
     match (effect, allowed) {
         (SpecialEffect::ValueRestriction, Some(troops)) => {
-            let mut troops = troops.to_vec();
-            troops.sort_by_key(|t| (*t == crate::rules::Troop::Kwak, t.index()));
-            let values: Vec<&str> = troops.iter().map(|t| t.value_label()).collect();
-            format!("only {} may be placed here", values.join(", "))
+            format!(
+                "only {} may be placed here",
+                allowed_values(troops).join(", ")
+            )
         }
         _ => effect.describe().to_string(),
     }
+}
+
+/// The values of `troops`, lowest first and Kwak's X last.
+fn allowed_values(troops: &[crate::rules::Troop]) -> Vec<&'static str> {
+    let mut troops = troops.to_vec();
+    troops.sort_by_key(|t| (*t == crate::rules::Troop::Kwak, t.index()));
+    troops.iter().map(|t| t.value_label()).collect()
 }
 
 /// One tile as drawn: its colour and troop.
@@ -164,10 +180,14 @@ pub struct SideView {
     pub reserve_len: u8,
     /// How many of their rack tiles are frozen (R9.8; which ones is not public).
     pub frozen_len: u8,
-    /// The rack tiles whose troop is public (R11: they came back from the board or discard).
+    /// The rack tiles whose troop is public (R11: they came back from the board or discard);
+    /// the whole rack once a replayed game is over (see [`super::replay::Replay::face_up`]).
     pub rack: Vec<crate::rules::Troop>,
     /// Their tiles in the discard (public).
     pub discard: Vec<crate::rules::Troop>,
+    /// Which rack tiles are frozen: empty unless the rack is face up (which of a hidden rack's
+    /// tiles are frozen is not public, R9.8).
+    pub frozen: Vec<crate::rules::Troop>,
 }
 
 /// A position as everyone may see it: the replay viewer's positions.
@@ -191,6 +211,9 @@ pub struct PositionView {
     pub sides: [SideView; 2],
     /// Ids of the regions whose medals have been taken.
     pub regions_taken: Vec<u8>,
+    /// The regions taken so far, in the order taken, with their takers: set by the replay,
+    /// which sees every step (an observation alone does not say who took a region).
+    pub taken_regions: Vec<TakenRegion>,
     /// The player who won, once the game is over.
     pub winner: Option<Colour>,
     /// "hq", "medals" or "blocked" once the game is over.
@@ -225,6 +248,7 @@ impl PositionView {
             frozen_len: obs.frozen_len(c),
             rack: troops(view.public_rack(c)),
             discard: troops(obs.discard(c)),
+            frozen: Vec::new(),
         };
         let (phase_kind, effect_node) = match obs.phase() {
             Phase::Action => ("action", None),
@@ -244,6 +268,7 @@ impl PositionView {
             stacks,
             sides: [side(Colour::Blue), side(Colour::Red)],
             regions_taken: bits(obs.regions_taken()).map(|r| t.regions[r].id).collect(),
+            taken_regions: Vec::new(),
             winner: outcome.map(|o| o.winner),
             end: outcome.map(|o| crate::record::RecordResult::end_name(o.win)),
         }

@@ -26,9 +26,11 @@ pub fn server(name: &str, max_games: usize) -> (SocketAddr, PathBuf) {
     (running.addr, saves)
 }
 
-/// One response: status and body text.
+/// One response: status, head and body text.
 pub struct Reply {
     pub status: u16,
+    /// The status line and headers, lower case.
+    pub head: String,
     pub body: String,
 }
 
@@ -40,28 +42,60 @@ impl Reply {
 
 /// Sends one request (`Connection: close`) and reads the whole answer.
 pub fn http(addr: SocketAddr, method: &str, path: &str, body: Option<&str>) -> Reply {
-    let mut stream = TcpStream::connect(addr).expect("connect");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(120)))
-        .unwrap();
+    request(addr, method, path, &[], body, Duration::from_secs(120)).expect("an answer")
+}
+
+/// Sends one request (`Connection: close`) with `headers` added; a header named there replaces
+/// the usual one (`Host` the server's address, `Content-Type: application/json`), and an empty
+/// value leaves it out. The whole answer, or the error of a read that waited `wait` for more.
+pub fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&str>,
+    wait: Duration,
+) -> std::io::Result<Reply> {
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(wait))?;
     let body = body.unwrap_or("");
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(request.as_bytes()).expect("send");
-    // Read until the body is whole: by Content-Length, by the last chunk, or to the close
-    // (some servers keep the connection open despite `Connection: close`).
+    let host = addr.to_string();
+    let defaults = [
+        ("Host", host.as_str()),
+        ("Content-Type", "application/json"),
+    ];
+    let mut text = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    for (name, value) in defaults
+        .iter()
+        .filter(|(n, _)| !headers.iter().any(|(h, _)| h.eq_ignore_ascii_case(n)))
+    {
+        text += &format!("{name}: {value}\r\n");
+    }
+    for (name, value) in headers.iter().filter(|(_, v)| !v.is_empty()) {
+        text += &format!("{name}: {value}\r\n");
+    }
+    text += &format!("Content-Length: {}\r\n\r\n{body}", body.len());
+    stream.write_all(text.as_bytes())?;
+    read_reply(&mut stream)
+}
+
+/// Reads one whole answer from `stream`: by Content-Length, by the last chunk, or to the close
+/// (some servers keep the connection open despite `Connection: close`).
+pub fn read_reply(stream: &mut TcpStream) -> std::io::Result<Reply> {
     let mut raw = Vec::new();
     let mut buf = [0u8; 65536];
     loop {
         if let Some(reply) = whole(&raw) {
-            return reply;
+            return Ok(reply);
         }
-        let n = stream.read(&mut buf).expect("read");
+        let n = stream.read(&mut buf)?;
         if n == 0 {
-            return whole(&raw).expect("a whole HTTP response before the connection closed");
+            return whole(&raw).ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::UnexpectedEof,
+                    "the connection closed before a whole HTTP response",
+                )
+            });
         }
         raw.extend_from_slice(&buf[..n]);
     }
@@ -89,6 +123,7 @@ fn whole(raw: &[u8]) -> Option<Reply> {
     };
     Some(Reply {
         status,
+        head,
         body: String::from_utf8(bytes).expect("UTF-8 body"),
     })
 }

@@ -103,12 +103,9 @@ fn playouts(
         config,
         last_turn: observation.turn().saturating_add(config.max_playout_turns),
         greedy: greedy.as_ref(),
-        evaluation: judge.as_ref().map(|judge| Evaluation {
-            judge,
-            turns: config.eval_turns,
-            scale: config.eval_scale,
-            fitted: config.fitted_eval,
-        }),
+        evaluation: judge
+            .as_ref()
+            .map(|judge| Evaluation::of_config(game, judge, config)),
     };
     let stop = Stop {
         iterations: budget

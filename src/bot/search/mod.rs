@@ -211,7 +211,7 @@ pub(crate) struct Settings<'a> {
     pub last_turn: u16,
     /// With a greedy playout policy: the greedy rules of each player, by `Colour::index`.
     pub greedy: Option<&'a [Judge<'a>; 2]>,
-    /// `SearchConfig::eval_turns`, `eval_scale` and `fitted_eval`, when on.
+    /// `SearchConfig::eval_turns`, `eval_scale`, `fitted_eval` and `value_model`, when on.
     pub evaluation: Option<Evaluation<'a>>,
 }
 
@@ -341,12 +341,9 @@ pub(crate) fn search(
         config,
         last_turn: turn.saturating_add(config.max_playout_turns),
         greedy: greedy.as_ref(),
-        evaluation: judge.as_ref().map(|judge| Evaluation {
-            judge,
-            turns: config.eval_turns,
-            scale: config.eval_scale,
-            fitted: config.fitted_eval,
-        }),
+        evaluation: judge
+            .as_ref()
+            .map(|judge| Evaluation::of_config(game, judge, config)),
     };
     let plan = Plan {
         total,

@@ -215,6 +215,12 @@ search_options! {
     /// outcomes, instead of the hand-set sum of the evaluation's terms over `eval_scale`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     fitted_eval: bool = false, in Any, for ALL;
+    /// Cut playouts are scored by the learned value model with the shipped weights
+    /// ([`ValueModel::shipped`](crate::model::ValueModel::shipped)): the win probability of the
+    /// player to move, read from their observation of the cut position; instead of the
+    /// `greedy` evaluation (`eval_scale` and `fitted_eval` unused). Needs `eval_turns`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    value_model: bool = false, in Any, for ALL;
 }
 
 impl Default for SearchConfig {
@@ -240,6 +246,7 @@ mod tests {
             rack_belief: true,
             rack_evidence: true,
             fitted_eval: true,
+            value_model: true,
             ..SearchConfig::DEFAULT
         };
         let table: toml::Table = toml::from_str(&toml::to_string(&all_on).unwrap()).unwrap();

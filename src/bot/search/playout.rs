@@ -53,8 +53,10 @@
 //! policy they did not beat the heuristic against `greedy` (results/search-strength.md), so the
 //! heuristic stays the default policy.
 
-use super::{PlayoutPolicy, Settings, FITTED_EVAL};
+use super::{PlayoutPolicy, SearchConfig, Settings, FITTED_EVAL};
 use crate::bot::greedy::{EvalCache, Horizon, Judge};
+use crate::info::Observation;
+use crate::model::{encode, Input, ValueModel};
 use crate::rules::{random_decision, sample_chance, Colour, Decision, DecisionList, Game, State};
 use crate::terrain::{bits, NodeMask, Terrain, MAX_NODES};
 use rand::Rng;
@@ -167,6 +169,8 @@ impl Reward {
 /// `1 / (1 + exp(-score / scale))` (one medal is worth 100 points of score).
 #[derive(Clone, Copy)]
 pub(crate) struct Evaluation<'a> {
+    /// The game played, which the value model's encoding reads.
+    pub game: &'a Game,
     /// The searching player's greedy rules, whose evaluation scores a cut playout.
     pub judge: &'a Judge<'a>,
     /// Turns a playout plays before it is cut and evaluated.
@@ -175,10 +179,32 @@ pub(crate) struct Evaluation<'a> {
     pub scale: f64,
     /// Weigh the terms with [`FITTED_EVAL`] instead (`scale` unused).
     pub fitted: bool,
+    /// Ask the learned value model instead (`scale` and `fitted` unused).
+    pub value: Option<&'a ValueModel>,
 }
 
-impl Evaluation<'_> {
+impl<'a> Evaluation<'a> {
+    /// The evaluation `config` asks for (`eval_turns`, `eval_scale`, `fitted_eval`,
+    /// `value_model`), judged by `judge`.
+    pub(crate) fn of_config(
+        game: &'a Game,
+        judge: &'a Judge<'a>,
+        config: &SearchConfig,
+    ) -> Evaluation<'a> {
+        Evaluation {
+            game,
+            judge,
+            turns: config.eval_turns,
+            scale: config.eval_scale,
+            fitted: config.fitted_eval,
+            value: config.value_model.then(ValueModel::shipped),
+        }
+    }
+
     fn blue_win_probability(&self, s: &State) -> f64 {
+        if let Some(model) = self.value {
+            return value_model_blue(self.game, model, s);
+        }
         let logit = if self.fitted {
             let terms = self.judge.terms(s);
             let sum: f64 = (terms.iter().zip(&FITTED_EVAL[1..]))
@@ -193,6 +219,20 @@ impl Evaluation<'_> {
             Colour::Blue => mine,
             Colour::Red => 1.0 - mine,
         }
+    }
+}
+
+/// The value model's probability that blue wins `s`, read from the observation of the player
+/// to move (the model judges a position from its observer's side). The input lives on the
+/// stack: no heap per evaluation.
+fn value_model_blue(game: &Game, model: &ValueModel, s: &State) -> f64 {
+    let mover = s.active();
+    let mut input = Input::default();
+    encode(game, &Observation::new(s, mover), &mut input);
+    let p = f64::from(model.win_probability(&input));
+    match mover {
+        Colour::Blue => p,
+        Colour::Red => 1.0 - p,
     }
 }
 

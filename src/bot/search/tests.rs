@@ -473,10 +473,12 @@ fn check_cut_playouts(fitted: bool) {
     let judge = Judge::new(&game, &observation);
     let settings = Settings {
         evaluation: Some(Evaluation {
+            game: &game,
             judge: &judge,
             turns: 3,
             scale: 200.0,
             fitted,
+            value: None,
         }),
         ..Settings::plain(&game, &SearchConfig::DEFAULT)
     };
@@ -501,6 +503,53 @@ fn check_cut_playouts(fitted: bool) {
         }
     }
     assert!(cut > 0, "no playout was cut");
+}
+
+/// With `value_model`, a cut playout's reward is the shipped value model's win probability of
+/// the player to move, read from that player's observation of the cut position, mirrored for
+/// the other player; the position's evaluation by the greedy terms is not used.
+#[test]
+fn the_value_model_scores_cut_playouts_from_the_movers_observation() {
+    let game = game_of("castle_field");
+    let s = random_game_positions(&game, 8)[6];
+    let judge = Judge::new(&game, &Observation::new(&s, s.active()));
+    let model = crate::model::ValueModel::shipped();
+    let settings = Settings {
+        evaluation: Some(Evaluation {
+            game: &game,
+            judge: &judge,
+            turns: 3,
+            scale: 200.0,
+            fitted: true,
+            value: Some(model),
+        }),
+        ..Settings::plain(&game, &SearchConfig::DEFAULT)
+    };
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
+    let mut scratch = playout::Scratch::default();
+    let (mut cut, mut unlike_fitted) = (0, 0);
+    let mut input = crate::model::Input::default();
+    for _ in 0..50 {
+        let mut end = s;
+        playout::play_out(&settings, &mut end, &mut scratch, &mut rng);
+        if end.is_over() {
+            continue;
+        }
+        cut += 1;
+        let mover = end.active();
+        crate::model::encode(&game, &Observation::new(&end, mover), &mut input);
+        let p = f64::from(model.win_probability(&input));
+        let reward = playout::Reward::of_state(&settings, &end);
+        assert!((reward.for_player(mover) - p).abs() < 1e-12);
+        assert!((reward.for_player(mover.opponent()) - (1.0 - p)).abs() < 1e-12);
+        let fitted = win_probability(&judge, &end, true);
+        unlike_fitted += usize::from((reward.for_player(judge.me()) - fitted).abs() > 1e-6);
+    }
+    assert!(cut > 0, "no playout was cut");
+    assert!(
+        unlike_fitted > 0,
+        "the value model is not the fitted evaluation"
+    );
 }
 
 #[test]

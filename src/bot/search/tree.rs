@@ -340,7 +340,8 @@ fn ln_count(n: u32) -> f64 {
 mod tests {
     use super::*;
     use crate::bot::search::SearchConfig;
-    use crate::rules::{Deal, Game, Troop, Variant};
+    use crate::rules::{Deal, Game, Tile, Troop, Variant};
+    use crate::terrain::{bits, NodeIndex};
     use rand::SeedableRng;
 
     /// The table changes no selection: every count's logarithm is `ln`'s, to the bit, on both
@@ -422,6 +423,14 @@ mod tests {
         for (chance, active_sees, other_sees) in cases {
             let mut setup = s.to_setup();
             setup.phase = Phase::Chance(chance);
+            if chance == Chance::RackDiscard {
+                // The discard follows an XB-42 just placed (R7.6).
+                let held = [&mut setup.reserves, &mut setup.racks, &mut setup.removed];
+                let place = held.into_iter().find(|p| p[me].get(Troop::Xb42) > 0);
+                place.expect("an XB-42 off the board")[me].remove(Troop::Xb42);
+                let base = NodeIndex::new(bits(game.terrain().bases).next().unwrap());
+                setup.stacks.insert(base, vec![Tile::new(me, Troop::Xb42)]);
+            }
             let t = game
                 .state_from_setup(&setup)
                 .expect("a possible chance event");

@@ -5,13 +5,29 @@
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
 const VALUE = { Kwak: "X", Skully: "1", Capn: "2", Jumbo: "3", Hook: "4", "XB-42": "5", Star: "6", Roxy: "7" };
+// Special-base icons, drawn as SVG paths in a box from -1 to 1 (no emoji: a missing emoji font
+// shows an empty box). The value restriction shows its values instead (see drawIcon).
 const ICON = {
-  return_own_troop_to_rack: "↶", value_restriction: "⛔", draw_one: "+1", move_adjacent_enemy_troop: "⇄",
-  recover_own_troop_from_discard: "♻", no_troop_effect: "∅", freeze_opponent_rack_troop: "❄",
+  return_own_troop_to_rack: "M0,-0.9 V0.35 M-0.4,-0.05 L0,0.35 L0.4,-0.05 M-0.8,0.8 H0.8",
+  draw_one: "M-0.55,-0.8 H0.55 V0.8 H-0.55 Z M-0.3,0 H0.3 M0,-0.3 V0.3",
+  move_adjacent_enemy_troop: "M-0.8,-0.35 H0.7 M0.4,-0.65 L0.75,-0.35 L0.4,-0.05 M0.8,0.35 H-0.7 M-0.4,0.05 L-0.75,0.35 L-0.4,0.65",
+  recover_own_troop_from_discard: "M0.65,-0.2 A0.7,0.7 0 1 0 0.45,0.55 M0.75,-0.85 L0.65,-0.2 L0.05,-0.4",
+  no_troop_effect: "M-0.75,0 A0.75,0.75 0 1 0 0.75,0 A0.75,0.75 0 1 0 -0.75,0 M-0.53,0.53 L0.53,-0.53",
+  // Battlefield freezes a tile of the opponent's rack: a sight aimed at it, not a frozen mark.
+  freeze_opponent_rack_troop: "M-0.55,0 A0.55,0.55 0 1 0 0.55,0 A0.55,0.55 0 1 0 -0.55,0 M0,-0.95 V-0.35 M0,0.35 V0.95 M-0.95,0 H-0.35 M0.35,0 H0.95",
+};
+const END_WORDS = { hq: "a tile on the enemy HQ", medals: "the medals needed", blocked: "the other side could neither draw nor place", resign: "resignation" };
+// Levels in a player's words; the ladder (results/levels/ladder.md) is shown under them.
+const LEVEL_WORDS = {
+  beginner: "plays by simple rules and answers at once: a first opponent",
+  casual: "thinks briefly; on the ladder only a little stronger than beginner",
+  strong: "thinks about a quarter of a second a move; wins about 3 games in 4 against beginner and casual",
+  strongest: "thinks about a second a move on two cores; as strong as strong on the ladder so far",
 };
 
 // pending: requests under way (a test driving the page waits for 0).
-const app = { pending: 0, meta: null, terrains: {}, game: null, selected: null, moveFrom: null, polling: false, replay: null, replayAt: 0 };
+// flip: the player's choice to turn the board, on top of the default (their HQ at the bottom).
+const app = { hinting: false, pending: 0, meta: null, terrains: {}, game: null, selected: null, moveFrom: null, polling: false, replay: null, replayText: null, replayAt: 0, flip: false, replayFlip: false, hintAll: false };
 
 // ---------- server calls ----------
 // The answer's text as sent: a record's 64-bit seeds would lose digits as JavaScript numbers.
@@ -73,52 +89,89 @@ function tileEl(colour, troop, opts) {
   } else {
     t.title = "a hidden tile";
   }
-  if (opts.frozen) { t.classList.add("frozen"); t.title += ", frozen"; }
+  if (opts.frozen) {
+    t.classList.add("frozen");
+    t.title += ", frozen: it cannot be placed this turn";
+    div("frozen-label", t, "frozen");
+  }
   return t;
 }
 const nodeById = (tv) => Object.fromEntries(tv.nodes.map((n) => [n.id, n]));
 
-// Draws a terrain and a position into an SVG. marks: {legal: Set, last: Set, pending: id}; onNode(id).
+// A special base's icon at (x, y), s units across.
+function drawIcon(g, n, x, y, s) {
+  if (n.allowed) {
+    el("text", { x, y: y + 0.8, class: "icon-values" }, g, n.allowed.join(""));
+    return;
+  }
+  const d = ICON[n.effect];
+  if (d) el("path", { d, class: "icon", transform: "translate(" + x + " " + y + ") scale(" + s / 2 + ")" }, g);
+}
+// A node's place on the picture: turned half a turn when flipped, so the flipped player's HQ
+// is at the bottom (the terrain data has blue at the bottom).
+const at = (flip) => (p) => (flip ? { x: 100 - p.x, y: 100 - p.y } : { x: p.x, y: p.y });
+
+// Draws a terrain and a position into an SVG. marks: {legal: Set, last: Set, pending: id,
+// hints: [{node, troop, colour, letter}], flip}; onNode(id).
 function drawBoard(svg, tv, pos, marks, onNode, onInspect) {
   svg.replaceChildren();
-  const nodes = nodeById(tv);
+  const place = at(marks.flip);
+  const nodes = Object.fromEntries(tv.nodes.map((n) => [n.id, { ...n, ...place(n) }]));
   for (const [a, b] of tv.edges) {
     el("line", { x1: nodes[a].x, y1: nodes[a].y, x2: nodes[b].x, y2: nodes[b].y, class: "edge" }, svg);
   }
+  const takers = Object.fromEntries((pos.taken_regions || []).map((r) => [r.id, r]));
   const taken = new Set(pos.regions_taken);
   for (const r of tv.regions) {
-    const g = el("g", {}, svg);
-    const c = el("circle", { cx: r.x, cy: r.y, r: 3.2, class: "region" + (taken.has(r.id) ? " taken" : "") }, g);
-    el("title", {}, c, "region " + r.id + ": " + r.medals + " medal" + (r.medals > 1 ? "s" : "") +
-      " (bases " + r.bases.join(", ") + ")" + (taken.has(r.id) ? ", taken" : ""));
-    el("text", { x: r.x, y: r.y + 1.1, class: "region-text" }, g, taken.has(r.id) ? "✓" : r.medals + "★");
+    const p = place(r), by = takers[r.id];
+    const g = el("g", { class: "region-mark", "data-region": r.id }, svg);
+    const c = el("circle", { cx: p.x, cy: p.y, r: 2.6, class: "region" + (by ? " taken " + by.by : taken.has(r.id) ? " taken" : "") }, g);
+    let title = "region " + r.id + ": " + r.medals + " medal" + (r.medals > 1 ? "s" : "") + " (bases " + r.bases.join(", ") + ")";
+    if (by) title += ", taken by " + by.by + " on turn " + by.turn;
+    else if (taken.has(r.id)) title += ", taken";
+    el("title", {}, c, title);
+    // A medal with its count; once taken, in the taker's colour.
+    el("text", { x: p.x, y: p.y + 0.85, class: "region-text" + (by || taken.has(r.id) ? " taken" : "") }, g, r.medals);
   }
   const stacks = Object.fromEntries(pos.stacks.map((s) => [s.node, s.tiles]));
-  for (const n of tv.nodes) {
+  for (const n of Object.values(nodes).sort((a, b) => a.id - b.id)) {
     const g = el("g", { "data-node": n.id }, svg);
     const cls = n.kind === "hq" ? "node hq-" + n.side : "node " + n.kind;
     if (n.kind === "hq") el("rect", { x: n.x - 4.6, y: n.y - 4.6, width: 9.2, height: 9.2, rx: 1.5, class: cls }, g);
     else el("circle", { cx: n.x, cy: n.y, r: 4.4, class: cls }, g);
+    // Rings under the tiles, so that the stack's count and the node id stay readable.
+    if (marks.legal && marks.legal.has(n.id)) el("circle", { cx: n.x, cy: n.y, r: 5.6, class: "legal-ring" }, g);
+    if (marks.last && marks.last.has(n.id)) el("circle", { cx: n.x, cy: n.y, r: 5.0, class: "last-ring" }, g);
+    if (marks.pending === n.id) el("circle", { cx: n.x, cy: n.y, r: 6.2, class: "pending-ring" }, g);
     const tiles = stacks[n.id];
     if (tiles && tiles.length) {
       const top = tiles[tiles.length - 1];
       const s = el("g", { class: "stack" }, g);
       el("rect", { x: n.x - 3.8, y: n.y - 3.8, width: 7.6, height: 7.6, rx: 1.2, fill: top.colour === "blue" ? "#2d6cd2" : "#d23d3d" }, s);
-      el("text", { x: n.x, y: n.y + 0.9, class: "v" }, s, VALUE[top.troop]);
-      el("text", { x: n.x, y: n.y + 3.2, class: "n" }, s, top.troop);
-      el("text", { x: n.x, y: n.y + 6.6, class: "stack-id" }, s, n.id);
+      el("text", { x: n.x, y: n.y + 0.7, class: "v" }, s, VALUE[top.troop]);
+      el("text", { x: n.x, y: n.y + 3.1, class: "n" }, s, top.troop);
       if (tiles.length > 1) {
-        el("circle", { cx: n.x + 3.8, cy: n.y - 3.8, r: 1.6, fill: "#fff", stroke: "#333", "stroke-width": 0.2 }, s);
+        el("circle", { cx: n.x + 3.8, cy: n.y - 3.8, r: 1.6, class: "count" }, s);
         el("text", { x: n.x + 3.8, y: n.y - 3.0, class: "h" }, s, tiles.length);
       }
+      // The node id in a tab under the tile, outside every ring.
+      el("rect", { x: n.x - 2, y: n.y + 4.3, width: 4, height: 2.6, rx: 0.8, class: "id-tab" }, g);
+      el("text", { x: n.x, y: n.y + 6.2, class: "stack-id" }, g, n.id);
+      if (n.effect) {
+        el("circle", { cx: n.x - 3.8, cy: n.y - 3.8, r: 1.7, class: "icon-disc" }, g);
+        drawIcon(g, n, n.x - 3.8, n.y - 3.8, 2.2);
+      }
     } else {
-      el("text", { x: n.x, y: n.y + (n.effect ? -1.2 : 0.9), class: "node-id" }, g, n.id);
-      if (n.effect) el("text", { x: n.x, y: n.y + 2.6, class: "icon" }, g, ICON[n.effect] || "★");
+      el("text", { x: n.x, y: n.y + (n.effect ? -1.0 : 0.9), class: "node-id" }, g, n.id);
+      if (n.effect) drawIcon(g, n, n.x, n.y + 1.9, 2.8);
     }
-    if (tiles && tiles.length && n.effect) el("text", { x: n.x - 4.4, y: n.y - 3.4, class: "icon" }, g, ICON[n.effect] || "★");
-    if (marks.legal && marks.legal.has(n.id)) el("circle", { cx: n.x, cy: n.y, r: 6, class: "legal-ring" }, g);
-    if (marks.last && marks.last.has(n.id)) el("circle", { cx: n.x, cy: n.y, r: 5.4, class: "last-ring" }, g);
-    if (marks.pending === n.id) el("circle", { cx: n.x, cy: n.y, r: 6.6, class: "pending-ring" }, g);
+    for (const h of (marks.hints || []).filter((h) => h.node === n.id)) {
+      const hg = el("g", { class: "hint-tile", "data-hint": h.letter }, g);
+      el("rect", { x: n.x - 3.4, y: n.y - 3.4, width: 6.8, height: 6.8, rx: 1.1, class: "hint-rect " + h.colour }, hg);
+      if (h.troop) el("text", { x: n.x, y: n.y + 1.2, class: "hv" }, hg, VALUE[h.troop]);
+      el("circle", { cx: n.x + 3.6, cy: n.y + 3.6, r: 1.7, class: "hint-badge" }, hg);
+      el("text", { x: n.x + 3.6, y: n.y + 4.4, class: "hl" }, hg, h.letter);
+    }
     const hit = el("circle", { cx: n.x, cy: n.y, r: 5.2, class: "hit", "data-node": n.id }, g);
     let title = (n.kind === "hq" ? n.side + " HQ " : n.kind === "special" ? "special base " : "base ") + n.id;
     if (n.description) title += ": " + n.description;
@@ -176,6 +229,8 @@ function drawSide(box, side, tv, who, opts) {
   const facts = div("facts", box);
   facts.textContent = "rack " + side.rack_len + (side.frozen_len ? " (" + side.frozen_len + " frozen)" : "") +
     " · reserve " + side.reserve_len + (side.rack_known ? "" : side.rack.length ? " · face up: publicly known tiles" : "");
+  const mine = (side.regions || []).filter((r) => r.by === side.colour);
+  if (mine.length) div("facts regions", box, "regions taken: " + mine.map((r) => "R" + r.id + " (" + r.medals + " medal" + (r.medals > 1 ? "s" : "") + ", turn " + r.turn + ")").join(", "));
   const d = div("facts", box, "discard: " + (side.discard.length ? "" : "empty"));
   if (side.discard.length) {
     const row = div("tiles", box);
@@ -187,6 +242,7 @@ function drawSide(box, side, tv, who, opts) {
 // ---------- playing ----------
 // The server sends {id, view (the human's view), legal (grouped per tile), thinking, stopped, hint}.
 async function showGame(g) {
+  if (!app.game || app.game.id !== g.id) { $("save-note").textContent = ""; app.hintAll = false; }
   app.game = g;
   $("inspect").hidden = true;
   localStorage.setItem("toybattle-game", g.id);
@@ -213,15 +269,15 @@ function legalOf(g) {
   return out;
 }
 function positionOf(hv) {
-  return { stacks: hv.nodes.filter((n) => n.stack.length).map((n) => ({ node: n.id, tiles: n.stack })), regions_taken: hv.regions_taken };
+  return { stacks: hv.nodes.filter((n) => n.stack.length).map((n) => ({ node: n.id, tiles: n.stack })), regions_taken: hv.regions_taken, taken_regions: hv.taken_regions };
 }
 function humanSide(hv) {
   const c = hv.human;
-  return { colour: c, medals: hv.medals[c], rack: hv.rack, rack_len: hv.rack.length, reserve_len: hv.reserve[c], frozen: hv.frozen, frozen_len: hv.frozen.length, rack_known: true, discard: hv.discard[c] };
+  return { colour: c, medals: hv.medals[c], rack: hv.rack, rack_len: hv.rack.length, reserve_len: hv.reserve[c], frozen: hv.frozen, frozen_len: hv.frozen.length, rack_known: true, discard: hv.discard[c], regions: hv.taken_regions };
 }
 function botSide(hv) {
   const c = hv.bot, r = hv.opponent_rack;
-  return { colour: c, medals: hv.medals[c], rack: r.known, rack_len: r.count, reserve_len: hv.reserve[c], frozen: [], frozen_len: r.frozen, rack_known: false, discard: hv.discard[c] };
+  return { colour: c, medals: hv.medals[c], rack: r.known, rack_len: r.count, reserve_len: hv.reserve[c], frozen: [], frozen_len: r.frozen, rack_known: false, discard: hv.discard[c], regions: hv.taken_regions };
 }
 // Node ids a step's notation names ("place XB-42 13" names 13, "move 14 17" both).
 function stepNodes(text) {
@@ -240,7 +296,34 @@ function lastBotSteps(hv) {
 function resultText(hv) {
   if (!hv.result) return "";
   if (!hv.result.winner) return "Game void: a copy of it (a save loaded again) ended and showed its deal";
-  return (hv.result.winner === hv.human ? "You win" : "The computer wins") + " (" + hv.result.end + ")";
+  const how = END_WORDS[hv.result.end] || hv.result.end;
+  if (hv.result.end === "resign") return "You resigned: the computer wins";
+  return (hv.result.winner === hv.human ? "You win" : "The computer wins") + " by " + how;
+}
+// A hint's candidates in the order a player reads them, as session::hint_order puts them for
+// the terminal: those the search tried at least a tenth as often as its most-tried one, best
+// chances first; then the rest, most tried first (their chances rest on too few playouts).
+function hintOrder(cands) {
+  const most = Math.max(0, ...cands.map((c) => c.visits));
+  const tried = cands.filter((c) => c.visits * 10 >= most).sort((a, b) => b.value - a.value || b.visits - a.visits);
+  const rarely = cands.filter((c) => c.visits * 10 < most).sort((a, b) => b.visits - a.visits);
+  return { tried, rarely };
+}
+const HINT_LETTERS = ["a", "b", "c"];
+// Where a hint's decision shows on the board: a placement's tile on its node, a move's
+// destination, a discard's or return's node; other decisions are in the list only.
+function hintMark(c, i, colour) {
+  const m = c.decision.replace("XB-42", "XB42").match(/^(place|move|discard|return) (?:(\S+) )?(\d+)(?: (\d+))?$/);
+  if (!m) return null;
+  const troop = m[1] === "place" ? m[2].replace("XB42", "XB-42") : null;
+  const node = Number(m[4] || m[3]);
+  return { node, troop, colour, letter: HINT_LETTERS[i] };
+}
+// A log step in words: a chance step reads as what it answered ("blue draws (2 to draw): Roxy").
+function stepWords(e, human) {
+  if (e.actor) return (e.actor === human ? "you" : "computer") + ": " + e.text;
+  const outcome = e.text === "chance ?" ? "unseen by you" : e.text.replace(/^chance /, "");
+  return e.during + ": " + outcome;
 }
 
 function render() {
@@ -255,7 +338,11 @@ function render() {
   else nodeChoices.forEach((d) => lit.add(d.node));
   const lastBot = lastBotSteps(hv);
   const last = new Set(lastBot.flatMap((e) => stepNodes(e.text)));
-  drawBoard($("board"), tv, positionOf(hv), { legal: lit, last }, onNodeClick, (n, tiles) => inspect($("inspect"), n, tiles));
+  const order = g.hint ? hintOrder(g.hint.candidates) : null;
+  const hints = order ? order.tried.slice(0, 3).map((c, i) => hintMark(c, i, hv.human)).filter((h) => h) : [];
+  const flip = (hv.human === "red") !== app.flip;
+  drawBoard($("board"), tv, positionOf(hv), { legal: lit, last, hints, flip }, onNodeClick, (n, tiles) => inspect($("inspect"), n, tiles));
+  $("btn-flip").textContent = flip ? "Turn the board (red at the bottom now)" : "Turn the board (blue at the bottom now)";
 
   let status = tv.name + " · you are " + hv.human + " · level " + hv.level + " · turn " + hv.turn + " · ";
   if (hv.to_move === "over") status += resultText(hv);
@@ -279,7 +366,9 @@ function render() {
   const u = $("btn-undo");
   u.disabled = !hv.undo.available || busy;
   u.title = hv.undo.reason || "take back your last decision";
-  $("undo-reason").textContent = hv.undo.available ? "" : "Undo: " + (hv.undo.reason || "not possible now");
+  // The reason is news only once there is something undo could take back, and while the game goes on.
+  const decided = hv.log.some((e) => e.actor === hv.human);
+  $("undo-reason").textContent = hv.undo.available || !decided || hv.to_move === "over" ? "" : "Undo: " + (hv.undo.reason || "not possible now");
   $("btn-hint").disabled = hv.to_move !== "human" || busy;
   $("btn-resign").disabled = hv.to_move === "over" || busy;
   $("btn-save").disabled = busy;
@@ -295,7 +384,9 @@ function render() {
   if (busy) {
     const s = (g.thinking.elapsed_ms / 1000).toFixed(1);
     const moves = g.thinking.so_far.filter((e) => e.actor === hv.bot).map((e) => e.text);
-    $("thinking-text").textContent = g.thinking.queued
+    $("thinking-text").textContent = g.thinking.hint
+      ? (g.thinking.queued ? "The hint waits for a free core (other games are thinking)… " : "Thinking about a hint… ") + s + " s"
+      : g.thinking.queued
       ? "The computer waits for a free core (other games are thinking)… " + s + " s"
       : "The computer is thinking… " + s + " s" + (moves.length ? " (so far: " + moves.join(", ") + ")" : "");
     const bar = $("thinking-bar");
@@ -305,15 +396,22 @@ function render() {
   $("last-move").textContent = g.failure ? "The computer could not move: " + g.failure
     : g.stopped ? "You stopped the computer's thinking."
     : lastBot.length ? "Computer played: " + lastBot.map((e) => e.text).join(", ") : "";
-  const hint = g.hint ? g.hint.candidates.map((c) => ({ text: c.decision, visits: c.visits, win: c.value })) : null;
-  drawCandidates($("hint"), hint, "Hint for your decision: a strong search's candidates from what you can see");
-  drawGraph(hv.win_history.map((p) => p.human));
+  drawHint(order, g.hint);
+  drawGraph(hv.win_history);
   drawThoughts(hv.bot_thoughts);
   const log = $("log");
   log.replaceChildren();
+  let turn = 0;
   for (const e of hv.log) {
+    if (e.turn !== turn) {
+      turn = e.turn;
+      const head = document.createElement("li");
+      head.className = "turn-head";
+      head.textContent = "Turn " + turn;
+      log.appendChild(head);
+    }
     const li = document.createElement("li");
-    li.textContent = (e.actor === hv.human ? "you" : e.actor ? "computer" : "chance") + ": " + e.text;
+    li.textContent = stepWords(e, hv.human);
     li.title = e.during;
     log.appendChild(li);
   }
@@ -379,7 +477,7 @@ async function poll() {
   if (app.polling) return;
   app.polling = true;
   try {
-    while (app.game && app.game.thinking) {
+    while (app.game && (app.game.thinking || app.hinting)) {
       await new Promise((r) => setTimeout(r, 150));
       app.game = await api("GET", "/api/games/" + app.game.id);
       render();
@@ -389,13 +487,34 @@ async function poll() {
   if (botToMove(app.game) && !app.game.thinking && !app.game.stopped && !app.game.failure) startBot();
   else render();
 }
-function drawCandidates(box, cands, caption) {
+// The hint: its top few (also drawn on the board, lettered), the rest on request.
+function drawHint(order, hint) {
+  const box = $("hint");
   box.replaceChildren();
+  if (!order) return;
+  div("note", box, "Hint (" + hint.iterations + " iterations from what you can see): the search's main candidates, your best chances first; the lettered ones are drawn on the board.");
+  const top = order.tried.slice(0, 3).map((c, i) => ({ text: HINT_LETTERS[i] + ") " + c.decision, visits: c.visits, win: c.value }));
+  drawCandidates(box, top, null, true);
+  const rest = order.tried.slice(3).concat(order.rarely);
+  if (!rest.length) return;
+  const more = document.createElement("details");
+  more.open = app.hintAll;
+  more.ontoggle = () => { app.hintAll = more.open; };
+  const sum = document.createElement("summary");
+  sum.textContent = "All " + (top.length + rest.length) + " candidates";
+  more.appendChild(sum);
+  box.appendChild(more);
+  const rows = order.tried.slice(3).map((c) => ({ text: c.decision, visits: c.visits, win: c.value }));
+  drawCandidates(more, rows, null, true);
+  if (order.rarely.length) drawCandidates(more, order.rarely.map((c) => ({ text: c.decision, visits: c.visits, win: c.value })), "Tried too rarely for their chances to mean much:", true);
+}
+function drawCandidates(box, cands, caption, keep) {
+  if (!keep) box.replaceChildren();
   if (!cands || !cands.length) return;
-  div("note", box, caption);
+  if (caption) div("note", box, caption);
   const t = document.createElement("table");
   t.className = "cands";
-  t.innerHTML = "<tr><th>decision</th><th>visits</th><th>win</th></tr>";
+  t.innerHTML = "<tr><th>decision</th><th>visits</th><th>chances</th></tr>";
   for (const c of cands) {
     const tr = document.createElement("tr");
     for (const x of [c.text, c.visits, (100 * c.win).toFixed(1) + "%"]) { const td = document.createElement("td"); td.textContent = x; tr.appendChild(td); }
@@ -416,16 +535,33 @@ function drawThoughts(thoughts) {
     else div("note", one, head + " (no search)");
   }
 }
-function drawGraph(points) {
+// The win-probability graph: your chances (0-100%) against the turn, with its axes; one point
+// per turn start (and the end), from the server's one estimate of your observation.
+function drawGraph(history) {
   const svg = $("graph");
   svg.replaceChildren();
-  el("line", { x1: 0, y1: 30, x2: 200, y2: 30, stroke: "#bbb", "stroke-dasharray": "2 2", "stroke-width": 0.5 }, svg);
-  if (!points || !points.length) return;
-  const step = points.length > 1 ? 200 / (points.length - 1) : 0;
-  const xy = points.map((p, i) => (i * step).toFixed(1) + "," + (58 - 56 * p).toFixed(1));
-  if (points.length === 1) xy.push("200," + (58 - 56 * points[0]).toFixed(1));
-  el("polyline", { points: xy.join(" "), fill: "none", stroke: "#19a35b", "stroke-width": 1.5 }, svg);
-  el("text", { x: 198, y: 8, "text-anchor": "end", "font-size": 8, fill: "#555" }, svg, (100 * points[points.length - 1]).toFixed(0) + "%");
+  const W = 300, H = 120, left = 28, right = 8, top = 8, bottom = 20;
+  const y = (p) => top + (1 - p) * (H - top - bottom);
+  const n = history ? history.length : 0;
+  const x = (i) => left + (n > 1 ? i / (n - 1) : 0) * (W - left - right);
+  for (const p of [0, 0.5, 1]) {
+    el("line", { x1: left, y1: y(p), x2: W - right, y2: y(p), stroke: p === 0.5 ? "#bbb" : "#ddd", "stroke-dasharray": p === 0.5 ? "3 3" : "", "stroke-width": 1 }, svg);
+    el("text", { x: left - 4, y: y(p) + 3, "text-anchor": "end", "font-size": 9, fill: "#555" }, svg, (100 * p) + "%");
+  }
+  el("text", { x: W - right, y: H - 2, "text-anchor": "end", "font-size": 9, fill: "#555" }, svg, "turn");
+  if (!n) return;
+  // Turn labels: about six, at the points where a turn starts.
+  const every = Math.max(1, Math.ceil(n / 6));
+  history.forEach((p, i) => {
+    if (i % every && i !== n - 1) return;
+    el("text", { x: x(i), y: H - 6, "text-anchor": "middle", "font-size": 9, fill: "#555" }, svg, String(p.turn));
+  });
+  const xy = history.map((p, i) => x(i).toFixed(1) + "," + y(p.human).toFixed(1));
+  if (n === 1) xy.push((W - right) + "," + y(history[0].human).toFixed(1));
+  el("polyline", { points: xy.join(" "), fill: "none", stroke: "#19a35b", "stroke-width": 2 }, svg);
+  const last = history[n - 1];
+  el("circle", { cx: x(n - 1), cy: y(last.human), r: 3, fill: "#19a35b" }, svg);
+  $("graph-now").textContent = (100 * last.human).toFixed(0) + "% now";
 }
 
 // ---------- buttons and dialogs ----------
@@ -434,8 +570,17 @@ async function fillNewDialog() {
   const st = $("sel-terrain"), sl = $("sel-level");
   if (!st.options.length) {
     for (const t of app.meta.terrains) st.add(new Option(t.name, t.key));
-    for (const l of app.meta.levels) sl.add(new Option(l.name + " — " + l.description, l.name));
+    for (const l of app.meta.levels) sl.add(new Option(l.name, l.name));
+    sl.value = "casual";
+    sl.onchange = () => levelWords(sl.value);
   }
+  levelWords(sl.value);
+}
+// The chosen level in a player's words, its technical description on hover.
+function levelWords(name) {
+  const l = app.meta.levels.find((x) => x.name === name);
+  $("level-words").textContent = name + ": " + (LEVEL_WORDS[name] || "");
+  $("level-words").title = l ? l.description : "";
 }
 async function newGame() {
   try { await fillNewDialog(); $("dlg-new").showModal(); } catch (e) { showError(e); }
@@ -452,9 +597,15 @@ $("btn-new").onclick = newGame;
 $("btn-new2").onclick = newGame;
 $("btn-continue").onclick = () => startBot();
 $("btn-cancel").onclick = async () => { try { app.game = await api("POST", "/api/games/" + app.game.id + "/cancel"); render(); } catch (e) { showError(e); } };
+// A hint is thinking, as the computer's turn is: polled while its request waits, it shows in the
+// thinking bar and "Stop thinking" cancels it.
 $("btn-hint").onclick = async () => {
   $("hint").textContent = "thinking about a hint…";
-  try { app.game = await api("POST", "/api/games/" + app.game.id + "/hint"); render(); } catch (e) { showError(e); $("hint").textContent = ""; }
+  app.hinting = true;
+  poll();
+  try { app.game = await api("POST", "/api/games/" + app.game.id + "/hint"); } catch (e) { showError(e); $("hint").textContent = ""; }
+  app.hinting = false;
+  render();
 };
 $("btn-undo").onclick = async () => { try { showError(null); await showGame(await api("POST", "/api/games/" + app.game.id + "/undo")); } catch (e) { showError(e); } };
 $("btn-resign").onclick = async () => {
@@ -462,8 +613,10 @@ $("btn-resign").onclick = async () => {
   try { await showGame(await api("POST", "/api/games/" + app.game.id + "/resign")); } catch (e) { showError(e); }
 };
 $("btn-save").onclick = async () => {
-  try { const r = await api("POST", "/api/games/" + app.game.id + "/save"); $("undo-reason").textContent = "Saved on the server as " + r.name + " (Load lists it)."; } catch (e) { showError(e); }
+  try { const r = await api("POST", "/api/games/" + app.game.id + "/save"); $("save-note").textContent = "Saved on the server as " + r.name + " (Load lists it)."; } catch (e) { showError(e); }
 };
+$("btn-flip").onclick = () => { app.flip = !app.flip; render(); };
+$("rp-flip").onclick = () => { app.replayFlip = !app.replayFlip; replayTo(app.replayAt); };
 $("btn-load").onclick = async () => {
   try {
     const saves = await api("GET", "/api/saves");
@@ -501,8 +654,7 @@ $("replay-file").addEventListener("change", async () => {
   if (!file) return;
   try {
     const text = await file.text();
-    app.replayRecord = text; // for the review (review.js)
-    await openReplay(await api("POST", "/api/replay", text));
+    await openReplay(await api("POST", "/api/replay", text), text);
     $("dlg-replay").close();
   } catch (e) {
     $("replay-error").textContent = e.message;
@@ -513,16 +665,21 @@ $("replay-file").addEventListener("change", async () => {
 $("btn-watch").onclick = async () => {
   try {
     const rec = await apiText("GET", "/api/games/" + app.game.id + "/record");
-    app.replayRecord = rec; // for the review (review.js)
-    await openReplay(await api("POST", "/api/replay", rec));
+    await openReplay(await api("POST", "/api/replay", rec), rec);
   } catch (e) { showError(e); }
 };
-async function openReplay(r) {
+async function openReplay(r, text) {
   // r.terrain is not kept with the terrains of played games: a what-if's objective is the record's own.
   app.replay = r;
+  app.replayText = text;
+  $("from-here").hidden = !r.face_up;
+  const fl = $("fh-level");
+  if (!fl.options.length) for (const l of app.meta.levels) fl.add(new Option(l.name, l.name));
   $("welcome").hidden = true; $("play").hidden = true; $("replay").hidden = false;
   window.scrollTo(0, 0);
-  const who = r.result.winner ? r.result.winner + " wins (" + r.result.end + ")" : "no winner (" + r.result.end + ")";
+  const how = END_WORDS[r.result.end] || r.result.end;
+  const who = r.result.end === "unfinished" ? "not finished (racks face down)"
+    : r.result.winner ? r.result.winner + " wins by " + how : "no winner (" + r.result.end + ")";
   $("replay-title").textContent = r.terrain.name + " (" + r.variant + "), seed " + r.seed + ": blue " + r.players[0] + " vs red " + r.players[1] + " — " + who + " after " + r.result.turns + " turns";
   $("replay-rules").textContent = "Rules: " + r.rules;
   $("rp-slider").max = r.steps.length;
@@ -544,16 +701,29 @@ function replayTo(i) {
   $("rp-slider").value = i;
   const pos = r.positions[i];
   const last = new Set(i > 0 ? r.steps[i - 1].nodes : []);
-  drawBoard($("replay-board"), r.terrain, pos, { last, pending: pos.effect_node }, null, (n, tiles) => inspect($("replay-inspect"), n, tiles));
-  $("replay-status").textContent = "step " + i + " of " + r.steps.length + (i > 0 ? " (" + r.steps[i - 1].by + ": " + r.steps[i - 1].text + ")" : "") + " · " + pos.phase;
+  drawBoard($("replay-board"), r.terrain, pos, { last, pending: pos.effect_node, flip: app.replayFlip }, null, (n, tiles) => inspect($("replay-inspect"), n, tiles));
+  const step = i > 0 ? r.steps[i - 1] : null;
+  const stepText = step ? " (" + step.by + ": " + (step.by === "chance" ? step.text.replace(/^chance /, "") : step.text) + ")" : "";
+  $("replay-status").textContent = "step " + i + " of " + r.steps.length + stepText + " · " + pos.phase;
   const sides = $("replay-sides");
   sides.replaceChildren();
-  for (const s of pos.sides) drawSide(div("side", sides), s, r.terrain, s.colour + " (" + r.players[s.colour === "blue" ? 0 : 1] + ")");
+  for (const s of pos.sides) {
+    const side = { ...s, rack_known: r.face_up, frozen: s.frozen || [], regions: pos.taken_regions };
+    drawSide(div("side", sides), side, r.terrain, s.colour + " (" + r.players[s.colour === "blue" ? 0 : 1] + ")");
+  }
+  $("btn-from-here").disabled = pos.phase_kind === "over";
+  $("btn-from-here").textContent = pos.phase_kind === "over" ? "Play from here (the game is over at this step)" : "Play from step " + i;
   [...$("replay-steps").children].forEach((li, k) => li.classList.toggle("current", k === i - 1));
   const cur = $("replay-steps").children[i - 1];
   if (cur) cur.scrollIntoView({ block: "nearest" });
   reviewAt(i); // review.js: what the review says of this step
 }
+$("from-here").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const f = new FormData($("from-here"));
+  const body = { record: app.replayText, step: app.replayAt, level: f.get("level"), seat: f.get("seat") };
+  try { showError(null); app.flip = false; await showGame(await api("POST", "/api/replay/play", body)); window.scrollTo(0, 0); } catch (e) { showError(e); }
+});
 $("rp-slider").oninput = () => replayTo(Number($("rp-slider").value));
 $("rp-first").onclick = () => replayTo(0);
 $("rp-prev").onclick = () => replayTo(app.replayAt - 1);

@@ -68,12 +68,11 @@
   $("btn-review").onclick = async () => {
     try {
       const rec = await apiText("GET", "/api/games/" + app.game.id + "/record");
-      app.replayRecord = rec;
-      await openReplay(await api("POST", "/api/replay", rec));
+      await openReplay(await api("POST", "/api/replay", rec), rec);
       await startReview("/api/games/" + app.game.id + "/review");
     } catch (e) { showError(e); }
   };
-  $("rp-review").onclick = () => startReview("/api/replay/review", app.replayRecord).catch(showError);
+  $("rp-review").onclick = () => startReview("/api/replay/review", app.replayText).catch(showError);
   $("review-cancel").onclick = async () => {
     try { showStatus(await api("POST", "/api/reviews/" + review.id + "/cancel")); } catch (e) { showError(e); }
   };
@@ -237,13 +236,14 @@
   function drawBetter(s, d) {
     const svg = $("replay-board");
     const nodes = nodeById(app.replay.terrain);
-    const ring = (id, cls, r) => { if (nodes[id]) el("circle", { cx: nodes[id].x, cy: nodes[id].y, r, class: cls }, svg); };
+    const place = at(app.replayFlip); // the node's place on the picture, the board turned or not
+    const ring = (id, cls, r) => { if (nodes[id]) { const p = place(nodes[id]); el("circle", { cx: p.x, cy: p.y, r, class: cls }, svg); } };
     if (d.best === d.played) return;
     for (const id of [s.played.node, s.played.to]) if (id != null) ring(id, "played-ring", 6.2);
     for (const id of [s.best.node, s.best.to]) if (id != null) ring(id, "best-ring", 7);
-    const at = s.best.to != null ? s.best.to : s.best.node;
-    if (at != null && nodes[at] && s.best.troop) {
-      const n = nodes[at];
+    const tileAt = s.best.to != null ? s.best.to : s.best.node;
+    if (tileAt != null && nodes[tileAt] && s.best.troop) {
+      const n = place(nodes[tileAt]);
       const g = el("g", { class: "best-tile" }, svg);
       el("rect", { x: n.x + 3, y: n.y - 11, width: 9, height: 8, rx: 1.2, fill: d.player === "blue" ? "#2d6cd2" : "#d23d3d", stroke: "#19a35b", "stroke-width": 0.8 }, g);
       el("text", { x: n.x + 7.5, y: n.y - 6.5, "font-size": 4 }, g, VALUE[s.best.troop]);

@@ -1,0 +1,135 @@
+//! The value model's weights file.
+//!
+//! Little-endian binary, in this order: the tag `TBVALUE\0` (8 bytes); the format version
+//! (u32); the fingerprint of the encoding the weights were trained on (u64, [`fingerprint`]);
+//! the input and hidden sizes (three u32); the parameters (f32 each, [`ValueModel::params`]
+//! order); and an FNV-1a hash of every byte before it (u64). A file from another encoding or
+//! model shape, truncated, or with a wrong hash is refused with a message that says which.
+
+use super::encoding::{fingerprint, INPUTS};
+use super::value::{ValueModel, HIDDEN1, HIDDEN2, PARAMS};
+use crate::vocabulary::hash::fnv1a;
+
+/// The tag a weights file starts with.
+const TAG: &[u8; 8] = b"TBVALUE\0";
+/// The version of the file format written and read.
+pub const FORMAT_VERSION: u32 = 1;
+/// Bytes before the parameters: tag, version, fingerprint, three sizes.
+const HEADER: usize = 8 + 4 + 8 + 3 * 4;
+/// Bytes of a whole file.
+pub const FILE_LEN: usize = HEADER + 4 * PARAMS + 8;
+
+/// A weights file that cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WeightsError {
+    /// The file does not start with the weights tag.
+    #[error("not a toybattle value-model weights file (it does not start with TBVALUE)")]
+    NotWeights,
+    /// Written in another version of the format.
+    #[error("weights file format version {found}; this program reads version {FORMAT_VERSION}")]
+    Version {
+        /// The version in the file.
+        found: u32,
+    },
+    /// Trained on another encoding of observations.
+    #[error(
+        "the weights were trained on encoding {found:016x}, but this program encodes \
+         observations as {expected:016x}: retrain them"
+    )]
+    Encoding {
+        /// The fingerprint in the file.
+        found: u64,
+        /// This program's fingerprint.
+        expected: u64,
+    },
+    /// A model of other sizes.
+    #[error(
+        "the weights are for a model of {found:?} (inputs, first and second hidden units); \
+         this program's model is {expected:?}"
+    )]
+    Shape {
+        /// The sizes in the file.
+        found: [u32; 3],
+        /// This program's sizes.
+        expected: [u32; 3],
+    },
+    /// Shorter or longer than a weights file of this model.
+    #[error("the weights file has {found} bytes where {FILE_LEN} were expected (truncated?)")]
+    Length {
+        /// The file's length.
+        found: usize,
+    },
+    /// The bytes do not match their hash.
+    #[error("the weights file is corrupt: its hash does not match its contents")]
+    Corrupt,
+    /// A weight that is not a finite number.
+    #[error("weight {index} of the file is not a finite number")]
+    NotFinite {
+        /// Its position in the parameter list.
+        index: usize,
+    },
+}
+
+fn shape() -> [u32; 3] {
+    [INPUTS as u32, HIDDEN1 as u32, HIDDEN2 as u32]
+}
+
+/// The weights file of `model`.
+pub fn to_bytes(model: &ValueModel) -> Vec<u8> {
+    let mut out = Vec::with_capacity(FILE_LEN);
+    out.extend_from_slice(TAG);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&fingerprint().to_le_bytes());
+    for n in shape() {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    for p in model.params() {
+        out.extend_from_slice(&p.to_le_bytes());
+    }
+    let hash = fnv1a(&out);
+    out.extend_from_slice(&hash.to_le_bytes());
+    out
+}
+
+/// The model of a weights file's bytes, or why they cannot be used (checked in the order:
+/// tag, version, encoding, shape, length, hash, finite weights).
+pub fn from_bytes(bytes: &[u8]) -> Result<ValueModel, WeightsError> {
+    if bytes.len() < 8 || &bytes[..8] != TAG {
+        return Err(WeightsError::NotWeights);
+    }
+    if bytes.len() < HEADER {
+        return Err(WeightsError::Length { found: bytes.len() });
+    }
+    let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
+    let u64_at = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+    let found = u32_at(8);
+    if found != FORMAT_VERSION {
+        return Err(WeightsError::Version { found });
+    }
+    let (found, expected) = (u64_at(12), fingerprint());
+    if found != expected {
+        return Err(WeightsError::Encoding { found, expected });
+    }
+    let sizes = [u32_at(20), u32_at(24), u32_at(28)];
+    if sizes != shape() {
+        return Err(WeightsError::Shape {
+            found: sizes,
+            expected: shape(),
+        });
+    }
+    if bytes.len() != FILE_LEN {
+        return Err(WeightsError::Length { found: bytes.len() });
+    }
+    let body = &bytes[..FILE_LEN - 8];
+    if fnv1a(body) != u64_at(FILE_LEN - 8) {
+        return Err(WeightsError::Corrupt);
+    }
+    let params: Vec<f32> = body[HEADER..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect();
+    if let Some(index) = params.iter().position(|p| !p.is_finite()) {
+        return Err(WeightsError::NotFinite { index });
+    }
+    Ok(ValueModel::from_params(&params).expect("the length was checked"))
+}

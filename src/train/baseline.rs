@@ -1,0 +1,105 @@
+//! The value model against the fitted linear evaluation it replaces, on the same positions.
+//!
+//! The search scores a cut playout at the start of a turn, with the greedy evaluation's terms
+//! weighed by [`FITTED_EVAL`] from the side of the player who has just moved. This module reads
+//! both evaluations at exactly such positions (the first decision of every turn) of held-out
+//! games and scores their win probabilities for the player to move against the outcome.
+
+use super::positions::for_each_record;
+use super::DatasetError;
+use crate::bot::greedy::Judge;
+use crate::bot::search::FITTED_EVAL;
+use crate::info::Observation;
+use crate::model::{encode, Input, ValueModel};
+use crate::rules::{Decision, Phase, State};
+use std::path::Path;
+
+/// Both evaluations' logistic loss and accuracy on the same turn-start positions.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Comparison {
+    /// Turn-start positions scored.
+    pub positions: usize,
+    /// Mean logistic loss of the value model.
+    pub value_loss: f64,
+    /// Mean logistic loss of the fitted linear evaluation.
+    pub fitted_loss: f64,
+    /// Share of positions of decided games where the value model favours the winner.
+    pub value_accuracy: f64,
+    /// The same for the fitted linear evaluation.
+    pub fitted_accuracy: f64,
+}
+
+/// Compares `model` with the fitted linear evaluation at the turn starts of the games under
+/// `dirs` whose number (in [`Dataset`](super::Dataset) order over the same folders) is a
+/// multiple of `every`: the games `fit` holds out with `validation_every = every`.
+pub fn compare_with_fitted(
+    dirs: &[&Path],
+    model: &ValueModel,
+    every: u32,
+) -> Result<Comparison, DatasetError> {
+    let mut sums = [0.0f64; 4];
+    let (mut n, mut decided) = (0usize, 0usize);
+    let mut index = 0u32;
+    let mut input = Input::default();
+    for dir in dirs {
+        for_each_record(dir, |game, record| {
+            let held_out = every > 0 && index.is_multiple_of(every);
+            index += 1;
+            if !held_out {
+                return Ok(());
+            }
+            let mut s = game.initial_state(&record.deal);
+            let mut last_turn = 0;
+            for step in &record.steps {
+                if !s.is_chance() && s.phase() == Phase::Action && s.turn() != last_turn {
+                    last_turn = s.turn();
+                    let me = s.active();
+                    encode(game, &Observation::new(&s, me), &mut input);
+                    let value = f64::from(model.logit(&input));
+                    // The fitted evaluation reads the position from the side of the player
+                    // who has just moved.
+                    let judge = Judge::new(game, &Observation::new(&s, me.opponent()));
+                    let fitted = -fitted_logit(&judge, &s);
+                    let t = match record.result.winner {
+                        Some(w) => f64::from(u8::from(w == me)),
+                        None => 0.5,
+                    };
+                    sums[0] += loss(value, t);
+                    sums[1] += loss(fitted, t);
+                    if t != 0.5 {
+                        decided += 1;
+                        sums[2] += f64::from(u8::from((value > 0.0) == (t > 0.5)));
+                        sums[3] += f64::from(u8::from((fitted > 0.0) == (t > 0.5)));
+                    }
+                    n += 1;
+                }
+                let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
+                game.apply(&mut s, d).map_err(|e| e.to_string())?;
+            }
+            Ok(())
+        })?;
+    }
+    let (n_f, d_f) = (n.max(1) as f64, decided.max(1) as f64);
+    Ok(Comparison {
+        positions: n,
+        value_loss: sums[0] / n_f,
+        fitted_loss: sums[1] / n_f,
+        value_accuracy: sums[2] / d_f,
+        fitted_accuracy: sums[3] / d_f,
+    })
+}
+
+/// The fitted evaluation's log-odds that `judge`'s player wins `s` (`playout::Evaluation`
+/// with `fitted_eval`).
+fn fitted_logit(judge: &Judge, s: &State) -> f64 {
+    let terms = judge.terms(s);
+    let sum: f64 = (terms.iter().zip(&FITTED_EVAL[1..]))
+        .map(|(&t, w)| f64::from(t) * w)
+        .sum();
+    FITTED_EVAL[0] + sum / 100.0
+}
+
+/// Logistic loss of log-odds `z` against target `t`.
+fn loss(z: f64, t: f64) -> f64 {
+    z.max(0.0) - t * z + (-z.abs()).exp().ln_1p()
+}

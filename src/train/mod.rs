@@ -1,0 +1,19 @@
+//! Training the learned models on recorded games (issue 29).
+//!
+//! [`Dataset`] turns game records (a tournament's or a balance study's `records/` folders)
+//! into positions: at every decision of a player, the encoding of that player's observation,
+//! with the game's outcome for them as the target (1 won, 0 lost, ½ when the turn cap stopped
+//! the game). With the `train` feature, `fit` trains the value model on them with candle.
+//!
+//! Training sits above `tournament`, beside `balance`: it reads the records that self-play
+//! tournaments write, and its models are used by the search below it only through weights.
+
+mod baseline;
+#[cfg(feature = "train")]
+mod fit;
+mod positions;
+
+pub use baseline::{compare_with_fitted, Comparison};
+#[cfg(feature = "train")]
+pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};
+pub use positions::{Dataset, DatasetError};

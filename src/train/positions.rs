@@ -1,0 +1,191 @@
+//! Positions for training, read from game records.
+
+use crate::info::Observation;
+use crate::model::{encode, Input, INPUTS};
+use crate::record::{replay, GameRecord};
+use crate::rules::{Colour, Decision, Game};
+use std::path::{Path, PathBuf};
+
+/// A record that could not be read or replayed; the message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum DatasetError {
+    /// The file or folder could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file or folder.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not a game record.
+    #[error("{path}: not a game record: {reason}")]
+    NotRecord {
+        /// The file.
+        path: PathBuf,
+        /// The JSON error.
+        reason: String,
+    },
+    /// The record does not replay under the rules (or names an unknown terrain).
+    #[error("{path}: {reason}")]
+    Replay {
+        /// The file.
+        path: PathBuf,
+        /// What the replay refused.
+        reason: String,
+    },
+}
+
+/// Encoded positions with their targets, kept sparse: position `k`'s non-zero entries are
+/// `entries[start[k]..start[k + 1]]`.
+#[derive(Clone, Debug, Default)]
+pub struct Dataset {
+    entries: Vec<(u16, f32)>,
+    start: Vec<usize>,
+    targets: Vec<f32>,
+    /// The game each position comes from, counting from 0 in the order games were added: a
+    /// validation split by game keeps a game's positions together.
+    games: Vec<u32>,
+    game_count: u32,
+}
+
+impl Dataset {
+    /// An empty dataset.
+    pub fn new() -> Dataset {
+        Dataset {
+            start: vec![0],
+            ..Dataset::default()
+        }
+    }
+
+    /// Positions held.
+    pub fn len(&self) -> usize {
+        self.targets.len()
+    }
+
+    /// Whether no position is held.
+    pub fn is_empty(&self) -> bool {
+        self.targets.is_empty()
+    }
+
+    /// Games added.
+    pub fn games(&self) -> u32 {
+        self.game_count
+    }
+
+    /// The game of position `k` (see [`Dataset::add_record`]).
+    pub fn game_of(&self, k: usize) -> u32 {
+        self.games[k]
+    }
+
+    /// The target of position `k`: 1 if the player to decide won, 0 if they lost, ½ for no
+    /// winner.
+    pub fn target(&self, k: usize) -> f32 {
+        self.targets[k]
+    }
+
+    /// The non-zero input entries of position `k`, as (entry, value).
+    pub fn entries(&self, k: usize) -> &[(u16, f32)] {
+        &self.entries[self.start[k]..self.start[k + 1]]
+    }
+
+    /// Writes position `k`'s dense input into `out` (`INPUTS` entries; the rest untouched
+    /// must be zero).
+    pub fn write_dense(&self, k: usize, out: &mut [f32]) {
+        debug_assert_eq!(out.len(), INPUTS);
+        for &(i, v) in self.entries(k) {
+            out[i as usize] = v;
+        }
+    }
+
+    /// Adds every decision of `record`, replayed on `game`: the deciding player's observation
+    /// and whether they won. The record must be valid (see `record::replay`).
+    pub fn add_record(&mut self, game: &Game, record: &GameRecord) -> Result<(), String> {
+        replay(game, record).map_err(|e| e.to_string())?;
+        let winner = record.result.winner;
+        let target = |c: Colour| match winner {
+            Some(w) => f32::from(u8::from(w == c)),
+            None => 0.5,
+        };
+        let mut state = game.initial_state(&record.deal);
+        let mut input = Input::default();
+        for step in &record.steps {
+            if !state.is_chance() && !state.is_over() {
+                let me = state.active();
+                encode(game, &Observation::new(&state, me), &mut input);
+                self.push(&input, target(me));
+            }
+            let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
+            game.apply(&mut state, d).map_err(|e| e.to_string())?;
+        }
+        self.game_count += 1;
+        Ok(())
+    }
+
+    fn push(&mut self, input: &Input, target: f32) {
+        self.entries
+            .extend(input.nonzero().map(|(i, v)| (i as u16, v)));
+        self.start.push(self.entries.len());
+        self.targets.push(target);
+        self.games.push(self.game_count);
+    }
+
+    /// Adds every record (`*.json`) found under `dir`, in sorted path order, each replayed on
+    /// the shipped terrain and variant it names; for a run folder (one with a `records`
+    /// folder), the records under that. Returns the number of records added; at the first
+    /// record refused, the error names it and the records before it stay added.
+    pub fn add_records_under(&mut self, dir: &Path) -> Result<usize, DatasetError> {
+        for_each_record(dir, |game, record| self.add_record(game, record))
+    }
+}
+
+/// Calls `f` on every record under `dir` (as [`Dataset::add_records_under`] reads them) with
+/// the game it was played in; stops at the first record that cannot be read or that `f`
+/// refuses, with an error that names its file. Returns the number of records.
+pub(super) fn for_each_record(
+    dir: &Path,
+    mut f: impl FnMut(&Game, &GameRecord) -> Result<(), String>,
+) -> Result<usize, DatasetError> {
+    let records = dir.join("records");
+    let dir = if records.is_dir() { &records } else { dir };
+    let mut files = Vec::new();
+    collect_json(dir, &mut files)?;
+    files.sort();
+    for path in &files {
+        let text = std::fs::read_to_string(path).map_err(|source| DatasetError::Io {
+            path: path.clone(),
+            source,
+        })?;
+        let record: GameRecord =
+            serde_json::from_str(&text).map_err(|e| DatasetError::NotRecord {
+                path: path.clone(),
+                reason: e.to_string(),
+            })?;
+        let replay_err = |reason: String| DatasetError::Replay {
+            path: path.clone(),
+            reason,
+        };
+        let game = Game::builtin(&record.terrain, record.variant)
+            .map_err(|e| replay_err(e.to_string()))?
+            .with_what_if(record.what_if)
+            .map_err(|e| replay_err(e.to_string()))?;
+        f(&game, &record).map_err(replay_err)?;
+    }
+    Ok(files.len())
+}
+
+/// Every `.json` file under `dir`, recursively.
+fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), DatasetError> {
+    let io = |source| DatasetError::Io {
+        path: dir.to_path_buf(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let path = entry.map_err(io)?.path();
+        if path.is_dir() {
+            collect_json(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,160 @@
+//! Training data and training of the value model (issue 29). The fitting tests need the
+//! `train` feature (`cargo test --features train --test train`).
+
+use std::path::Path;
+use toybattle::record::GameRecord;
+use toybattle::rules::{Decision, Game};
+use toybattle::train::Dataset;
+
+/// Four strong self-play games of the published balance study (Castle Field).
+const RECORDS: &str = "results/balance/study/runs/strong-normal/records/castle_field";
+
+fn record(name: &str) -> GameRecord {
+    let text = std::fs::read_to_string(Path::new(RECORDS).join(name)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// A folder with the first `n` records of [`RECORDS`], unique to this test process and `tag`.
+fn some_records(tag: &str, n: usize) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("toybattle-train-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut names: Vec<_> = std::fs::read_dir(RECORDS)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    for name in names.into_iter().take(n) {
+        std::fs::copy(Path::new(RECORDS).join(&name), dir.join(&name)).unwrap();
+    }
+    dir
+}
+
+/// Every player decision of a record is one position, its target the outcome for the player
+/// deciding it.
+#[test]
+fn a_record_gives_one_position_per_decision_with_its_outcome() {
+    let rec = record("strong-vs-strong-0000-0.json");
+    let game = Game::builtin(&rec.terrain, rec.variant).unwrap();
+    let mut data = Dataset::new();
+    data.add_record(&game, &rec).unwrap();
+    let winner = rec.result.winner.expect("a decided game");
+    let mut s = game.initial_state(&rec.deal);
+    let mut k = 0;
+    for step in &rec.steps {
+        if !s.is_chance() {
+            let expected = f32::from(u8::from(s.active() == winner));
+            assert_eq!(data.target(k), expected, "position {k}");
+            assert_eq!(data.game_of(k), 0);
+            k += 1;
+        }
+        game.apply(&mut s, Decision::parse(step, game.terrain()).unwrap())
+            .unwrap();
+    }
+    assert_eq!(data.len(), k);
+    assert_eq!(data.games(), 1);
+}
+
+/// A record that does not replay is refused with its file named, and adds nothing.
+#[test]
+fn a_bad_record_is_refused_and_adds_nothing() {
+    let dir = some_records("bad", 2);
+    let mut rec = record("strong-vs-strong-0000-0.json");
+    rec.steps.truncate(3);
+    rec.steps.push("place Kwak 99".into());
+    let bad = dir.join("zz-bad.json");
+    std::fs::write(&bad, serde_json::to_string(&rec).unwrap()).unwrap();
+    let mut data = Dataset::new();
+    let err = data.add_records_under(&dir).unwrap_err().to_string();
+    assert!(err.contains("zz-bad.json"), "{err}");
+    assert_eq!(
+        data.games(),
+        2,
+        "the two good records were kept, the bad one not"
+    );
+    let before = data.len();
+    let game = Game::builtin(&rec.terrain, rec.variant).unwrap();
+    assert!(data.add_record(&game, &rec).is_err());
+    assert_eq!(data.len(), before);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[cfg(feature = "train")]
+mod fitting {
+    use super::*;
+    use toybattle::info::Observation;
+    use toybattle::model::{encode, Input, ValueModel};
+    use toybattle::train::{candle_logits, evaluate, fit, FitOptions};
+
+    fn tiny() -> Dataset {
+        let dir = some_records("fit", 4);
+        let mut data = Dataset::new();
+        data.add_records_under(&dir).unwrap();
+        std::fs::remove_dir_all(dir).unwrap();
+        data
+    }
+
+    fn options() -> FitOptions {
+        FitOptions {
+            epochs: 8,
+            batch: 32,
+            learning_rate: 3e-3,
+            weight_decay: 0.0,
+            seed: 11,
+            validation_every: 0,
+        }
+    }
+
+    /// A short training run on a few hundred positions lowers its loss, and the same seed
+    /// gives the same weights.
+    #[test]
+    fn a_tiny_training_run_lowers_its_loss_and_is_reproducible() {
+        let data = tiny();
+        assert!(
+            (100..2000).contains(&data.len()),
+            "{} positions",
+            data.len()
+        );
+        let all: Vec<usize> = (0..data.len()).collect();
+        let (before, _) = evaluate(&ValueModel::initial(11), &data, &all);
+        let (model, reports) = fit(&data, &options(), |_| {}).unwrap();
+        let (after, accuracy) = evaluate(&model, &data, &all);
+        assert!(after < 0.8 * before, "loss {before} → {after}");
+        assert!(after < 0.5, "loss {after}");
+        assert!(accuracy > 0.7, "accuracy {accuracy}");
+        assert!(reports.last().unwrap().train_loss < reports[0].train_loss);
+        let (again, _) = fit(&data, &options(), |_| {}).unwrap();
+        assert_eq!(model, again, "same seed, same weights");
+        let other = FitOptions {
+            seed: 12,
+            ..options()
+        };
+        assert_ne!(model, fit(&data, &other, |_| {}).unwrap().0);
+    }
+
+    /// The candle network the trainer fits and the search's hand-written forward pass give
+    /// the same log-odds.
+    #[test]
+    fn candle_and_the_hand_written_forward_pass_agree() {
+        let rec = record("strong-vs-strong-0001-1.json");
+        let game = Game::builtin(&rec.terrain, rec.variant).unwrap();
+        let model = ValueModel::initial(5);
+        let mut s = game.initial_state(&rec.deal);
+        let mut inputs = Vec::new();
+        for step in &rec.steps {
+            if !s.is_chance() {
+                let mut input = Input::default();
+                encode(&game, &Observation::new(&s, s.active()), &mut input);
+                inputs.push(input);
+            }
+            game.apply(&mut s, Decision::parse(step, game.terrain()).unwrap())
+                .unwrap();
+        }
+        let by_candle = candle_logits(&model, &inputs).unwrap();
+        assert_eq!(by_candle.len(), inputs.len());
+        for (input, c) in inputs.iter().zip(by_candle) {
+            let h = model.logit(input);
+            assert!((h - c).abs() < 1e-4 * (1.0 + c.abs()), "{h} vs {c}");
+        }
+    }
+}
