@@ -413,6 +413,78 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
         browser.click("#rp-next");
     }
     browser.screenshot(&target.join("web-browser-replay.png"));
+
+    // The review after the game (a small budget keeps it quick): the graph with its axes, a
+    // point clicked jumps to that position and the better decision is drawn on the board.
+    browser.run(
+        "const o = document.createElement('option'); o.value = '30'; o.textContent = 'test'; \
+         document.getElementById('review-budget').appendChild(o); \
+         document.getElementById('review-budget').value = '30'; showGame(app.game);",
+    );
+    browser.click("#btn-review");
+    browser.wait(
+        "app.review && app.review.data && app.review.data.complete",
+        Duration::from_secs(120),
+    );
+    let labels = browser.run(
+        "return [...document.querySelectorAll('#review-graph text')].map(t => t.textContent);",
+    );
+    let labels: Vec<&str> = labels
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        labels.contains(&"turn") && labels.contains(&"50%") && labels.contains(&"1"),
+        "axes and turn labels: {labels:?}"
+    );
+    // The decision that lost the most, among those whose better decision is a placement.
+    let step = browser.run(
+        "const r = app.review.data; let best = null; \
+         r.decisions.forEach((d, k) => { if (d.best !== d.played && r.shown[k].best.node != null \
+           && (!best || d.error > best.error)) best = d; }); return best && best.step;",
+    );
+    let step = step
+        .as_u64()
+        .expect("a decision with a better one on a node");
+    browser.click(&format!("#review-graph circle[data-step='{step}']"));
+    assert_eq!(browser.run("return app.replayAt;").as_u64(), Some(step));
+    assert!(!browser.find_all("#replay-board .best-ring").is_empty());
+    let caption =
+        browser.run("return document.querySelector('#replay-board .best-caption').textContent;");
+    let here = browser.run("return document.getElementById('review-here').textContent;");
+    assert!(
+        caption.as_str().unwrap().starts_with("better: "),
+        "{caption}"
+    );
+    assert!(here.as_str().unwrap().contains("better"), "{here}");
+    assert!(browser.run("return document.querySelector('#error').hidden;") == json!(true));
+    browser.run("window.scrollTo(0, 0);");
+    browser.screenshot(&target.join("web-browser-review.png"));
+
+    // A review at the standard budget, cancelled: it shows what it computed and says so.
+    browser.run("document.getElementById('review-budget').value = '';");
+    browser.click("#rp-review");
+    browser.wait(
+        "app.review.id && !document.getElementById('review-running').hidden",
+        Duration::from_secs(20),
+    );
+    browser.click("#review-cancel");
+    browser.wait("app.review.data", Duration::from_secs(120));
+    assert_eq!(
+        browser.run("return app.review.data.complete;"),
+        json!(false)
+    );
+    let note = browser.run("return document.getElementById('review-note').textContent;");
+    assert!(note.as_str().unwrap().starts_with("Cancelled: "), "{note}");
+    browser.run("window.scrollTo(0, 0);");
+    browser.screenshot(&target.join("web-browser-review-cancelled.png"));
+    browser.click("#rp-first");
+    for _ in 0..8 {
+        browser.click("#rp-next");
+    }
+
     // Play from here: a new game from step 8 against the chosen level.
     browser.click("#fh-level option[value='beginner']");
     browser.click("#btn-from-here");

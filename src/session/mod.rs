@@ -28,6 +28,7 @@ mod shown;
 mod view;
 
 pub use level::{Level, UnknownLevel, LADDER};
+pub use review::ReviewJob;
 pub use saves::{describe_save, save_name};
 pub use shown::{
     data_folder, deal_key, ShownDeals, ShownDealsError, DATA_FOLDER_VARIABLE, SHOWN_DEALS_FILE,

@@ -3,10 +3,32 @@
 //! computer's decisions nor any chance event, whose odds come from the hidden reserves.
 
 use super::Session;
+use crate::record::GameRecord;
 use crate::review::{
     review_refereed, review_step, DecisionReview, Progress, Review, ReviewOptions, StepReview,
 };
+use crate::rules::Game;
 use std::sync::atomic::AtomicBool;
+
+/// A session's review ready to run away from the session ([`Session::review_job`]): its game,
+/// its record so far and the options with the hidden-information rule already applied.
+pub struct ReviewJob {
+    game: Game,
+    record: GameRecord,
+    options: ReviewOptions,
+}
+
+impl ReviewJob {
+    /// The game reviewed (its terrain names the decisions' nodes).
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// Runs the review: see [`Session::review`].
+    pub fn run(&self, progress: &(dyn Fn(Progress) + Sync), cancel: Option<&AtomicBool>) -> Review {
+        review_refereed(&self.game, &self.record, &self.options, progress, cancel)
+    }
+}
 
 impl Session {
     /// The review of the game so far ([`crate::review`]) under `options`: every decision and
@@ -19,9 +41,19 @@ impl Session {
         progress: &(dyn Fn(Progress) + Sync),
         cancel: Option<&AtomicBool>,
     ) -> Review {
+        self.review_job(options).run(progress, cancel)
+    }
+
+    /// What [`Session::review`] reviews, taken out of the session so that it can run on
+    /// another thread while the game stays playable (the page's review).
+    pub fn review_job(&self, options: &ReviewOptions) -> ReviewJob {
         let mut options = options.clone();
         options.only = (!self.is_over()).then_some(self.human);
-        review_refereed(&self.game, &self.record(), &options, progress, cancel)
+        ReviewJob {
+            game: self.game.clone(),
+            record: self.record(),
+            options,
+        }
     }
 
     /// The coach (KaTrain's teaching mode): the review of the human's last decision, searched

@@ -257,6 +257,24 @@ impl Games {
         (id, slot)
     }
 
+    /// Waits until every core the searches share is free and taken (a review runs on all of
+    /// them), or until `stop` is set (then nothing is taken); they are given back when the
+    /// answer drops.
+    pub(super) fn take_all_cores(&self, stop: &AtomicBool) -> Option<impl Send> {
+        self.cores.take(self.cores.total, stop)
+    }
+
+    /// The review of game `id` ready to run off its lock (see [`Session::review_job`]).
+    pub(super) fn review_job(
+        &self,
+        id: &str,
+        options: &crate::review::ReviewOptions,
+    ) -> Result<crate::session::ReviewJob, ApiError> {
+        let slot = self.get(id)?;
+        let mut live = lock(&slot.live);
+        Ok(live.session()?.review_job(options))
+    }
+
     /// Opens a game and returns its first view.
     pub(super) fn open(&self, session: Session) -> GameView {
         let (id, slot) = self.insert(session);
@@ -276,7 +294,7 @@ impl Games {
 
 /// A poisoned lock means a thread panicked while holding it; the data (views, a session whose
 /// every change is all-or-nothing) is still whole, so serving goes on.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
 

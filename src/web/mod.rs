@@ -11,6 +11,7 @@ pub use games::GameView;
 mod guard;
 pub use guard::BODY_LIMIT;
 pub mod replay;
+pub mod review;
 pub mod view;
 
 use axum::body::Bytes;
@@ -144,6 +145,7 @@ fn parse_body<T: serde::de::DeserializeOwned>(body: &Bytes) -> Result<T, ApiErro
 
 struct App {
     games: Games,
+    reviews: review::Reviews,
     terrains: Vec<Arc<crate::terrain::Terrain>>,
 }
 
@@ -156,6 +158,7 @@ pub fn router(config: Config) -> Router {
         .map(Arc::new)
         .collect();
     let app = Arc::new(App {
+        reviews: review::Reviews::new(config.max_games),
         games: Games::new(config),
         terrains,
     });
@@ -169,6 +172,10 @@ pub fn router(config: Config) -> Router {
             get(|| async { asset("text/javascript", include_str!("assets/app.js")) }),
         )
         .route(
+            "/review.js",
+            get(|| async { asset("text/javascript", include_str!("assets/review.js")) }),
+        )
+        .route(
             "/style.css",
             get(|| async { asset("text/css", include_str!("assets/style.css")) }),
         )
@@ -177,6 +184,7 @@ pub fn router(config: Config) -> Router {
         .route("/api/replay", post(replay_call))
         .route("/api/replay/play", post(play_from_here))
         .merge(games::routes())
+        .merge(review::routes())
         .fallback(not_found)
         .with_state(app)
         .layer(axum::extract::DefaultBodyLimit::max(BODY_LIMIT))

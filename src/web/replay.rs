@@ -160,11 +160,12 @@ pub fn from_here(
     Session::load(&record).map_err(|e| ViewerError::FromHere(e.to_string()))
 }
 
-/// Reads and re-checks a record file's text and lays out its public positions.
-pub fn replay_record(
+/// Reads a record file's text and re-checks it as `toybattle replay` does: its game (terrain,
+/// variant and what-ifs) and the record, which replays under the rules.
+pub fn read_checked(
     text: &str,
     terrains: &[Arc<crate::terrain::Terrain>],
-) -> Result<Replay, ViewerError> {
+) -> Result<(Game, GameRecord), ViewerError> {
     let record = read_record(text)?;
     let terrain = terrains
         .iter()
@@ -184,6 +185,16 @@ pub fn replay_record(
         ))
     })?;
     replay(&game, &record).map_err(|e| ViewerError::Replay(e.to_string()))?;
+    Ok((game, record))
+}
+
+/// Reads and re-checks a record file's text and lays out its positions (face up once the game
+/// is over).
+pub fn replay_record(
+    text: &str,
+    terrains: &[Arc<crate::terrain::Terrain>],
+) -> Result<Replay, ViewerError> {
+    let (game, record) = read_checked(text, terrains)?;
     let face_up = record.result.end != "unfinished";
     let mut taken = Vec::new();
     let mut state = game.initial_state(&record.deal);

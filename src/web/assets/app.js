@@ -377,6 +377,7 @@ function render() {
   // Empty: the browser takes the file name the server gives (terrain, date, level, turn).
   $("btn-download").setAttribute("download", "");
   $("btn-watch").hidden = hv.to_move !== "over";
+  $("btn-review").hidden = hv.to_move !== "over";
   $("btn-continue").hidden = !(botToMove(g) && !busy && (g.stopped || g.failure));
 
   $("thinking").hidden = !busy;
@@ -715,6 +716,7 @@ function replayTo(i) {
   [...$("replay-steps").children].forEach((li, k) => li.classList.toggle("current", k === i - 1));
   const cur = $("replay-steps").children[i - 1];
   if (cur) cur.scrollIntoView({ block: "nearest" });
+  reviewAt(i); // review.js: what the review says of this step
 }
 $("from-here").addEventListener("submit", async (ev) => {
   ev.preventDefault();
