@@ -1406,7 +1406,10 @@ fn a_study_without_records_resumes_and_reports_the_figures_of_the_study_with_the
     assert!(ok, "{stderr}");
     let after = fs::read_to_string(run("normal").join(GAMES_FILE)).unwrap();
     assert_eq!(after.lines().count(), 4);
-    assert!(after.starts_with(&three), "finished games were played again");
+    assert!(
+        after.starts_with(&three),
+        "finished games were played again"
+    );
     // Every table equal but the figures read from the records' steps.
     for table in [
         "seats.csv",

@@ -224,7 +224,7 @@ impl Records {
         match *self {
             Records::All => true,
             Records::None => false,
-            Records::Sample(n) => n != 0 && pair % n == 0,
+            Records::Sample(n) => n != 0 && pair.is_multiple_of(n),
         }
     }
 
