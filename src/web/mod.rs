@@ -271,7 +271,8 @@ async fn play_from_here(State(app): State<Arc<App>>, body: Bytes) -> ApiResult<G
 const BACKLOG: u32 = 1024;
 
 /// Listens on `addr` (in a tokio runtime). Past the connection cap, clients wait in a queue of
-/// [`BACKLOG`] connections rather than have their connections dropped and retried seconds later.
+/// 1,024 connections (`BACKLOG`) rather than have their connections dropped and retried seconds
+/// later.
 pub fn bind(addr: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
     let socket = match addr {
         std::net::SocketAddr::V4(_) => tokio::net::TcpSocket::new_v4()?,

@@ -396,7 +396,7 @@ function render() {
     : g.stopped ? "You stopped the computer's thinking."
     : lastBot.length ? "Computer played: " + lastBot.map((e) => e.text).join(", ") : "";
   drawHint(order, g.hint);
-  drawGraph(hv.win_history.map((p) => p.human));
+  drawGraph(hv.win_history);
   drawThoughts(hv.bot_thoughts);
   const log = $("log");
   log.replaceChildren();
@@ -534,16 +534,33 @@ function drawThoughts(thoughts) {
     else div("note", one, head + " (no search)");
   }
 }
-function drawGraph(points) {
+// The win-probability graph: your chances (0-100%) against the turn, with its axes; one point
+// per turn start (and the end), from the server's one estimate of your observation.
+function drawGraph(history) {
   const svg = $("graph");
   svg.replaceChildren();
-  el("line", { x1: 0, y1: 30, x2: 200, y2: 30, stroke: "#bbb", "stroke-dasharray": "2 2", "stroke-width": 0.5 }, svg);
-  if (!points || !points.length) return;
-  const step = points.length > 1 ? 200 / (points.length - 1) : 0;
-  const xy = points.map((p, i) => (i * step).toFixed(1) + "," + (58 - 56 * p).toFixed(1));
-  if (points.length === 1) xy.push("200," + (58 - 56 * points[0]).toFixed(1));
-  el("polyline", { points: xy.join(" "), fill: "none", stroke: "#19a35b", "stroke-width": 1.5 }, svg);
-  el("text", { x: 198, y: 8, "text-anchor": "end", "font-size": 8, fill: "#555" }, svg, (100 * points[points.length - 1]).toFixed(0) + "%");
+  const W = 300, H = 120, left = 28, right = 8, top = 8, bottom = 20;
+  const y = (p) => top + (1 - p) * (H - top - bottom);
+  const n = history ? history.length : 0;
+  const x = (i) => left + (n > 1 ? i / (n - 1) : 0) * (W - left - right);
+  for (const p of [0, 0.5, 1]) {
+    el("line", { x1: left, y1: y(p), x2: W - right, y2: y(p), stroke: p === 0.5 ? "#bbb" : "#ddd", "stroke-dasharray": p === 0.5 ? "3 3" : "", "stroke-width": 1 }, svg);
+    el("text", { x: left - 4, y: y(p) + 3, "text-anchor": "end", "font-size": 9, fill: "#555" }, svg, (100 * p) + "%");
+  }
+  el("text", { x: W - right, y: H - 2, "text-anchor": "end", "font-size": 9, fill: "#555" }, svg, "turn");
+  if (!n) return;
+  // Turn labels: about six, at the points where a turn starts.
+  const every = Math.max(1, Math.ceil(n / 6));
+  history.forEach((p, i) => {
+    if (i % every && i !== n - 1) return;
+    el("text", { x: x(i), y: H - 6, "text-anchor": "middle", "font-size": 9, fill: "#555" }, svg, String(p.turn));
+  });
+  const xy = history.map((p, i) => x(i).toFixed(1) + "," + y(p.human).toFixed(1));
+  if (n === 1) xy.push((W - right) + "," + y(history[0].human).toFixed(1));
+  el("polyline", { points: xy.join(" "), fill: "none", stroke: "#19a35b", "stroke-width": 2 }, svg);
+  const last = history[n - 1];
+  el("circle", { cx: x(n - 1), cy: y(last.human), r: 3, fill: "#19a35b" }, svg);
+  $("graph-now").textContent = (100 * last.human).toFixed(0) + "% now";
 }
 
 // ---------- buttons and dialogs ----------
