@@ -1368,3 +1368,72 @@ fn restricted_play_is_the_paired_change_against_the_normal_games() {
     assert_eq!(normal.games, 60, "restricted games are not pooled in");
     assert!((normal.first_player.unwrap().value - 0.5).abs() < 1e-12);
 }
+
+/// A CSV table of a study folder without the columns named `without` (figures that need the
+/// records).
+fn table_without(dir: &Path, table: &str, without: &[&str]) -> Vec<Vec<String>> {
+    let text = fs::read_to_string(dir.join(table)).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    let keep: Vec<usize> = (0..rows[0].len())
+        .filter(|&i| !without.iter().any(|w| rows[0][i].starts_with(w)))
+        .collect();
+    rows.iter()
+        .map(|r| keep.iter().map(|&i| r[i].to_string()).collect())
+        .collect()
+}
+
+/// A study played with `--no-records` writes no record file, resumes after being stopped
+/// midway without playing its finished games again, and reports every figure that does not
+/// need the records exactly as the same study with records; the report says what it cannot
+/// compute.
+#[test]
+fn a_study_without_records_resumes_and_reports_the_figures_of_the_study_with_them() {
+    let (with, without) = (temp_dir("with-records"), temp_dir("without-records"));
+    let (ok, stderr) = seeded_study(&["--out", with.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let (ok, stderr) = seeded_study(&["--no-records", "--out", without.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let run = |variant: &str| without.join("runs").join(format!("random-{variant}"));
+    for variant in ["normal", "beginner"] {
+        assert!(!run(variant).join("records").exists(), "{variant}");
+    }
+    // Stopped after three games (as by kill -9, the report not yet written).
+    let games = fs::read_to_string(run("normal").join(GAMES_FILE)).unwrap();
+    let three: String = games.lines().take(3).map(|l| format!("{l}\n")).collect();
+    fs::write(run("normal").join(GAMES_FILE), &three).unwrap();
+    fs::remove_file(without.join("seats.csv")).unwrap();
+    let (ok, stderr) = seeded_study(&["--no-records", "--out", without.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let after = fs::read_to_string(run("normal").join(GAMES_FILE)).unwrap();
+    assert_eq!(after.lines().count(), 4);
+    assert!(
+        after.starts_with(&three),
+        "finished games were played again"
+    );
+    // Every table equal but the figures read from the records' steps.
+    for table in [
+        "seats.csv",
+        "troops.csv",
+        "troops_by_terrain.csv",
+        "troop_homogeneity.csv",
+        "special_bases.csv",
+        "comparisons.csv",
+    ] {
+        assert_eq!(
+            table_without(&with, table, &["branching"]),
+            table_without(&without, table, &["branching"]),
+            "{table}"
+        );
+    }
+    let md = read_report(&without);
+    assert!(
+        md.contains(
+            "8 of 8 games were played without a record (--no-records or --records-sample): the \
+             troops-played table and the branching factor need the records and are not computed"
+        ),
+        "{md}"
+    );
+    for d in [&with, &without] {
+        let _ = fs::remove_dir_all(d);
+    }
+}

@@ -300,6 +300,7 @@ fn tournament_config(bot: String) -> RunConfig {
         versions: Default::default(),
         shard: None,
         what_ifs: Default::default(),
+        records: Default::default(),
     }
 }
 

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use toybattle::record::{replay, GameRecord};
 use toybattle::rules::{Colour, Game, Variant};
 use toybattle::terrain;
-use toybattle::tournament::config::RUN_FORMAT;
+use toybattle::tournament::config::{Records, RUN_FORMAT};
 use toybattle::tournament::lock::RunLock;
 use toybattle::tournament::stats::{wilson_interval, Pentanomial, SprtDecision, SprtParams, Z95};
 use toybattle::tournament::store::{GameLine, GAMES_FILE};
@@ -39,6 +39,7 @@ fn config(bots: &[&str], games: u32) -> RunConfig {
         versions: BTreeMap::new(),
         shard: None,
         what_ifs: Default::default(),
+        records: Default::default(),
     }
 }
 
@@ -1321,6 +1322,98 @@ fn balance_out_is_locked_and_refuses_an_unrelated_folder() {
     let (ok, _, err) = study(&held);
     assert!(ok, "{err}");
     for d in [held, stray, report] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// The record files under a run folder.
+fn record_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut todo = vec![dir.join("records")];
+    while let Some(d) = todo.pop() {
+        for e in fs::read_dir(&d).into_iter().flatten().flatten() {
+            match e.path().is_dir() {
+                true => todo.push(e.path()),
+                false => files.push(e.path()),
+            }
+        }
+    }
+    files
+}
+
+/// `--no-records`: every game is played and counted but no record is written, run.json says
+/// so, and a run stopped midway resumes without playing its finished games again (their lines,
+/// thinking times included, are kept as they were).
+#[test]
+fn a_run_without_records_writes_none_and_resumes_without_replaying() {
+    let out = temp_dir("no-records");
+    let c = RunConfig {
+        records: Records::None,
+        ..config(&["random", "greedy"], 4)
+    };
+    let report = run(&c, &out, 2).unwrap();
+    assert_eq!(report.summary.games, 8);
+    assert!(record_files(&out).is_empty(), "{:?}", record_files(&out));
+    let run_json = fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(run_json.contains(r#""records": "none""#), "{run_json}");
+    // Records change no result: the run id is the one of the same run with records.
+    assert_eq!(c.run_id(), config(&["random", "greedy"], 4).run_id());
+    // Stopped after five games (as by kill -9): the five are kept as they are.
+    let games = fs::read_to_string(out.join(GAMES_FILE)).unwrap();
+    let five: String = games.lines().take(5).map(|l| format!("{l}\n")).collect();
+    fs::write(out.join(GAMES_FILE), &five).unwrap();
+    let report = run(&c, &out, 2).unwrap();
+    assert_eq!((report.resumed, report.played), (5, 3));
+    let after = fs::read_to_string(out.join(GAMES_FILE)).unwrap();
+    assert!(after.starts_with(&five), "finished games were played again");
+    assert!(record_files(&out).is_empty());
+    fs::remove_dir_all(out).unwrap();
+}
+
+/// `--records-sample 2` keeps the records of deals 0, 2, … of each pairing and terrain only,
+/// and shards of a run without records merge (there is no record to check or copy).
+#[test]
+fn a_sampled_run_keeps_every_nth_deals_records_and_unrecorded_shards_merge() {
+    let out = temp_dir("records-sample");
+    let c = RunConfig {
+        records: Records::Sample(2),
+        ..config(&["random", "greedy"], 8)
+    };
+    run(&c, &out, 2).unwrap();
+    let games = games_of(&out);
+    assert_eq!(games.len(), 16);
+    for g in &games {
+        assert_eq!(g.record.is_empty(), g.pair % 2 == 1, "{g:?}");
+        assert_eq!(out.join(&g.record).is_file(), g.pair % 2 == 0, "{g:?}");
+    }
+    assert_eq!(record_files(&out).len(), 8);
+    // Resuming a sampled run keeps all its games: no game is missing a record it should have.
+    let report = run(&c, &out, 2).unwrap();
+    assert_eq!((report.resumed, report.played), (16, 0));
+    let c = RunConfig {
+        records: Records::None,
+        ..config(&["random", "greedy"], 4)
+    };
+    let shards: Vec<PathBuf> = (1..=2).map(|k| temp_dir(&format!("nr-shard{k}"))).collect();
+    for (k, dir) in shards.iter().enumerate() {
+        let shard = Some(Shard {
+            index: k as u32 + 1,
+            count: 2,
+        });
+        run(&RunConfig { shard, ..c.clone() }, dir, 1).unwrap();
+    }
+    let merged = temp_dir("nr-merged");
+    let report = merge_runs(&MergeOptions {
+        inputs: shards.clone(),
+        out: merged.clone(),
+        allow_incomplete: false,
+        terrain_file: None,
+    })
+    .unwrap();
+    assert!(report.missing.is_empty());
+    assert_eq!(games_of(&merged).len(), 8);
+    assert!(record_files(&merged).is_empty());
+    for d in shards.iter().chain([&out, &merged]) {
         fs::remove_dir_all(d).unwrap();
     }
 }

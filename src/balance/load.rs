@@ -211,13 +211,10 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
             study_game(*preset, *terrain, dir, line, game)
         })
         .collect::<Result<Vec<StudyGame>, BalanceError>>()?;
+    let unrecorded = lines.iter().filter(|(.., l)| l.record.is_empty()).count();
     let without = games.iter().filter(|g| g.placed.is_none()).count();
-    if without > 0 {
-        notes.push(format!(
-            "{without} of {} games have no record file (result folders keep games, not records): \
-             the troops-played table counts the others only",
-            games.len()
-        ));
+    if let Some(note) = records_note(unrecorded, without - unrecorded, games.len()) {
+        notes.push(note);
     }
     Ok(Loaded {
         study: Study {
@@ -445,6 +442,39 @@ fn study_settings(c: &RunConfig) -> RunConfig {
     }
 }
 
+/// What the report cannot count for want of records, or `None` when every game has its record:
+/// `unrecorded` games were played without one (`--no-records`, `--records-sample`), `lost`
+/// name a record file that is not there (result folders keep games, not records).
+fn records_note(unrecorded: usize, lost: usize, games: usize) -> Option<String> {
+    let without = unrecorded + lost;
+    if without == 0 {
+        return None;
+    }
+    let why = match (unrecorded, lost) {
+        (u, 0) => format!(
+            "{u} of {games} games were played without a record (--no-records or --records-sample)"
+        ),
+        (0, l) => format!(
+            "{l} of {games} games have no record file (result folders keep games, not records)"
+        ),
+        (u, l) => format!(
+            "{u} of {games} games were played without a record (--no-records or --records-sample) \
+             and {l} have no record file (result folders keep games, not records)"
+        ),
+    };
+    let what = match without == games {
+        true => {
+            "the troops-played table and the branching factor need the records and are not computed"
+                .to_string()
+        }
+        false => format!(
+            "the troops-played table and the branching factor count the {} games with records only",
+            games - without
+        ),
+    };
+    Some(format!("{why}: {what}"))
+}
+
 /// The game of a line, with the tiles each colour lost (from the deal of its seed) and placed
 /// (by replaying its record, when the record is there).
 fn study_game(
@@ -461,10 +491,16 @@ fn study_game(
     };
     let end = End::parse(&line.end).ok_or_else(|| bad(format!("unknown end '{}'", line.end)))?;
     let deal = game.deal(line.deal_seed);
-    let placed = match input::read_text(&path, input::RECORD) {
-        Err(e) if e.is_not_found() => None,
-        Err(e) => return Err(bad(e.to_string())),
-        Ok(text) => {
+    // A game played without a record names none; its placements are not counted.
+    let text = match line.record.is_empty() {
+        true => None,
+        false => Some(input::read_text(&path, input::RECORD)),
+    };
+    let placed = match text {
+        None => None,
+        Some(Err(e)) if e.is_not_found() => None,
+        Some(Err(e)) => return Err(bad(e.to_string())),
+        Some(Ok(text)) => {
             let record: GameRecord =
                 serde_json::from_str(&text).map_err(|e| bad(format!("not a game record: {e}")))?;
             if record.deal.seed != line.deal_seed || record.deal.removed != deal.removed {

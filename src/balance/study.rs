@@ -10,7 +10,7 @@ use super::BalanceError;
 use crate::rules::{Restricted, Variant, WhatIfs};
 use crate::terrain::{NodeId, Terrain};
 use crate::tournament::bots::{BotEntry, ExternalTimeouts};
-use crate::tournament::config::{DEFAULT_EXT_STARTUP_MS, RUN_FORMAT};
+use crate::tournament::config::{Records, DEFAULT_EXT_STARTUP_MS, RUN_FORMAT};
 use crate::tournament::lock::{RunLock, LOCK_FILE};
 use crate::tournament::store::{write_json_atomic, RUN_FILE};
 use crate::tournament::{run_tournament, RunConfig, RunOptions, Shard, TournamentError};
@@ -46,6 +46,8 @@ pub struct StudyPlan {
     /// Restricted play: also play, in the normal variant, each node with an effect restricted
     /// (its effect never used by either player), one run per preset and node.
     pub restricted_play: bool,
+    /// Which games keep a record file (`--no-records`, `--records-sample`).
+    pub records: Records,
     /// The study folder.
     pub out: PathBuf,
 }
@@ -163,6 +165,7 @@ fn run_config_of(plan: &StudyPlan, run: &StudyRun) -> RunConfig {
         versions: BTreeMap::new(),
         shard: plan.shard,
         what_ifs,
+        records: plan.records,
     }
 }
 

@@ -98,6 +98,8 @@ pub struct Args {
     /// No progress bars and no notes.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    records: super::tournament::RecordsArgs,
 }
 
 fn list(spec: &str) -> Vec<String> {
@@ -237,6 +239,7 @@ pub fn run(args: Args) -> CliResult {
                 quiet: args.quiet,
                 what_ifs: what_ifs(&args, &terrains)?,
                 restricted_play: args.restricted_play,
+                records: args.records.records(),
                 out: args.out.clone(),
             };
             if args.objective_search.is_some() {

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use toybattle::rules::Variant;
 use toybattle::terrain::input;
-use toybattle::tournament::config::{check_concurrency, fnv1a, RUN_FORMAT};
+use toybattle::tournament::config::{check_concurrency, fnv1a, Records, RUN_FORMAT};
 use toybattle::tournament::stats::SprtParams;
 use toybattle::tournament::{
     compare_runs, merge_runs, run_tournament, CompareSide, MergeOptions, RunConfig, RunOptions,
@@ -69,6 +69,29 @@ pub struct Args {
     /// Extra wait for an external bot's first answer of each game, for its start-up.
     #[arg(long, value_name = "MS", default_value_t = toybattle::tournament::config::DEFAULT_EXT_STARTUP_MS)]
     ext_startup_ms: u64,
+    #[command(flatten)]
+    records: RecordsArgs,
+}
+
+/// Which games keep a record file: shared by `tournament` and `balance`.
+#[derive(clap::Args)]
+pub struct RecordsArgs {
+    /// Write no record files: every game is still played and counted in games.jsonl, and
+    /// run.json says so, so a resume does not play the games again for want of records.
+    #[arg(long)]
+    no_records: bool,
+    /// Keep the records of every Nth deal only (both games of deals 0, N, 2N, … of each
+    /// pairing and terrain).
+    #[arg(long, value_name = "N", conflicts_with = "no_records",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    records_sample: Option<u32>,
+}
+
+impl RecordsArgs {
+    /// The setting the flags ask for.
+    pub fn records(&self) -> Records {
+        Records::from_flags(self.no_records, self.records_sample)
+    }
 }
 
 #[derive(clap::Args)]
@@ -168,6 +191,7 @@ pub fn run(args: Args) -> CliResult {
         versions: BTreeMap::new(),
         shard: args.shard,
         what_ifs: Default::default(),
+        records: args.records.records(),
     };
     let report = run_tournament(RunOptions {
         config,

@@ -193,6 +193,49 @@ pub struct RunConfig {
     /// `run.json` for the printed rules, so other runs keep their run id.
     #[serde(default, skip_serializing_if = "WhatIfs::is_retail")]
     pub what_ifs: WhatIfs,
+    /// Which games get a record file. Not part of the run id (records change no result); left
+    /// out of `run.json` when every game is recorded, so older folders keep their settings.
+    #[serde(default, skip_serializing_if = "Records::is_all")]
+    pub records: Records,
+}
+
+/// Which games of a run keep a record file under `records/`. Every game is counted in
+/// `games.jsonl` either way; without records a large study costs CPU, not disk.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Records {
+    /// Every game (the default).
+    #[default]
+    All,
+    /// No game (`--no-records`).
+    None,
+    /// The two games of every `n`th deal of each pairing and terrain (`--records-sample n`).
+    Sample(u32),
+}
+
+impl Records {
+    /// Every game is recorded.
+    pub fn is_all(&self) -> bool {
+        *self == Records::All
+    }
+
+    /// Whether the games of deal `pair` (of their pairing and terrain) keep a record.
+    pub fn keeps(&self, pair: u32) -> bool {
+        match *self {
+            Records::All => true,
+            Records::None => false,
+            Records::Sample(n) => n != 0 && pair.is_multiple_of(n),
+        }
+    }
+
+    /// From the command line's `--no-records` and `--records-sample N`.
+    pub fn from_flags(no_records: bool, sample: Option<u32>) -> Records {
+        match (no_records, sample) {
+            (true, _) => Records::None,
+            (false, Some(n)) => Records::Sample(n),
+            (false, None) => Records::All,
+        }
+    }
 }
 
 /// The default of `--ext-startup-ms`.
@@ -222,7 +265,12 @@ impl RunConfig {
 
     /// The run id: a hash of the unsharded settings, written into every game line.
     pub fn run_id(&self) -> String {
-        let json = serde_json::to_string(&self.unsharded()).expect("settings serialise");
+        // Records change no result: a study with and without them is the same run.
+        let same_games = RunConfig {
+            records: Records::All,
+            ..self.unsharded()
+        };
+        let json = serde_json::to_string(&same_games).expect("settings serialise");
         format!("{:016x}", fnv1a(json.as_bytes()))
     }
 
@@ -324,6 +372,7 @@ pub(crate) mod tests {
             versions: BTreeMap::new(),
             shard: None,
             what_ifs: Default::default(),
+            records: Records::All,
         }
     }
 

@@ -402,13 +402,14 @@ fn run_terrains(
 /// Checks, before anything is written, that every game's record in the shard that counted it
 /// parses, is that game's (terrain, variant, deal seed, result) and replays under the rules; a
 /// merge cannot play a game again, so a bad record is refused with the shard folder, the file
-/// and what is wrong (for a record that does not replay, the step).
+/// and what is wrong (for a record that does not replay, the step). A game played without a
+/// record (`--no-records`) has nothing to check.
 fn check_records(
     lines: &[(usize, GameLine)],
     inputs: &[PathBuf],
     games: &[Game],
 ) -> Result<(), MergeError> {
-    for (i, g) in lines {
+    for (i, g) in lines.iter().filter(|(_, g)| !g.record.is_empty()) {
         let dir = &inputs[*i];
         if let Some(problem) = record_problem(dir, g, None, games) {
             return Err(MergeError::BadRecord {
@@ -424,7 +425,7 @@ fn check_records(
 }
 
 fn copy_records(lines: &[GameLine], inputs: &[PathBuf], out: &Path) -> Result<(), TournamentError> {
-    for g in lines {
+    for g in lines.iter().filter(|g| !g.record.is_empty()) {
         let from = inputs
             .iter()
             .map(|dir| dir.join(&g.record))

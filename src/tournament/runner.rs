@@ -111,8 +111,15 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
     }
     cut_torn_line(&games_path, &existing)?;
     let games = run_games(&config, &options.terrains)?;
-    let existing =
-        drop_games_without_records(out, &games_path, existing, &bots, &games, options.quiet)?;
+    let existing = drop_games_without_records(
+        out,
+        &games_path,
+        existing,
+        &bots,
+        &games,
+        &config,
+        options.quiet,
+    )?;
     // The deals are computed one at a time as the workers take them: memory does not grow
     // with --games.
     let schedule = Schedule::new(&config)?;
@@ -185,23 +192,25 @@ pub(super) fn run_games(
 /// not replay is taken out of `games.jsonl` (which is rewritten atomically) so that it is
 /// played again from its deal. With bots of fixed
 /// iteration budgets the replayed game is the lost one; with time budgets it is a new game on
-/// the same deal and seats, and its line replaces the old one.
+/// the same deal and seats, and its line replaces the old one. A game the run keeps no record
+/// of (`run.json`'s `records`) needs none and is kept as it is.
 fn drop_games_without_records(
     out: &Path,
     games_path: &Path,
     mut existing: GamesFile,
     bots: &BTreeMap<String, BotEntry>,
     games: &[Game],
+    config: &RunConfig,
     quiet: bool,
 ) -> Result<GamesFile, TournamentError> {
     let names: BTreeMap<&String, String> = bots
         .iter()
         .map(|(spec, entry)| (spec, entry.seat().player.name().to_string()))
         .collect();
-    let (kept, lost): (Vec<GameLine>, Vec<GameLine>) = existing
-        .games
-        .into_iter()
-        .partition(|g| record_problem(out, g, Some(&names), games).is_none());
+    let (kept, lost): (Vec<GameLine>, Vec<GameLine>) = existing.games.into_iter().partition(|g| {
+        let unrecorded = g.record.is_empty() && !config.records.keeps(g.pair);
+        unrecorded || record_problem(out, g, Some(&names), games).is_none()
+    });
     if !lost.is_empty() {
         let mut text = String::new();
         for g in &kept {
@@ -232,6 +241,9 @@ pub enum RecordProblem {
     /// There is no record file.
     #[error("missing")]
     Missing,
+    /// The game's line names no record: it was played without one (`--no-records`).
+    #[error("played without a record")]
+    NotRecorded,
     /// The file cannot be read.
     #[error("unreadable ({reason})")]
     Unreadable {
@@ -268,6 +280,9 @@ pub(super) fn record_problem(
     names: Option<&BTreeMap<&String, String>>,
     games: &[Game],
 ) -> Option<RecordProblem> {
+    if g.record.is_empty() {
+        return Some(RecordProblem::NotRecorded);
+    }
     let text = match input::read_text(&out.join(&g.record), input::RECORD) {
         Ok(text) => text,
         Err(e) if e.is_not_found() => return Some(RecordProblem::Missing),
@@ -550,7 +565,14 @@ fn play_one(
         }
         _ => None,
     };
-    write_record(shared.out, &rel, &played.record)?;
+    // Without a record the line names none: a resume then knows the game needs none.
+    let record = match shared.config.records.keeps(job.pair) {
+        true => {
+            write_record(shared.out, &rel, &played.record)?;
+            rel
+        }
+        false => String::new(),
+    };
     let first = deal.first;
     Ok(GameLine {
         run: shared.run_id.clone(),
@@ -578,7 +600,7 @@ fn play_one(
             .map(|t| t.as_secs_f64() * 1000.0)
             .into_array(),
         versions: Colour::BOTH.map(|c| bot(c).version.clone()),
-        record: rel,
+        record,
     })
 }
 

@@ -200,6 +200,7 @@ mod tests {
             versions: Default::default(),
             shard: None,
             what_ifs: Default::default(),
+            records: Default::default(),
         }
     }
 

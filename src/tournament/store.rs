@@ -169,7 +169,9 @@ pub struct GameLine {
     pub think_ms: [f64; 2],
     /// Bot versions.
     pub versions: [String; 2],
-    /// The record file, relative to the run folder.
+    /// The record file, relative to the run folder; empty (and left out of the line) for a
+    /// game the run keeps no record of (`--no-records`, `--records-sample`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub record: String,
 }
 
