@@ -648,11 +648,14 @@ impl Summary {
                 turns_cell(&t.stats)
             );
         }
+        let records = match self.config.records {
+            super::config::Records::None => "no records (--no-records)".to_string(),
+            _ => format!("records in {}", out.join(super::store::RECORDS_DIR).display()),
+        };
         let _ = writeln!(
             text,
-            "Full tables: {} (also summary.csv, summary.json); records in {}",
+            "Full tables: {} (also summary.csv, summary.json); {records}",
             out.join("summary.md").display(),
-            out.join(super::store::RECORDS_DIR).display()
         );
         text
     }
