@@ -650,7 +650,10 @@ impl Summary {
         }
         let records = match self.config.records {
             super::config::Records::None => "no records (--no-records)".to_string(),
-            _ => format!("records in {}", out.join(super::store::RECORDS_DIR).display()),
+            _ => format!(
+                "records in {}",
+                out.join(super::store::RECORDS_DIR).display()
+            ),
         };
         let _ = writeln!(
             text,
