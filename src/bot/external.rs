@@ -15,7 +15,7 @@
 //! process is the reaper of its bots ([`become_reaper`], as the command line is): when the game
 //! ends, every process left over becomes this process's child and is killed. The program
 //! itself is killed by the system if this process dies first (`PR_SET_PDEATHSIG`), `kill -9`
-//! included, and so is the rest of its group: the group is led by a [`Watchdog`], a tiny
+//! included, and so is the rest of its group: the group is led by a `Watchdog`, a tiny
 //! process that waits for this process to end and then kills the group.
 //!
 //! Memory stays bounded whatever the program writes: at most one line waits between the
