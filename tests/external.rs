@@ -233,6 +233,31 @@ fn a_bots_grandchild_that_calls_setsid_ends_with_the_run() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// Starts a tournament of `program` against `random`, waits (a minute at most) until the
+/// program has written a pid to `pid_file`, kills the engine with SIGKILL and returns the pids.
+fn kill_tournament_once_started(dir: &Path, program: &Path, pid_file: &Path) -> Vec<u32> {
+    let out = dir.join("run");
+    let bots = format!("ext:{},random", program.display());
+    #[rustfmt::skip]
+    let args = [
+        "tournament", "--bots", &bots, "--terrains", "castle_field", "--games", "2",
+        "--ext-timeout-ms", "600000", "--quiet", "--out", out.to_str().unwrap(),
+    ];
+    let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while pids_in(pid_file).is_empty() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    engine.kill().unwrap(); // SIGKILL: the engine runs no code of its own after it.
+    engine.wait().unwrap();
+    pids_in(pid_file)
+}
+
 /// Issue 32, point 8: a bot that ignores the end of its input (and SIGTERM) outlived a
 /// tournament killed with `kill -9`; the system now kills it with the engine.
 #[test]
@@ -250,26 +275,7 @@ fn a_bot_that_ignores_end_of_input_dies_with_a_killed_tournament() {
             pid_file.display().to_string()
         ),
     );
-    let out = dir.join("run");
-    let bots = format!("ext:{},random", program.display());
-    #[rustfmt::skip]
-    let args = [
-        "tournament", "--bots", &bots, "--terrains", "castle_field", "--games", "2",
-        "--ext-timeout-ms", "600000", "--quiet", "--out", out.to_str().unwrap(),
-    ];
-    let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while pids_in(&pid_file).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    engine.kill().unwrap(); // SIGKILL: the engine runs no code of its own after it.
-    engine.wait().unwrap();
-    let pids = pids_in(&pid_file);
+    let pids = kill_tournament_once_started(&dir, &program, &pid_file);
     assert!(!pids.is_empty(), "the bot never started");
     assert_all_gone(&pids, "the bot of a tournament killed with kill -9");
     std::fs::remove_dir_all(dir).unwrap();
@@ -524,26 +530,7 @@ fn a_bots_grandchild_dies_with_a_killed_tournament() {
             pid_file.display().to_string()
         ),
     );
-    let out = dir.join("run");
-    let bots = format!("ext:{},random", program.display());
-    #[rustfmt::skip]
-    let args = [
-        "tournament", "--bots", &bots, "--terrains", "castle_field", "--games", "2",
-        "--ext-timeout-ms", "600000", "--quiet", "--out", out.to_str().unwrap(),
-    ];
-    let mut engine = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while pids_in(&pid_file).is_empty() && Instant::now() < deadline {
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    engine.kill().unwrap(); // SIGKILL: the engine runs no code of its own after it.
-    engine.wait().unwrap();
-    let pids = pids_in(&pid_file);
+    let pids = kill_tournament_once_started(&dir, &program, &pid_file);
     assert!(!pids.is_empty(), "the bot never started its child");
     assert_all_gone(&pids, "the bot's child in a tournament killed with kill -9");
     std::fs::remove_dir_all(dir).unwrap();
