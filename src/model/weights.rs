@@ -12,8 +12,9 @@ use crate::vocabulary::hash::fnv1a;
 
 /// The tag a weights file starts with.
 const TAG: &[u8; 8] = b"TBVALUE\0";
-/// The version of the file format written and read.
-pub const FORMAT_VERSION: u32 = 1;
+/// The version of the file format written and read. Version 2: the network is a correction
+/// of the fitted linear evaluation (version 1 networks were whole evaluations).
+pub const FORMAT_VERSION: u32 = 2;
 /// Bytes before the parameters: tag, version, fingerprint, three sizes.
 const HEADER: usize = 8 + 4 + 8 + 3 * 4;
 /// Bytes of a whole file.
