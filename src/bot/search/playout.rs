@@ -198,7 +198,7 @@ impl<'a> Evaluation<'a> {
             turns: config.eval_turns,
             scale: config.eval_scale,
             fitted: config.fitted_eval,
-            value: config.value_model.then(ValueModel::shipped),
+            value: config.value_model.then(|| config.value_weights_model()),
         }
     }
 

@@ -505,6 +505,7 @@ fn check_cut_playouts(fitted: bool) {
     let s = random_game_positions(&game, 8)[6];
     let observation = Observation::new(&s, s.active());
     let judge = Judge::new(&game, &observation);
+    let defaults = SearchConfig::DEFAULT;
     let settings = Settings {
         evaluation: Some(Evaluation {
             game: &game,
@@ -514,7 +515,7 @@ fn check_cut_playouts(fitted: bool) {
             fitted,
             value: None,
         }),
-        ..Settings::plain(&game, &SearchConfig::DEFAULT)
+        ..Settings::plain(&game, &defaults)
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut scratch = playout::Scratch::default();
@@ -548,6 +549,7 @@ fn the_value_model_corrects_the_fitted_evaluation_from_the_movers_observation() 
     let s = random_game_positions(&game, 8)[6];
     let judge = Judge::new(&game, &Observation::new(&s, s.active()));
     let model = crate::model::ValueModel::shipped();
+    let defaults = SearchConfig::DEFAULT;
     let settings = Settings {
         evaluation: Some(Evaluation {
             game: &game,
@@ -557,7 +559,7 @@ fn the_value_model_corrects_the_fitted_evaluation_from_the_movers_observation() 
             fitted: true,
             value: Some(model),
         }),
-        ..Settings::plain(&game, &SearchConfig::DEFAULT)
+        ..Settings::plain(&game, &defaults)
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut scratch = playout::Scratch::default();
@@ -597,6 +599,7 @@ fn the_value_model_corrects_the_fitted_evaluation_from_the_movers_observation() 
 fn a_value_model_adding_nothing_is_the_fitted_evaluation() {
     let game = game_of("tropical_pool");
     let untrained = crate::model::ValueModel::untrained(4);
+    let defaults = SearchConfig::DEFAULT;
     for s in random_game_positions(&game, 6) {
         let judge = Judge::new(&game, &Observation::new(&s, s.active()));
         let evaluation = |value| Evaluation {
@@ -609,11 +612,11 @@ fn a_value_model_adding_nothing_is_the_fitted_evaluation() {
         };
         let combined = Settings {
             evaluation: Some(evaluation(Some(&untrained))),
-            ..Settings::plain(&game, &SearchConfig::DEFAULT)
+            ..Settings::plain(&game, &defaults)
         };
         let fitted = Settings {
             evaluation: Some(evaluation(None)),
-            ..Settings::plain(&game, &SearchConfig::DEFAULT)
+            ..Settings::plain(&game, &defaults)
         };
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
         let mut scratch = playout::Scratch::default();
