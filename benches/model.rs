@@ -1,17 +1,22 @@
 //! Speed of the learned value model (issue 29): encoding an observation, and one evaluation of
-//! the hand-written forward pass, on mid-game positions of three terrains.
+//! the hand-written forward pass with the shipped weights, on mid-game positions of three
+//! terrains; and what it costs a search: one decision of 1,000 iterations at the `strong`
+//! level's settings with the fitted evaluation at the playout cut and with the combined one
+//! (`value_model`: fitted plus the model's correction).
 //!
-//! `cargo bench --bench model`; criterion's time is per call. The search pays both at every
-//! cut playout with `value_model` on (plus building the mover's observation, timed as part of
-//! `observe+encode`).
+//! `cargo bench --bench model`; criterion's time is per call. The search pays the encoding and
+//! the forward pass at every cut playout with `value_model` on (plus building the mover's
+//! observation, timed as part of `observe+encode`).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Duration;
-use toybattle::info::Observation;
+use toybattle::bot::search::{make_player, Algorithm, PlayoutPolicy, SearchConfig};
+use toybattle::bot::Budget;
+use toybattle::info::{Observation, RackEvidence};
 use toybattle::model::{encode, Input, ValueModel};
-use toybattle::rules::{random_decision, Deal, Game, State, Variant};
+use toybattle::rules::{random_decision, Deal, DecisionList, Game, State, Variant};
 
 /// The position after `steps` random steps of the deal of seed 1 (stops at the game's end).
 fn position(game: &Game, steps: usize) -> State {
@@ -26,8 +31,24 @@ fn position(game: &Game, steps: usize) -> State {
     s
 }
 
+/// The first position from [`position`]`(game, steps)` on where a player chooses among
+/// several decisions, so that a search runs its whole budget.
+fn decision_position(game: &Game, steps: usize) -> State {
+    let mut s = position(game, steps);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+    let mut legal = DecisionList::new();
+    loop {
+        game.legal_decisions(&s, &mut legal);
+        if !s.is_chance() && legal.len() > 1 {
+            return s;
+        }
+        let d = random_decision(game, &s, &mut rng).expect("a live game");
+        game.apply_legal(&mut s, d);
+    }
+}
+
 fn bench_model(c: &mut Criterion) {
-    let model = ValueModel::initial(1);
+    let model = ValueModel::shipped();
     let mut group = c.benchmark_group("value_model");
     group
         .sample_size(20)
@@ -52,5 +73,40 @@ fn bench_model(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_model);
+/// Iterations of the searches compared.
+const ITERATIONS: u64 = 1000;
+
+fn bench_search(c: &mut Criterion) {
+    let mut group = c.benchmark_group("strong_search_1000");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5));
+    let game = Game::builtin("castle_field", Variant::Normal).expect("shipped terrain");
+    let s = decision_position(&game, 30);
+    for (name, combined) in [("fitted", false), ("combined", true)] {
+        // bots/strong.toml's [search] section, one evaluation or the other.
+        let config = SearchConfig {
+            exploration: 0.4,
+            eval_turns: 2,
+            fitted_eval: !combined,
+            value_model: combined,
+            playout: PlayoutPolicy::GreedyEffects,
+            observed_chance: true,
+            rack_belief: true,
+            ..SearchConfig::default()
+        };
+        let mut player = make_player(name, Algorithm::Ismcts, &config);
+        let budget = Budget::iterations(ITERATIONS);
+        let searched = player.decide(&game, &s, RackEvidence::NONE, budget, 7);
+        let iterations = searched.analysis.map(|a| a.iterations);
+        assert_eq!(iterations, Some(ITERATIONS), "the bench must search");
+        group.bench_function(name, |b| {
+            b.iter(|| player.decide(&game, &s, RackEvidence::NONE, budget, 7))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_model, bench_search);
 criterion_main!(benches);

@@ -79,6 +79,27 @@ fn a_bad_record_is_refused_and_adds_nothing() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// The value model corrects the fitted linear evaluation: a model that adds nothing (where
+/// training starts) scores held-out turn starts exactly as the fitted evaluation does.
+#[test]
+fn an_untrained_correction_scores_as_the_fitted_evaluation() {
+    let dir = some_records("untrained", 4);
+    let untrained = toybattle::model::ValueModel::untrained(3);
+    let c = toybattle::train::compare_with_fitted(&[&dir], &untrained, 1).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+    assert!(c.positions > 20, "{c:?}");
+    assert_eq!(c.value_loss, c.fitted_loss);
+    assert_eq!(c.value_accuracy, c.fitted_accuracy);
+    let initial = toybattle::model::ValueModel::initial(3);
+    let dir = some_records("initial", 4);
+    let other = toybattle::train::compare_with_fitted(&[&dir], &initial, 1).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+    assert_ne!(
+        other.value_loss, other.fitted_loss,
+        "a model that adds something"
+    );
+}
+
 #[cfg(feature = "train")]
 mod fitting {
     use super::*;
