@@ -245,9 +245,9 @@ search_options! {
     fitted_eval: bool = false, in Any, for ALL;
     /// Cut playouts are scored by the combined evaluation: the log-odds of the fitted
     /// evaluation ([`FITTED_EVAL`](super::FITTED_EVAL)) plus the learned value model's
-    /// correction, read from the observation of the player to move at the cut (`eval_scale` and `fitted_eval` unused;
-    /// the weights are the shipped ones, [`ValueModel::shipped`], or `value_weights`). Needs
-    /// `eval_turns`.
+    /// correction, read from the observation of the player to move at the cut (`eval_scale`
+    /// and `fitted_eval` unused; the weights are the shipped ones, [`ValueModel::shipped`], or
+    /// `value_weights`). Needs `eval_turns`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     value_model: bool = false, in Any, for ALL;
     /// With `value_model`: the value model's weights file (as `toybattle train` writes it,
