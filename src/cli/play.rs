@@ -467,9 +467,9 @@ fn save(session: &Session, path: &str) -> String {
     }
 }
 
-/// Search iterations per decision of the terminal's `review`: the win estimate's budget, so
-/// that a whole game is reviewed in seconds.
-const REVIEW_ITERATIONS: u64 = toybattle::review::ESTIMATE_ITERATIONS;
+/// Search iterations per decision of the terminal's `review` and of the coach: as many as the
+/// win estimate's playouts, so that a whole game is reviewed in seconds.
+const REVIEW_ITERATIONS: u64 = toybattle::review::ESTIMATE_PLAYOUTS;
 
 /// With `--coach`: a warning when the human's last decision lost at least a mistake's worth of
 /// win probability, with the better decision and the way back.

@@ -378,6 +378,7 @@ function render() {
   $("btn-download").setAttribute("download", "");
   $("btn-watch").hidden = hv.to_move !== "over";
   $("btn-review").hidden = hv.to_move !== "over";
+  $("btn-review-mine").hidden = hv.to_move === "over" || !decided;
   $("btn-continue").hidden = !(botToMove(g) && !busy && (g.stopped || g.failure));
 
   $("thinking").hidden = !busy;
