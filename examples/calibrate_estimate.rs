@@ -67,9 +67,11 @@ fn sample<T>(mut paths: Vec<T>, count: usize, seed: u64) -> Vec<T> {
     paths
 }
 
-/// A record's game, and the moments after each step that start a turn: (steps done, state,
-/// evidence). `None` for a record that does not load or was not won.
+/// A moment the win history notes: (steps done, state, evidence).
 type Moment = (usize, State, EvidenceTracker);
+
+/// A record's game, its winner and the moments after each step that start a turn. `None` for a
+/// record that does not load or was not won.
 fn moments(path: &Path) -> Option<(Game, GameRecord, Colour, Vec<Moment>)> {
     let text = std::fs::read_to_string(path).ok()?;
     let record: GameRecord = serde_json::from_str(&text).ok()?;

@@ -552,8 +552,12 @@ fn hint_letter(line: &str) -> Option<usize> {
 /// A hint: its best few candidates, lettered.
 fn hint_table(hint: &HintNote, order: &HintOrder) -> String {
     let mut out = format!(
-        "Hint ({} iterations): the search's main candidates, your best chances first\n",
-        hint.iterations
+        "Hint ({} iterations): the search's main candidates, your best chances first{}\n",
+        hint.iterations,
+        hint.win.map_or(String::new(), |w| format!(
+            " (your chances now {:.0}%)",
+            w * 100.0
+        ))
     );
     for (c, letter) in order.tried.iter().zip(HINT_LETTERS) {
         out += &candidate_line(&letter.to_string(), c);

@@ -32,11 +32,12 @@ pub struct Calibration {
 }
 
 /// The correction applied by [`estimate`]: fitted by `examples/calibrate_estimate.rs` on half
-/// of the strong self-play games of results/balance/study (results/review.md, where the
-/// tables before and after it on the other half are).
+/// of 512 strong self-play games of results/balance/study (1,578 positions); the playout mean is
+/// too bold (a slope under 1) and a little kind to the observer (a negative intercept). The
+/// tables before and after it on the other half are in results/review.md.
 pub const CALIBRATION: Calibration = Calibration {
-    slope: 1.0,
-    intercept: 0.0,
+    slope: 0.6913,
+    intercept: -0.2194,
 };
 
 impl Calibration {
@@ -121,9 +122,9 @@ mod tests {
         for w in mapped.windows(2) {
             assert!(w[1] >= w[0], "{w:?}");
         }
-        for (p, want) in [(0.2, 0.2), (0.5, 0.5), (0.8, 0.8)] {
+        for (p, want) in [(0.1, 0.1495), (0.2, 0.2355), (0.5, 0.4454), (0.8, 0.6768)] {
             let got = CALIBRATION.apply(p);
-            assert!((got - want).abs() < 0.005, "{p} → {got}, fitted {want}");
+            assert!((got - want).abs() < 0.0005, "{p} → {got}, fitted {want}");
         }
     }
 
