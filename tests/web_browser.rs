@@ -296,6 +296,21 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
             // Ask for a hint, pick a tile (its slots light up), and take the picture.
             browser.click("#btn-hint");
             browser.wait("app.game.hint", Duration::from_secs(60));
+            // A review of the human's own decisions so far, during the game (issue 31).
+            browser.click("#btn-review-mine");
+            browser.wait(
+                "document.querySelectorAll('#review-mine-list li').length > 0 \
+                 && !document.getElementById('btn-review-mine').disabled",
+                Duration::from_secs(120),
+            );
+            let note =
+                browser.run("return document.getElementById('review-mine-count').textContent;");
+            assert!(
+                note.as_str()
+                    .unwrap()
+                    .contains("of your decisions reviewed"),
+                "{note}"
+            );
             browser.click("#side-human .tile.playable");
             browser.screenshot(&target.join("web-browser-midgame.png"));
             shot_midgame = true;
