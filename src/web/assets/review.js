@@ -19,6 +19,8 @@
     textContent: `
   #review-box { background: #fff; border-radius: 8px; padding: 6px; margin: 8px 0; font-size: 13px; }
   #review-box .row { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
+  #review-mine { font-size: 13px; }
+  #review-mine .row { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
   #review-progress { flex: 1; min-width: 80px; }
   #review-graph { width: 100%; height: 150px; display: block; }
   #review-graph .axis { stroke: #555; stroke-width: .6; }
