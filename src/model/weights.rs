@@ -133,3 +133,31 @@ pub fn from_bytes(bytes: &[u8]) -> Result<ValueModel, WeightsError> {
     }
     Ok(ValueModel::from_params(&params).expect("the length was checked"))
 }
+
+/// The model of the weights file at `path`, read once per process and kept for its lifetime:
+/// a search option names the file (`value_weights`), and every bot and game of the process
+/// shares the one copy. The error names the file and what is wrong with it. A file is read
+/// only if it has the length of a weights file, so a wrong path cannot fill memory.
+pub fn load_cached(path: &str) -> Result<&'static ValueModel, String> {
+    use std::sync::Mutex;
+    static LOADED: Mutex<Vec<(String, &'static ValueModel)>> = Mutex::new(Vec::new());
+    let mut loaded = LOADED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, model)) = loaded.iter().find(|(p, _)| p == path) {
+        return Ok(model);
+    }
+    let read = || -> Result<ValueModel, String> {
+        let len = std::fs::metadata(path).map_err(|e| e.to_string())?.len();
+        if len != FILE_LEN as u64 {
+            return Err(WeightsError::Length {
+                found: usize::try_from(len).unwrap_or(usize::MAX),
+            }
+            .to_string());
+        }
+        let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+        from_bytes(&bytes).map_err(|e| e.to_string())
+    };
+    let model: &'static ValueModel =
+        Box::leak(Box::new(read().map_err(|e| format!("{path}: {e}"))?));
+    loaded.push((path.to_string(), model));
+    Ok(model)
+}

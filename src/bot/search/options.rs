@@ -97,6 +97,31 @@ impl Domain<f64> for Real {
     }
 }
 
+/// A weights file of the value model that loads ([`load_cached`](crate::model::weights::load_cached)),
+/// or none (the shipped weights).
+struct WeightsFile;
+
+impl Domain<Option<String>> for WeightsFile {
+    fn check(&self, field: &'static str, value: &Option<String>) -> Result<(), OptionRangeError> {
+        match value.as_deref().map(crate::model::weights::load_cached) {
+            Some(Err(reason)) => Err(OptionRangeError {
+                field,
+                value: value.clone().unwrap_or_default(),
+                expected: format!("a value-model weights file of this program ({reason})"),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// A file that does not load gives the shipped weights.
+    fn clamp(&self, value: Option<String>, fallback: Option<String>) -> Option<String> {
+        match value.as_deref().map(crate::model::weights::load_cached) {
+            Some(Err(_)) => fallback,
+            _ => value,
+        }
+    }
+}
+
 /// Every search algorithm.
 const ALL: &[Algorithm] = &[
     Algorithm::FlatMc,
@@ -221,6 +246,11 @@ search_options! {
     /// `greedy` evaluation (`eval_scale` and `fitted_eval` unused). Needs `eval_turns`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     value_model: bool = false, in Any, for ALL;
+    /// With `value_model`: the weights file the value model reads instead of the shipped
+    /// weights (a path, relative to the current folder), e.g. a generation of `toybattle train
+    /// run`. A file that does not load is refused when the preset is read, with the reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    value_weights: Option<String> = None, in WeightsFile, for ALL;
 }
 
 impl Default for SearchConfig {
@@ -247,6 +277,7 @@ mod tests {
             rack_evidence: true,
             fitted_eval: true,
             value_model: true,
+            value_weights: Some("value.weights".into()),
             ..SearchConfig::DEFAULT
         };
         let table: toml::Table = toml::from_str(&toml::to_string(&all_on).unwrap()).unwrap();

@@ -197,7 +197,11 @@ impl<'a> Evaluation<'a> {
             turns: config.eval_turns,
             scale: config.eval_scale,
             fitted: config.fitted_eval,
-            value: config.value_model.then(ValueModel::shipped),
+            value: config.value_model.then(|| {
+                (config.value_weights.as_deref())
+                    .and_then(|path| crate::model::weights::load_cached(path).ok())
+                    .unwrap_or_else(ValueModel::shipped)
+            }),
         }
     }
 
