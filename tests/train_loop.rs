@@ -309,3 +309,103 @@ fn the_help_explains_the_loop_and_the_old_form_still_fits() {
     );
     weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
 }
+
+/// The self-play of a generation, played with the commands `train run --plan` prints (two
+/// shards and a merge, as on a cluster), is taken as played when the run resumes.
+#[test]
+fn a_planned_selfplay_played_in_shards_and_merged_is_taken_as_played() {
+    let bin = env!("CARGO_BIN_EXE_toybattle");
+    let root = scratch("shards");
+    let base = preset(&root, "base", 30, None);
+    let dir = root.join("run");
+    let args = [
+        "--base",
+        &base,
+        "--terrains",
+        "castle_field",
+        "--variants",
+        "normal",
+        "--games",
+        "4",
+        "--gate-games",
+        "2",
+        "--reference-games",
+        "2",
+        "--epochs",
+        "1",
+        "--validation-every",
+        "0",
+        "--quiet",
+    ];
+    let plan = std::process::Command::new(bin)
+        .args(["train", "run"])
+        .arg(&dir)
+        .args(args)
+        .arg("--plan")
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let plan = String::from_utf8(plan.stdout).unwrap();
+    let line = |prefix: &str| {
+        plan.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no '{prefix}' in:\n{plan}"))
+            .split_whitespace()
+            .skip(1)
+            .map(str::to_string)
+            .collect::<Vec<String>>()
+    };
+    let shard_dirs: Vec<String> = (1..=2)
+        .map(|k| {
+            let words: Vec<String> = line("toybattle tournament")
+                .into_iter()
+                .map(|w| match w.as_str() {
+                    "K/N" => format!("{k}/2"),
+                    w if w.ends_with("/K") => format!("{}/{k}", &w[..w.len() - 2]),
+                    w => w.to_string(),
+                })
+                .collect();
+            let out = words.last().unwrap().clone();
+            let played = std::process::Command::new(bin)
+                .args(&words)
+                .arg("--quiet")
+                .current_dir(&root)
+                .output()
+                .unwrap();
+            assert!(
+                played.status.success(),
+                "{}",
+                String::from_utf8_lossy(&played.stderr)
+            );
+            out
+        })
+        .collect();
+    let merge = line("toybattle merge");
+    let merged = std::process::Command::new(bin)
+        .arg("merge")
+        .args(&shard_dirs)
+        .args(&merge[merge.len() - 2..])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+
+    let ts = terrains(1);
+    let mut config = config(&base, &ts, 1);
+    config.variants = vec![Variant::Normal];
+    config.games = 4;
+    config.epochs = 1;
+    // The command line's defaults.
+    (config.window, config.batch) = (4, 256);
+    (config.learning_rate, config.weight_decay) = (3e-4, 0.3);
+    let report = run_generations(options(config, &ts, &dir)).unwrap();
+    assert_eq!(
+        report.selfplay_resumed, 4,
+        "every self-play game came from the shards"
+    );
+    assert_eq!(report.generations[0].selfplay_games, 4);
+}
