@@ -409,3 +409,26 @@ fn a_planned_selfplay_played_in_shards_and_merged_is_taken_as_played() {
     );
     assert_eq!(report.generations[0].selfplay_games, 4);
 }
+
+/// A preset whose `value_weights` file is missing or cut short is refused when it is read,
+/// naming the option, the file and what is wrong; a whole file is accepted.
+#[test]
+fn a_preset_naming_a_bad_weights_file_is_refused_with_the_reason() {
+    let root = scratch("bad-weights");
+    let whole = weights::to_bytes(ValueModel::shipped());
+    let cut = root.join("cut.bin");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    let e = toybattle::bot::preset::resolve(&preset(&root, "cut", 30, Some(&cut)))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("value_weights") && e.contains("cut.bin"), "{e}");
+    assert!(e.contains("truncated"), "{e}");
+    let missing = root.join("missing.bin");
+    let e = toybattle::bot::preset::resolve(&preset(&root, "missing", 30, Some(&missing)))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("missing.bin"), "{e}");
+    let fine = root.join("whole.bin");
+    std::fs::write(&fine, &whole).unwrap();
+    toybattle::bot::preset::resolve(&preset(&root, "whole", 30, Some(&fine))).unwrap();
+}
