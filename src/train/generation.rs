@@ -158,11 +158,11 @@ pub struct GenerationResult {
     pub best_before: u32,
     /// Self-play games this generation played.
     pub selfplay_games: u64,
-    /// Games and positions the model was fitted to.
+    /// Games the model was fitted to.
     pub trained_games: u32,
     /// Positions the model was fitted to.
     pub trained_positions: u64,
-    /// Held-out logistic loss after the last epoch (NaN without held-out games).
+    /// Held-out logistic loss after the last epoch (`None` without held-out games).
     pub validation_loss: Option<f64>,
     /// The gate against the best.
     pub gate: GateResult,
