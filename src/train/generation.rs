@@ -316,7 +316,7 @@ fn preset_text(preset: &Preset, weights: Option<&Path>, description: &str) -> St
     let mut config = config.clone();
     if let Some(w) = weights {
         config.value_model = true;
-        config.value_weights = Some(w.display().to_string());
+        config.value_weights = w.display().to_string();
     }
     // A preset may write only the options of its algorithm.
     let mut search = toml::Table::try_from(&config).unwrap_or_default();
