@@ -271,12 +271,21 @@ struct Cells<'a> {
 impl<'a> Cells<'a> {
     fn new(study: &'a Study) -> Cells<'a> {
         let t = study.terrains.len() + 1;
-        let mut cells = vec![Vec::new(); study.presets.len() * 2 * t];
         // Restricted-play games are other rules: compared with these, never pooled in.
-        for g in study.games.iter().filter(|g| g.restricted.is_empty()) {
+        let games = || study.games.iter().filter(|g| g.restricted.is_empty());
+        let places = |g: &StudyGame| {
             let base = (g.preset as usize * 2 + variant_index(g.variant)) * t;
-            cells[base + g.terrain as usize].push(g);
-            cells[base + t - 1].push(g);
+            [base + g.terrain as usize, base + t - 1]
+        };
+        // Counted first, so that each cell is allocated once at its size: grown by doubling,
+        // the cells of a 640,000-game study would hold up to twice the memory they use.
+        let mut sizes = vec![0usize; study.presets.len() * 2 * t];
+        for g in games() {
+            places(g).into_iter().for_each(|c| sizes[c] += 1);
+        }
+        let mut cells: Vec<Vec<&StudyGame>> = sizes.into_iter().map(Vec::with_capacity).collect();
+        for g in games() {
+            places(g).into_iter().for_each(|c| cells[c].push(g));
         }
         Cells { terrains: t, cells }
     }
@@ -521,8 +530,9 @@ fn troop_values(study: &Study, cells: &Cells, variants: &[Variant]) -> TroopValu
     for (p, name) in study.presets.iter().enumerate() {
         let games: Vec<&StudyGame> = variants
             .iter()
-            .flat_map(|&v| cells.get(p, v, None).iter().copied())
-            .collect();
+            .map(|&v| cells.get(p, v, None))
+            .collect::<Vec<_>>()
+            .concat();
         match troop_fit(study, &games) {
             Ok(values) => out
                 .pooled
