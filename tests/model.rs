@@ -204,3 +204,120 @@ fn the_shipped_weights_fit_this_encoding() {
     let model = weights::from_bytes(bytes).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(&model, ValueModel::shipped());
 }
+
+/// `toybattle analyze` with a preset of the combined evaluation whose `value_weights` names
+/// `weights` (bytes written to a file), on a mid-game Castle Field position.
+/// No file is written for `None`.
+fn analyze_with_weights(name: &str, weights: Option<&[u8]>, extra: &str) -> std::process::Output {
+    let dir = std::env::temp_dir().join(format!("toybattle-model-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("value.weights");
+    if let Some(bytes) = weights {
+        std::fs::write(&file, bytes).unwrap();
+    }
+    let preset = dir.join("bot.toml");
+    let text = format!(
+        "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\niterations = 300\n[search]\n\
+         eval_turns = 2\n{extra}"
+    );
+    std::fs::write(
+        &preset,
+        text.replace("FILE", &format!("{:?}", file.to_str().unwrap())),
+    )
+    .unwrap();
+    let position = dir.join("position.json");
+    std::fs::write(&position, POSITION).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args(["analyze", "--json", "--top", "3", "--position"])
+        .arg(&position)
+        .arg("--bot")
+        .arg(&preset)
+        .output()
+        .expect("the binary runs");
+    std::fs::remove_dir_all(&dir).unwrap();
+    out
+}
+
+const POSITION: &str = r#"{
+  "format": "toybattle-position/1",
+  "terrain": "castle_field",
+  "to_move": "blue",
+  "turn": 7,
+  "stacks": { "11": ["blue:Roxy"], "13": ["blue:Star"], "18": ["red:Hook"], "22": ["red:Jumbo"] },
+  "racks": { "blue": ["Kwak", "Capn", "Jumbo", "Star"], "red": ["Roxy", "XB-42", "Hook"] }
+}"#;
+
+/// The search option `value_weights` plays with another weights file: a model that adds
+/// nothing searches exactly as the fitted evaluation; a missing, truncated, corrupt or foreign
+/// file is refused through the command line with the weights loader's reason, naming the file.
+#[test]
+fn value_weights_load_another_file_and_bad_ones_are_refused_by_the_cli() {
+    // The search's result: the decision and its candidates (the report also names the preset
+    // and the time taken).
+    let searched = |out: &std::process::Output| {
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let candidates = report["candidates"].as_array().unwrap().clone();
+        assert!(!candidates.is_empty());
+        let rows: Vec<(String, u64, f64)> = candidates
+            .iter()
+            .map(|c| {
+                let decision = c["decision"].as_str().unwrap().to_string();
+                (
+                    decision,
+                    c["visits"].as_u64().unwrap(),
+                    c["value"].as_f64().unwrap(),
+                )
+            })
+            .collect();
+        rows
+    };
+    // Same decisions and visits; values equal up to rounding (the two read the same log-odds
+    // from opposite sides).
+    let same = |a: &[(String, u64, f64)], b: &[(String, u64, f64)]| {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(x, y)| x.0 == y.0 && x.1 == y.1 && (x.2 - y.2).abs() < 1e-12)
+    };
+    let untrained = weights::to_bytes(&ValueModel::untrained(2));
+    let combined = "value_model = true\nvalue_weights = FILE\n";
+    let zero = searched(&analyze_with_weights("zero", Some(&untrained), combined));
+    let fitted = searched(&analyze_with_weights(
+        "fitted",
+        None,
+        "fitted_eval = true\n",
+    ));
+    assert!(same(&zero, &fitted), "{zero:?}\n{fitted:?}");
+    let shipped = weights::to_bytes(ValueModel::shipped());
+    let other = searched(&analyze_with_weights("shipped", Some(&shipped), combined));
+    assert!(!same(&other, &zero), "the weights file is read: {other:?}");
+
+    let mut corrupt = shipped.clone();
+    corrupt[1000] ^= 0x40;
+    let bad: [(&str, Option<&[u8]>, &str); 4] = [
+        ("truncated", Some(&shipped[..5000]), "truncated?"),
+        ("corrupt", Some(&corrupt), "is corrupt"),
+        (
+            "foreign",
+            Some(b"{\"not\": \"weights\"}"),
+            "not a toybattle value-model weights",
+        ),
+        ("missing", None, "value.weights: "),
+    ];
+    for (name, bytes, reason) in bad {
+        let out = analyze_with_weights(name, bytes, combined);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{name}: {err}");
+        assert!(
+            err.contains("value_weights") && err.contains(reason),
+            "{name}: {err}"
+        );
+        assert!(err.contains("value.weights"), "{name}: {err}");
+    }
+}

@@ -1,5 +1,8 @@
 //! The value model: a small multilayer perceptron that reads an encoded observation
-//! ([`Input`]) and gives the observer's probability of winning.
+//! ([`Input`]) and gives a correction, in log-odds, to the fitted linear evaluation of the
+//! observer's chance to win. The search adds it to that evaluation (`bot::search`, the
+//! `value_model` option) and training fits it to the residual (`train`): the combined
+//! evaluation keeps the linear one's reading of threats and races and learns what it misses.
 //!
 //! Two hidden layers of [`HIDDEN1`] and [`HIDDEN2`] rectified units, then one logistic output.
 //! The forward pass is written by hand for the search: the first layer adds only the weight rows
@@ -66,6 +69,16 @@ impl ValueModel {
         }
     }
 
+    /// [`ValueModel::initial`] with the output layer zero: a model that adds nothing to the
+    /// fitted evaluation, where training starts.
+    pub fn untrained(seed: u64) -> ValueModel {
+        ValueModel {
+            w3: [0.0; HIDDEN2],
+            b3: 0.0,
+            ..ValueModel::initial(seed)
+        }
+    }
+
     /// The model of a flat parameter list in [`ValueModel::params`] order.
     pub fn from_params(params: &[f32]) -> Result<ValueModel, ParamCountError> {
         if params.len() != PARAMS {
@@ -111,7 +124,8 @@ impl ValueModel {
         })
     }
 
-    /// The log-odds that the observer of `input` wins.
+    /// The model's correction to the log-odds that the observer of `input` wins (what it adds
+    /// to the fitted evaluation's log-odds).
     pub fn logit(&self, input: &Input) -> f32 {
         let mut h1 = self.b1;
         for (i, x) in input.nonzero() {
@@ -134,10 +148,5 @@ impl ValueModel {
             out += a.max(0.0) * w;
         }
         out
-    }
-
-    /// The probability that the observer of `input` wins.
-    pub fn win_probability(&self, input: &Input) -> f32 {
-        1.0 / (1.0 + (-self.logit(input)).exp())
     }
 }

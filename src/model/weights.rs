@@ -9,11 +9,14 @@
 use super::encoding::{fingerprint, INPUTS};
 use super::value::{ValueModel, HIDDEN1, HIDDEN2, PARAMS};
 use crate::vocabulary::hash::fnv1a;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// The tag a weights file starts with.
 const TAG: &[u8; 8] = b"TBVALUE\0";
-/// The version of the file format written and read.
-pub const FORMAT_VERSION: u32 = 1;
+/// The version of the file format written and read. Version 2: the network is a correction
+/// of the fitted linear evaluation (version 1 networks were whole evaluations).
+pub const FORMAT_VERSION: u32 = 2;
 /// Bytes before the parameters: tag, version, fingerprint, three sizes.
 const HEADER: usize = 8 + 4 + 8 + 3 * 4;
 /// Bytes of a whole file.
@@ -132,4 +135,50 @@ pub fn from_bytes(bytes: &[u8]) -> Result<ValueModel, WeightsError> {
         return Err(WeightsError::NotFinite { index });
     }
     Ok(ValueModel::from_params(&params).expect("the length was checked"))
+}
+
+/// A weights file that could not be read or used; the message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file was read but is not usable weights.
+    #[error("{path}: {source}")]
+    Weights {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        source: WeightsError,
+    },
+}
+
+/// The model of the weights file at `path`, read and checked once per path for the life of the
+/// program (a search asks for it at every decision): each distinct file named is kept, so the
+/// memory grows only with the number of files a user names. A file that cannot be used is not
+/// kept, and is read again when asked for again.
+pub fn load(path: &Path) -> Result<&'static ValueModel, LoadError> {
+    static LOADED: Mutex<Vec<(PathBuf, &'static ValueModel)>> = Mutex::new(Vec::new());
+    let mut loaded = LOADED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, model)) = loaded.iter().find(|(p, _)| p == path) {
+        return Ok(model);
+    }
+    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let model = from_bytes(&bytes).map_err(|source| LoadError::Weights {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let model: &'static ValueModel = Box::leak(Box::new(model));
+    loaded.push((path.to_path_buf(), model));
+    Ok(model)
 }

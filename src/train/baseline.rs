@@ -1,17 +1,18 @@
-//! The value model against the fitted linear evaluation it replaces, on the same positions.
+//! The combined evaluation (fitted linear evaluation plus the value model's correction) against
+//! the fitted linear evaluation alone, on the same positions.
 //!
 //! The search scores a cut playout at the start of a turn, with the greedy evaluation's terms
-//! weighed by [`FITTED_EVAL`] from the side of the player who has just moved. This module reads
+//! weighed by [`FITTED_EVAL`](crate::bot::search::FITTED_EVAL) from the side of the player who has just moved. This module reads
 //! both evaluations at exactly such positions (the first decision of every turn) of held-out
 //! games and scores their win probabilities for the player to move against the outcome.
 
 use super::positions::for_each_record;
 use super::DatasetError;
 use crate::bot::greedy::Judge;
-use crate::bot::search::FITTED_EVAL;
+use crate::bot::search::fitted_logit;
 use crate::info::Observation;
 use crate::model::{encode, Input, ValueModel};
-use crate::rules::{Decision, Phase, State};
+use crate::rules::{Decision, Phase};
 use std::path::Path;
 
 /// Both evaluations' logistic loss and accuracy on the same turn-start positions.
@@ -19,17 +20,17 @@ use std::path::Path;
 pub struct Comparison {
     /// Turn-start positions scored.
     pub positions: usize,
-    /// Mean logistic loss of the value model.
+    /// Mean logistic loss of the combined evaluation (fitted plus the value model).
     pub value_loss: f64,
     /// Mean logistic loss of the fitted linear evaluation.
     pub fitted_loss: f64,
-    /// Share of positions of decided games where the value model favours the winner.
+    /// Share of positions of decided games where the combined evaluation favours the winner.
     pub value_accuracy: f64,
     /// The same for the fitted linear evaluation.
     pub fitted_accuracy: f64,
 }
 
-/// Compares `model` with the fitted linear evaluation at the turn starts of the games under
+/// Compares the fitted linear evaluation corrected by `model` with the fitted evaluation alone at the turn starts of the games under
 /// `dirs` whose number (in [`Dataset`](super::Dataset) order over the same folders) is a
 /// multiple of `every`: the games `fit` holds out with `validation_every = every`.
 pub fn compare_with_fitted(
@@ -54,12 +55,12 @@ pub fn compare_with_fitted(
                 if !s.is_chance() && s.phase() == Phase::Action && s.turn() != last_turn {
                     last_turn = s.turn();
                     let me = s.active();
-                    encode(game, &Observation::new(&s, me), &mut input);
-                    let value = f64::from(model.logit(&input));
                     // The fitted evaluation reads the position from the side of the player
-                    // who has just moved.
+                    // who has just moved; the value model corrects it.
                     let judge = Judge::new(game, &Observation::new(&s, me.opponent()));
                     let fitted = -fitted_logit(&judge, &s);
+                    encode(game, &Observation::new(&s, me), &mut input);
+                    let value = fitted + f64::from(model.logit(&input));
                     let t = match record.result.winner {
                         Some(w) => f64::from(u8::from(w == me)),
                         None => 0.5,
@@ -87,16 +88,6 @@ pub fn compare_with_fitted(
         value_accuracy: sums[2] / d_f,
         fitted_accuracy: sums[3] / d_f,
     })
-}
-
-/// The fitted evaluation's log-odds that `judge`'s player wins `s` (`playout::Evaluation`
-/// with `fitted_eval`).
-fn fitted_logit(judge: &Judge, s: &State) -> f64 {
-    let terms = judge.terms(s);
-    let sum: f64 = (terms.iter().zip(&FITTED_EVAL[1..]))
-        .map(|(&t, w)| f64::from(t) * w)
-        .sum();
-    FITTED_EVAL[0] + sum / 100.0
 }
 
 /// Logistic loss of log-odds `z` against target `t`.

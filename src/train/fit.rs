@@ -1,7 +1,9 @@
 //! Fitting the value model to a [`Dataset`] with candle (feature `train`).
 //!
-//! The network is the one of `model::value`, its parameters candle variables in the same
-//! layout (input-major weight matrices), so the trained model is read back without reshaping.
+//! The network is the one of `model::value`, trained as a correction of the fitted linear
+//! evaluation (its output is added to [`Dataset::offset`]). Its parameters are candle variables
+//! in the same layout (input-major weight matrices), so the trained model is read back without
+//! reshaping.
 //! The loss is the logistic loss of the predicted win probability against the game's outcome,
 //! computed in a numerically stable form; AdamW updates the weights. Every random choice
 //! (initial weights, order of the positions in each epoch) comes from the seed.
@@ -119,15 +121,22 @@ fn logistic_loss(z: &Tensor, t: &Tensor) -> candle_core::Result<Tensor> {
     (z.relu()? - (t * z)?)?.add(&soft)?.mean_all()
 }
 
-/// The batch × INPUTS dense inputs and batch × 1 targets of positions `ks`.
-fn batch(data: &Dataset, ks: &[usize], dev: &Device) -> candle_core::Result<(Tensor, Tensor)> {
+/// The batch × INPUTS dense inputs, batch × 1 fitted-evaluation log-odds and batch × 1 targets
+/// of positions `ks`.
+fn batch(
+    data: &Dataset,
+    ks: &[usize],
+    dev: &Device,
+) -> candle_core::Result<(Tensor, Tensor, Tensor)> {
     let mut x = vec![0f32; ks.len() * INPUTS];
     for (row, &k) in ks.iter().enumerate() {
         data.write_dense(k, &mut x[row * INPUTS..][..INPUTS]);
     }
+    let offsets: Vec<f32> = ks.iter().map(|&k| data.offset(k)).collect();
     let t: Vec<f32> = ks.iter().map(|&k| data.target(k)).collect();
     Ok((
         Tensor::from_vec(x, (ks.len(), INPUTS), dev)?,
+        Tensor::from_vec(offsets, (ks.len(), 1), dev)?,
         Tensor::from_vec(t, (ks.len(), 1), dev)?,
     ))
 }
@@ -145,7 +154,9 @@ pub fn candle_logits(model: &ValueModel, inputs: &[Input]) -> candle_core::Resul
     net.logits(&x)?.flatten_all()?.to_vec1()
 }
 
-/// Trains a value model on `data` from the initial weights of `options.seed`, calling
+/// Trains a value model on `data` to correct the fitted linear evaluation: the predicted
+/// log-odds of a position are its [`Dataset::offset`] plus the model's output. It starts from
+/// [`ValueModel::untrained`]`(options.seed)`, which adds nothing, and calls
 /// `progress` after each epoch; returns the model after the last epoch and every epoch's
 /// report.
 pub fn fit(
@@ -154,7 +165,7 @@ pub fn fit(
     mut progress: impl FnMut(&EpochReport),
 ) -> candle_core::Result<(ValueModel, Vec<EpochReport>)> {
     let dev = Device::Cpu;
-    let net = Net::new(&ValueModel::initial(options.seed), &dev)?;
+    let net = Net::new(&ValueModel::untrained(options.seed), &dev)?;
     let params = ParamsAdamW {
         lr: options.learning_rate,
         weight_decay: options.weight_decay,
@@ -172,8 +183,8 @@ pub fn fit(
         train.shuffle(&mut rng);
         let (mut sum, mut n) = (0.0, 0usize);
         for ks in train.chunks(options.batch.max(1)) {
-            let (x, t) = batch(data, ks, &dev)?;
-            let loss = logistic_loss(&net.logits(&x)?, &t)?;
+            let (x, offsets, t) = batch(data, ks, &dev)?;
+            let loss = logistic_loss(&(net.logits(&x)? + offsets)?, &t)?;
             opt.backward_step(&loss)?;
             sum += f64::from(loss.to_scalar::<f32>()?) * ks.len() as f64;
             n += ks.len();
@@ -192,8 +203,9 @@ pub fn fit(
     Ok((net.model()?, reports))
 }
 
-/// Mean logistic loss of `model` over positions `ks`, and the share of decided positions whose
-/// winner it favours; computed with the hand-written forward pass the search uses.
+/// Mean logistic loss of the fitted evaluation corrected by `model` over positions `ks`, and the
+/// share of decided positions whose winner it favours; computed with the hand-written forward
+/// pass the search uses.
 pub fn evaluate(model: &ValueModel, data: &Dataset, ks: &[usize]) -> (f64, f64) {
     if ks.is_empty() {
         return (f64::NAN, f64::NAN);
@@ -202,7 +214,7 @@ pub fn evaluate(model: &ValueModel, data: &Dataset, ks: &[usize]) -> (f64, f64) 
     let (mut loss, mut right, mut decided) = (0.0, 0usize, 0usize);
     for &k in ks {
         input.set_entries(data.entries(k));
-        let z = f64::from(model.logit(&input));
+        let z = f64::from(data.offset(k)) + f64::from(model.logit(&input));
         let t = f64::from(data.target(k));
         loss += z.max(0.0) - t * z + (-z.abs()).exp().ln_1p();
         if t != 0.5 {

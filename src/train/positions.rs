@@ -1,5 +1,7 @@
 //! Positions for training, read from game records.
 
+use crate::bot::greedy::Judge;
+use crate::bot::search::fitted_logit;
 use crate::info::Observation;
 use crate::model::{encode, Input, INPUTS};
 use crate::record::{replay, GameRecord};
@@ -42,6 +44,9 @@ pub struct Dataset {
     entries: Vec<(u16, f32)>,
     start: Vec<usize>,
     targets: Vec<f32>,
+    /// The fitted linear evaluation's log-odds for the player to decide, which the value
+    /// model corrects.
+    offsets: Vec<f32>,
     /// The game each position comes from, counting from 0 in the order games were added: a
     /// validation split by game keeps a game's positions together.
     games: Vec<u32>,
@@ -83,6 +88,14 @@ impl Dataset {
         self.targets[k]
     }
 
+    /// The fitted linear evaluation's log-odds that the player to decide at position `k` wins
+    /// ([`FITTED_EVAL`](crate::bot::search::FITTED_EVAL), read from the side of their opponent,
+    /// who has just moved, as the search reads a cut playout): the value model learns what to
+    /// add to it.
+    pub fn offset(&self, k: usize) -> f32 {
+        self.offsets[k]
+    }
+
     /// The non-zero input entries of position `k`, as (entry, value).
     pub fn entries(&self, k: usize) -> &[(u16, f32)] {
         &self.entries[self.start[k]..self.start[k + 1]]
@@ -97,8 +110,9 @@ impl Dataset {
         }
     }
 
-    /// Adds every decision of `record`, replayed on `game`: the deciding player's observation
-    /// and whether they won. The record must be valid (see `record::replay`).
+    /// Adds every decision of `record`, replayed on `game`: the deciding player's observation,
+    /// the fitted evaluation's log-odds for them ([`Dataset::offset`]) and whether they won.
+    /// The record must be valid (see `record::replay`).
     pub fn add_record(&mut self, game: &Game, record: &GameRecord) -> Result<(), String> {
         replay(game, record).map_err(|e| e.to_string())?;
         let winner = record.result.winner;
@@ -112,7 +126,9 @@ impl Dataset {
             if !state.is_chance() && !state.is_over() {
                 let me = state.active();
                 encode(game, &Observation::new(&state, me), &mut input);
-                self.push(&input, target(me));
+                let judge = Judge::new(game, &Observation::new(&state, me.opponent()));
+                let offset = -fitted_logit(&judge, &state) as f32;
+                self.push(&input, target(me), offset);
             }
             let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
             game.apply(&mut state, d).map_err(|e| e.to_string())?;
@@ -121,11 +137,12 @@ impl Dataset {
         Ok(())
     }
 
-    fn push(&mut self, input: &Input, target: f32) {
+    fn push(&mut self, input: &Input, target: f32, offset: f32) {
         self.entries
             .extend(input.nonzero().map(|(i, v)| (i as u16, v)));
         self.start.push(self.entries.len());
         self.targets.push(target);
+        self.offsets.push(offset);
         self.games.push(self.game_count);
     }
 

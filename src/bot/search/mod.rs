@@ -98,6 +98,16 @@ pub enum PlayoutPolicy {
 /// less and the bases held four times more.
 pub const FITTED_EVAL: [f64; 8] = [-0.291, 0.331, 1.029, 2.092, 0.438, 0.421, 0.0042, 0.575];
 
+/// The log-odds that `judge`'s player wins `s` under [`FITTED_EVAL`], which reads the position
+/// from the side of the player who has just moved (`judge`'s opponent to move).
+pub(crate) fn fitted_logit(judge: &Judge, s: &State) -> f64 {
+    let terms = judge.terms(s);
+    let sum: f64 = (terms.iter().zip(&FITTED_EVAL[1..]))
+        .map(|(&t, w)| f64::from(t) * w)
+        .sum();
+    FITTED_EVAL[0] + sum / 100.0
+}
+
 /// How much likelier each troop (`Troop::index` order: Kwak, Skully, Cap'n, Jumbo, Hook, XB-42,
 /// Star, Roxy) is to be among a player's rack tiles than a uniform deal of their unseen tiles
 /// says, times 16: Kwak and Roxy are kept for the end, Cap'n and Skully are played early.

@@ -14,8 +14,10 @@
 //! versions.
 
 use super::{Algorithm, PlayoutPolicy};
+use crate::model::{weights, ValueModel};
 use serde::{Deserialize, Serialize};
 use std::fmt::Display;
+use std::path::Path;
 
 /// A search option outside its valid range; the message names the option, the value written
 /// and the range expected.
@@ -93,6 +95,32 @@ impl Domain<f64> for Real {
             value.clamp(self.0, self.1)
         } else {
             fallback
+        }
+    }
+}
+
+/// A value-model weights file that [`weights::load`] accepts, or empty for the shipped weights.
+struct WeightsFile;
+
+impl Domain<String> for WeightsFile {
+    fn check(&self, field: &'static str, value: &String) -> Result<(), OptionRangeError> {
+        if value.is_empty() {
+            return Ok(());
+        }
+        match weights::load(Path::new(value)) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(OptionRangeError {
+                field,
+                value: format!("{value:?}"),
+                expected: format!("a value-model weights file, but {e}"),
+            }),
+        }
+    }
+
+    fn clamp(&self, value: String, fallback: String) -> String {
+        match self.check("", &value) {
+            Ok(()) => value,
+            Err(_) => fallback,
         }
     }
 }
@@ -215,12 +243,30 @@ search_options! {
     /// outcomes, instead of the hand-set sum of the evaluation's terms over `eval_scale`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     fitted_eval: bool = false, in Any, for ALL;
-    /// Cut playouts are scored by the learned value model with the shipped weights
-    /// ([`ValueModel::shipped`](crate::model::ValueModel::shipped)): the win probability of the
-    /// player to move, read from their observation of the cut position; instead of the
-    /// `greedy` evaluation (`eval_scale` and `fitted_eval` unused). Needs `eval_turns`.
+    /// Cut playouts are scored by the combined evaluation: the log-odds of the fitted
+    /// evaluation ([`FITTED_EVAL`](super::FITTED_EVAL)) plus the learned value model's
+    /// correction, read from the observation of the player to move at the cut (`eval_scale` and `fitted_eval` unused;
+    /// the weights are the shipped ones, [`ValueModel::shipped`], or `value_weights`). Needs
+    /// `eval_turns`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     value_model: bool = false, in Any, for ALL;
+    /// With `value_model`: the value model's weights file (as `toybattle train` writes it,
+    /// a path from the current folder) instead of the shipped weights; empty = the shipped
+    /// ones. A preset naming a file that is missing, truncated, corrupt, or from another
+    /// format, encoding or model shape is refused with the reason.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    value_weights: String = String::new(), in WeightsFile, for ALL;
+}
+
+impl SearchConfig {
+    /// The value model `value_model` asks: the weights of `value_weights`, or the shipped
+    /// ones when it is empty or (in a config that was not validated) cannot be used.
+    pub fn value_weights_model(&self) -> &'static ValueModel {
+        match self.value_weights.as_str() {
+            "" => ValueModel::shipped(),
+            path => weights::load(Path::new(path)).unwrap_or_else(|_| ValueModel::shipped()),
+        }
+    }
 }
 
 impl Default for SearchConfig {
@@ -247,6 +293,7 @@ mod tests {
             rack_evidence: true,
             fitted_eval: true,
             value_model: true,
+            value_weights: "w".to_string(),
             ..SearchConfig::DEFAULT
         };
         let table: toml::Table = toml::from_str(&toml::to_string(&all_on).unwrap()).unwrap();

@@ -53,7 +53,7 @@
 //! policy they did not beat the heuristic against `greedy` (results/search-strength.md), so the
 //! heuristic stays the default policy.
 
-use super::{PlayoutPolicy, SearchConfig, Settings, FITTED_EVAL};
+use super::{fitted_logit, PlayoutPolicy, SearchConfig, Settings};
 use crate::bot::greedy::{EvalCache, Horizon, Judge};
 use crate::info::Observation;
 use crate::model::{encode, Input, ValueModel};
@@ -179,7 +179,8 @@ pub(crate) struct Evaluation<'a> {
     pub scale: f64,
     /// Weigh the terms with [`FITTED_EVAL`] instead (`scale` unused).
     pub fitted: bool,
-    /// Ask the learned value model instead (`scale` and `fitted` unused).
+    /// Add the learned value model's correction to the fitted evaluation (`scale` and
+    /// `fitted` unused).
     pub value: Option<&'a ValueModel>,
 }
 
@@ -197,22 +198,15 @@ impl<'a> Evaluation<'a> {
             turns: config.eval_turns,
             scale: config.eval_scale,
             fitted: config.fitted_eval,
-            value: config.value_model.then(ValueModel::shipped),
+            value: config.value_model.then(|| config.value_weights_model()),
         }
     }
 
     fn blue_win_probability(&self, s: &State) -> f64 {
-        if let Some(model) = self.value {
-            return value_model_blue(self.game, model, s);
-        }
-        let logit = if self.fitted {
-            let terms = self.judge.terms(s);
-            let sum: f64 = (terms.iter().zip(&FITTED_EVAL[1..]))
-                .map(|(&t, w)| f64::from(t) * w)
-                .sum();
-            FITTED_EVAL[0] + sum / 100.0
-        } else {
-            f64::from(self.judge.evaluate(s)) / self.scale
+        let logit = match self.value {
+            Some(model) => return combined_blue(self.game, self.judge, model, s),
+            None if self.fitted => fitted_logit(self.judge, s),
+            None => f64::from(self.judge.evaluate(s)) / self.scale,
         };
         let mine = 1.0 / (1.0 + (-logit).exp());
         match self.judge.me() {
@@ -222,14 +216,20 @@ impl<'a> Evaluation<'a> {
     }
 }
 
-/// The value model's probability that blue wins `s`, read from the observation of the player
-/// to move (the model judges a position from its observer's side). The input lives on the
-/// stack: no heap per evaluation.
-fn value_model_blue(game: &Game, model: &ValueModel, s: &State) -> f64 {
+/// The combined evaluation's probability that blue wins `s`: the log-odds of the player to
+/// move are the fitted linear evaluation's ([`fitted_logit`], read by `judge`, mirrored to the
+/// mover's side) plus the value model's correction, read from the mover's observation of the
+/// cut position. The model was trained on exactly that residual (`train::fit`), so a model
+/// whose output is zero plays as `fitted_eval`. The input lives on the stack: no heap per
+/// evaluation.
+fn combined_blue(game: &Game, judge: &Judge, model: &ValueModel, s: &State) -> f64 {
     let mover = s.active();
+    let fitted = fitted_logit(judge, s);
+    let fitted_for_mover = if judge.me() == mover { fitted } else { -fitted };
     let mut input = Input::default();
     encode(game, &Observation::new(s, mover), &mut input);
-    let p = f64::from(model.win_probability(&input));
+    let logit = fitted_for_mover + f64::from(model.logit(&input));
+    let p = 1.0 / (1.0 + (-logit).exp());
     match mover {
         Colour::Blue => p,
         Colour::Red => 1.0 - p,

@@ -336,6 +336,40 @@ fn evaluated_search_is_legal_on_every_terrain_and_deterministic() {
     legal_everywhere_and_deterministic(&fitted, 7);
 }
 
+/// ISMCTS scoring its cut playouts with the combined evaluation (`value_model`, the shipped
+/// weights) plays whole games on every terrain in both variants: every decision legal (the
+/// record replays), every invariant kept, and the same seeds give the same game.
+#[test]
+fn learned_search_plays_legal_deterministic_games_on_every_terrain_and_variant() {
+    let config = SearchConfig {
+        eval_turns: 2,
+        value_model: true,
+        playout: PlayoutPolicy::GreedyEffects,
+        ..small()
+    };
+    let play = PlayConfig {
+        max_turns: 300,
+        budgets: [Budget::iterations(40); 2].into(),
+        check: true,
+    };
+    for terrain in builtin_terrains() {
+        for variant in [Variant::Normal, Variant::Beginner] {
+            let game = Game::builtin(&terrain.key, variant).unwrap();
+            let deal = Deal::from_seed(29);
+            let game_once = || {
+                let mut blue = make_player("blue", Algorithm::Ismcts, &config);
+                let mut red = make_player("red", Algorithm::Ismcts, &config);
+                play_game(&game, &deal, &mut [&mut blue, &mut red], &play)
+            };
+            let played = game_once();
+            let at = format!("{} {variant:?}", terrain.key);
+            assert_eq!(played.violation, None, "{at}");
+            crate::record::replay(&game, &played.record).unwrap_or_else(|e| panic!("{at}: {e}"));
+            assert_eq!(played.record.steps, game_once().record.steps, "{at}");
+        }
+    }
+}
+
 /// Greedy playouts play the `greedy` rules for each player from that player's side: each judge
 /// judges for its own colour, the searcher's from its own observation, and a playout from a
 /// position with a medal win takes it at once every time (rule 2), which the heuristic policy,
@@ -471,6 +505,7 @@ fn check_cut_playouts(fitted: bool) {
     let s = random_game_positions(&game, 8)[6];
     let observation = Observation::new(&s, s.active());
     let judge = Judge::new(&game, &observation);
+    let defaults = SearchConfig::DEFAULT;
     let settings = Settings {
         evaluation: Some(Evaluation {
             game: &game,
@@ -480,7 +515,7 @@ fn check_cut_playouts(fitted: bool) {
             fitted,
             value: None,
         }),
-        ..Settings::plain(&game, &SearchConfig::DEFAULT)
+        ..Settings::plain(&game, &defaults)
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut scratch = playout::Scratch::default();
@@ -505,15 +540,16 @@ fn check_cut_playouts(fitted: bool) {
     assert!(cut > 0, "no playout was cut");
 }
 
-/// With `value_model`, a cut playout's reward is the shipped value model's win probability of
-/// the player to move, read from that player's observation of the cut position, mirrored for
-/// the other player; the position's evaluation by the greedy terms is not used.
+/// With `value_model`, a cut playout's reward is the combined evaluation: the log-odds of the
+/// player to move are the fitted evaluation's (read by the searching player's judge, mirrored)
+/// plus the value model's correction from the mover's observation of the cut position.
 #[test]
-fn the_value_model_scores_cut_playouts_from_the_movers_observation() {
+fn the_value_model_corrects_the_fitted_evaluation_from_the_movers_observation() {
     let game = game_of("castle_field");
     let s = random_game_positions(&game, 8)[6];
     let judge = Judge::new(&game, &Observation::new(&s, s.active()));
     let model = crate::model::ValueModel::shipped();
+    let defaults = SearchConfig::DEFAULT;
     let settings = Settings {
         evaluation: Some(Evaluation {
             game: &game,
@@ -523,7 +559,7 @@ fn the_value_model_scores_cut_playouts_from_the_movers_observation() {
             fitted: true,
             value: Some(model),
         }),
-        ..Settings::plain(&game, &SearchConfig::DEFAULT)
+        ..Settings::plain(&game, &defaults)
     };
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(3);
     let mut scratch = playout::Scratch::default();
@@ -538,18 +574,64 @@ fn the_value_model_scores_cut_playouts_from_the_movers_observation() {
         cut += 1;
         let mover = end.active();
         crate::model::encode(&game, &Observation::new(&end, mover), &mut input);
-        let p = f64::from(model.win_probability(&input));
-        let reward = playout::Reward::of_state(&settings, &end);
-        assert!((reward.for_player(mover) - p).abs() < 1e-12);
-        assert!((reward.for_player(mover.opponent()) - (1.0 - p)).abs() < 1e-12);
         let fitted = win_probability(&judge, &end, true);
+        let fitted_for_mover = match judge.me() == mover {
+            true => fitted,
+            false => 1.0 - fitted,
+        };
+        let logit = (fitted_for_mover / (1.0 - fitted_for_mover)).ln();
+        let p = 1.0 / (1.0 + (-(logit + f64::from(model.logit(&input)))).exp());
+        let reward = playout::Reward::of_state(&settings, &end);
+        assert!((reward.for_player(mover) - p).abs() < 1e-9);
+        assert!((reward.for_player(mover.opponent()) - (1.0 - p)).abs() < 1e-9);
         unlike_fitted += usize::from((reward.for_player(judge.me()) - fitted).abs() > 1e-6);
     }
     assert!(cut > 0, "no playout was cut");
     assert!(
         unlike_fitted > 0,
-        "the value model is not the fitted evaluation"
+        "the value model corrects the fitted evaluation"
     );
+}
+
+/// A value model whose output is zero (training's starting point) plays as the fitted
+/// evaluation: the combined reward of every cut playout is the fitted one.
+#[test]
+fn a_value_model_adding_nothing_is_the_fitted_evaluation() {
+    let game = game_of("tropical_pool");
+    let untrained = crate::model::ValueModel::untrained(4);
+    let defaults = SearchConfig::DEFAULT;
+    for s in random_game_positions(&game, 6) {
+        let judge = Judge::new(&game, &Observation::new(&s, s.active()));
+        let evaluation = |value| Evaluation {
+            game: &game,
+            judge: &judge,
+            turns: 2,
+            scale: 200.0,
+            fitted: true,
+            value,
+        };
+        let combined = Settings {
+            evaluation: Some(evaluation(Some(&untrained))),
+            ..Settings::plain(&game, &defaults)
+        };
+        let fitted = Settings {
+            evaluation: Some(evaluation(None)),
+            ..Settings::plain(&game, &defaults)
+        };
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut scratch = playout::Scratch::default();
+        for _ in 0..10 {
+            let mut end = s;
+            playout::play_out(&combined, &mut end, &mut scratch, &mut rng);
+            let (a, b) = (
+                playout::Reward::of_state(&combined, &end),
+                playout::Reward::of_state(&fitted, &end),
+            );
+            for c in Colour::BOTH {
+                assert!((a.for_player(c) - b.for_player(c)).abs() < 1e-12);
+            }
+        }
+    }
 }
 
 #[test]
