@@ -362,3 +362,28 @@ fn compare_reports_two_gauntlets_deal_by_deal_as_json() {
     ]);
     assert!(err.contains("no game in common"), "{err}");
 }
+
+/// `toybattle review --threads N` runs the review on a pool of N threads (the review reports
+/// its pool's size), not on every core.
+#[test]
+fn review_runs_on_the_threads_asked() {
+    let dir = scratch("review-threads");
+    let files = recorded_games(&dir);
+    let json = dir.join("review.json");
+    let out = ok(&[
+        "review",
+        path_str(&files[0]),
+        "--iterations",
+        "20",
+        "--threads",
+        "1",
+        "--quiet",
+        "--json",
+        path_str(&json),
+    ]);
+    assert!(out.contains(", on 1 thread)"), "{out}");
+    let review: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("review JSON")).expect("JSON");
+    assert_eq!(review["threads"], 1);
+    assert_eq!(review["complete"], true);
+}

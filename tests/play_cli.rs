@@ -556,3 +556,88 @@ fn a_drawn_seed_is_shown_only_once_the_game_is_over() {
     let chosen = play(&["--level", "beginner", "--seed", "5"], "quit\n");
     assert!(text(&chosen.stdout).contains("New game: seed 5;"));
 }
+
+/// `--coach` (issue 31): a decision that loses at least a mistake's worth of win probability is
+/// named at once, with the better decision and its chances, and `undo` is offered and takes it
+/// back. The losing decision is found with the library's coach on the same deal, so the test
+/// does not depend on the estimate's figures of the day.
+#[test]
+fn the_coach_names_a_losing_decision_with_the_better_one_and_offers_undo() {
+    use std::sync::atomic::AtomicBool;
+    use toybattle::review::{ReviewOptions, ESTIMATE_PLAYOUTS, MISTAKE};
+    use toybattle::rules::{Colour, Game, Variant};
+    use toybattle::session::{Level, Session, SessionConfig};
+
+    let game = Game::builtin("castle_field", Variant::Normal).unwrap();
+    let mut session = Session::new(SessionConfig {
+        game: game.clone(),
+        level: Level::Beginner,
+        human: Colour::Blue,
+        first: Some(Colour::Blue),
+        seed: 5,
+        seed_chosen: true,
+    })
+    .unwrap();
+    // The terminal's coach: the review's options at the terminal's budget.
+    let options = ReviewOptions::default().with_iterations(ESTIMATE_PLAYOUTS);
+    let stop = AtomicBool::new(false);
+    let mut script = String::new();
+    let (bad, judged) = 'search: {
+        for _ in 0..8 {
+            session.advance(&stop).unwrap();
+            assert!(
+                !session.is_over(),
+                "no losing decision found before the end"
+            );
+            for d in session.legal_decisions() {
+                session.apply_decision(d).unwrap();
+                let judged = session.coach(&options);
+                session.undo().unwrap();
+                if let Some(j) = judged.filter(|j| j.error >= MISTAKE) {
+                    break 'search (d.notation(game.terrain()), j);
+                }
+            }
+            let first = session.legal_decisions()[0];
+            script += &format!("{}\n", first.notation(game.terrain()));
+            session.apply_decision(first).unwrap();
+        }
+        panic!("no decision losing a mistake's worth in the human's first eight");
+    };
+    script += &format!("{bad}\nundo\nquit\n");
+    let out = play(
+        &[
+            "--terrain",
+            "castle_field",
+            "--level",
+            "beginner",
+            "--seat",
+            "blue",
+            "--first",
+            "blue",
+            "--seed",
+            "5",
+            "--coach",
+        ],
+        &script,
+    );
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let at = stdout
+        .find(&format!("you: {bad}\nCoach: that was a "))
+        .unwrap_or_else(|| panic!("no coach after {bad}:\n{stdout}"));
+    let coach = stdout[at..].lines().nth(1).unwrap();
+    assert!(
+        coach.contains(&format!(
+            "{}: {} keeps {:.0}%, yours {:.0}%.",
+            "points of win probability)",
+            judged.best,
+            judged.best_win * 100.0,
+            judged.played_win * 100.0
+        )) && coach.ends_with("Type `undo` to take it back."),
+        "{coach}"
+    );
+    assert!(
+        stdout[at..].contains(&format!("Taken back: your {bad}")),
+        "{stdout}"
+    );
+}

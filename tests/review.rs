@@ -7,6 +7,7 @@ use session_support::hidden_twin;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use toybattle::bot::play::{play_game, PlayConfig};
 use toybattle::bot::preset::resolve;
+use toybattle::bot::Budget;
 use toybattle::info::EvidenceTracker;
 use toybattle::record::position::Position;
 use toybattle::record::GameRecord;
@@ -45,7 +46,7 @@ fn options() -> ReviewOptions {
 fn decision(game: &Game, state: &State, taken: &str) -> StepReview {
     let d = Decision::parse(taken, game.terrain()).unwrap();
     let evidence = EvidenceTracker::new(game, state);
-    review_step(game, state, &evidence, d, 0, &options()).unwrap()
+    review_step(game, state, &evidence, d, (0, 0), &options()).unwrap()
 }
 
 #[test]
@@ -106,7 +107,7 @@ fn chance(game: &Game, state: &State, troop: Troop) -> toybattle::review::Chance
         state,
         &evidence,
         Decision::Chance(troop),
-        3,
+        (3, 0),
         &options(),
     )
     .unwrap()
@@ -154,7 +155,7 @@ fn a_step_the_rules_refuse_is_refused() {
         &state,
         &evidence,
         Decision::Chance(Troop::Kwak),
-        0,
+        (0, 0),
         &options(),
     )
     .unwrap_err();
@@ -414,4 +415,74 @@ fn the_coach_judges_the_humans_last_decision_as_the_review_does() {
         let steps = session.view().log.len();
         assert!(session.coach(&options).is_none_or(|d| d.step < steps));
     }
+}
+
+/// One figure at one moment (issue 31): at the human's turn start the win history's point, the
+/// hint's figure and the review's point for the human's decision are the same estimate.
+#[test]
+fn the_history_the_hint_and_the_review_show_one_figure_at_one_moment() {
+    let game = Game::builtin("castle_field", Variant::Normal).unwrap();
+    let deal = Deal::from_seed(44).with_first(Colour::Red);
+    let mut session = Session::on_deal(game, Level::Beginner, Colour::Blue, deal).unwrap();
+    let stop = AtomicBool::new(false);
+    session.advance(&stop).unwrap(); // red's first turn: the human decides next
+    assert_eq!(session.to_move(), ToMove::Human);
+    let steps = session.view().log.len();
+    let point = *session.view().win_history.last().unwrap();
+    assert_eq!(point.step, steps, "a point at the human's turn start");
+
+    let hint = session.hint(Budget::iterations(200), &stop).unwrap();
+    assert_eq!(
+        hint.win,
+        Some(point.human),
+        "the hint's figure is the history's"
+    );
+
+    let first = session.legal_decisions()[0];
+    session.apply_decision(first).unwrap();
+    let r = session.review(
+        &ReviewOptions::default().with_iterations(200),
+        &|_| {},
+        None,
+    );
+    let at = r.graph.iter().find(|p| p.step == steps).unwrap();
+    assert_eq!(at.blue, point.human, "the review's point is the history's");
+    // The hint's candidate taken has the figure the review gives the decision played.
+    let notation = first.notation(session.game().terrain());
+    let candidate = hint.candidates.iter().find(|c| c.decision == notation);
+    let d = r.decisions.iter().find(|d| d.step == steps).unwrap();
+    assert_eq!(candidate.map(|c| c.value), Some(d.played_win));
+}
+
+/// The review's work runs on its own pool, of the size asked, and gives the same review
+/// whatever that size.
+#[test]
+fn a_review_runs_on_its_own_pool_of_the_threads_asked() {
+    let (game, record) = greedy_game(14);
+    let options = |threads| ReviewOptions {
+        threads,
+        ..ReviewOptions::default().with_iterations(100)
+    };
+    let names = std::sync::Mutex::new(Vec::new());
+    let on_pool = |_: toybattle::review::Progress| {
+        let name = std::thread::current().name().map(str::to_string);
+        names.lock().unwrap().push(name);
+    };
+    let one = review(&game, &record, &options(1), &on_pool, None).unwrap();
+    let three = review(&game, &record, &options(3), &on_pool, None).unwrap();
+    assert_eq!((one.threads, three.threads), (1, 3));
+    let names = names.into_inner().unwrap();
+    assert!(
+        names
+            .iter()
+            .all(|n| n.as_deref().is_some_and(|n| n.starts_with("review-"))),
+        "reviewed off the review's pool: {names:?}"
+    );
+    assert_eq!(
+        toybattle::review::Review {
+            threads: 1,
+            ..three
+        },
+        one
+    );
 }

@@ -296,6 +296,21 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
             // Ask for a hint, pick a tile (its slots light up), and take the picture.
             browser.click("#btn-hint");
             browser.wait("app.game.hint", Duration::from_secs(60));
+            // A review of the human's own decisions so far, during the game (issue 31).
+            browser.click("#btn-review-mine");
+            browser.wait(
+                "document.querySelectorAll('#review-mine-list li').length > 0 \
+                 && !document.getElementById('btn-review-mine').disabled",
+                Duration::from_secs(120),
+            );
+            let note =
+                browser.run("return document.getElementById('review-mine-count').textContent;");
+            assert!(
+                note.as_str()
+                    .unwrap()
+                    .contains("of your decisions reviewed"),
+                "{note}"
+            );
             browser.click("#side-human .tile.playable");
             browser.screenshot(&target.join("web-browser-midgame.png"));
             shot_midgame = true;
@@ -459,6 +474,34 @@ fn a_browser_plays_a_whole_game_against_beginner_by_clicking() {
         "{caption}"
     );
     assert!(here.as_str().unwrap().contains("better"), "{here}");
+    // The review speaks of the step the viewer lists next (its step `step + 1`, the record's
+    // index `step`), and names the decision the list shows there: the viewer's status names
+    // the step before it (issue 31's off-by-one).
+    let listed = browser.run(&format!(
+        "return document.getElementById('replay-steps').children[{step}].textContent;"
+    ));
+    let played = browser.run(&format!(
+        "return app.review.data.decisions.find((d) => d.step === {step}).played;"
+    ));
+    assert!(
+        here.as_str()
+            .unwrap()
+            .starts_with(&format!("Next, step {}: ", step + 1)),
+        "{here}"
+    );
+    assert!(
+        listed.as_str().unwrap().ends_with(played.as_str().unwrap())
+            && here.as_str().unwrap().contains(played.as_str().unwrap()),
+        "listed {listed}, reviewed {played}, caption {here}"
+    );
+    let status = browser.run("return document.getElementById('replay-status').textContent;");
+    assert!(
+        status
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("step {step} of ")),
+        "{status}"
+    );
     assert!(browser.run("return document.querySelector('#error').hidden;") == json!(true));
     browser.run("window.scrollTo(0, 0);");
     browser.screenshot(&target.join("web-browser-review.png"));

@@ -322,3 +322,35 @@ fn bad_review_requests_are_refused_in_words() {
     let text = std::fs::read_to_string(saves.join(format!("{name}.json"))).unwrap();
     refused("POST", "/api/replay/review", &text, 400, "unfinished game");
 }
+
+/// A review on the server runs on a pool as large as `--search-threads` (the cores the games'
+/// searches share), not on every core of the machine.
+#[test]
+fn a_review_on_the_server_runs_on_the_search_threads_it_is_given() {
+    let data = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("web-review-threads");
+    let _ = std::fs::remove_dir_all(&data);
+    let config = toybattle::web::Config {
+        saves: data.join("saves"),
+        data: data.join("data"),
+        search_threads: Some(1),
+        ..toybattle::web::Config::default()
+    };
+    let addr = toybattle::web::spawn("127.0.0.1:0", config).unwrap().addr;
+    let game = Game::builtin("castle_field", Variant::Normal).unwrap();
+    let mut blue = toybattle::bot::preset::resolve("greedy").unwrap().player();
+    let mut red = toybattle::bot::preset::resolve("greedy").unwrap().player();
+    let played = toybattle::bot::play::play_game(
+        &game,
+        &toybattle::rules::Deal::from_seed(5),
+        &mut [&mut blue, &mut red],
+        &toybattle::bot::play::PlayConfig::default(),
+    );
+    let text = serde_json::to_string(&played.record).unwrap();
+    let review = reviewed(
+        addr,
+        &format!("/api/replay/review?iterations={ITERATIONS}"),
+        &text,
+    );
+    assert_eq!(review["threads"], 1, "{}", review["threads"]);
+    assert_eq!(review["complete"], true);
+}

@@ -467,9 +467,9 @@ fn save(session: &Session, path: &str) -> String {
     }
 }
 
-/// Search iterations per decision of the terminal's `review`: the win estimate's budget, so
-/// that a whole game is reviewed in seconds.
-const REVIEW_ITERATIONS: u64 = toybattle::review::ESTIMATE_ITERATIONS;
+/// Search iterations per decision of the terminal's `review` and of the coach: as many as the
+/// win estimate's playouts, so that a whole game is reviewed in seconds.
+const REVIEW_ITERATIONS: u64 = toybattle::review::ESTIMATE_PLAYOUTS;
 
 /// With `--coach`: a warning when the human's last decision lost at least a mistake's worth of
 /// win probability, with the better decision and the way back.
@@ -552,8 +552,12 @@ fn hint_letter(line: &str) -> Option<usize> {
 /// A hint: its best few candidates, lettered.
 fn hint_table(hint: &HintNote, order: &HintOrder) -> String {
     let mut out = format!(
-        "Hint ({} iterations): the search's main candidates, your best chances first\n",
-        hint.iterations
+        "Hint ({} iterations): the search's main candidates, your best chances first{}\n",
+        hint.iterations,
+        hint.win.map_or(String::new(), |w| format!(
+            " (your chances now {:.0}%)",
+            w * 100.0
+        ))
     );
     for (c, letter) in order.tried.iter().zip(HINT_LETTERS) {
         out += &candidate_line(&letter.to_string(), c);

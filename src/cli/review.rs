@@ -14,10 +14,14 @@ pub struct Args {
     /// finished page game.
     #[arg(value_name = "GAME")]
     file: PathBuf,
-    /// Search iterations per decision; a quarter of them for each possible outcome of a chance
-    /// event. Default: the strong level's 13,500.
+    /// Search iterations per decision (to find the best one; the win figures are the win
+    /// estimate's, whose budget is fixed). Default: the strong level's 13,500.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     iterations: Option<u64>,
+    /// Threads the review runs on, each reviewing one decision or chance event at a time.
+    /// Default: one per core.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    threads: Option<u32>,
     /// Write the whole review as JSON to this file.
     #[arg(long, value_name = "FILE")]
     json: Option<PathBuf>,
@@ -46,6 +50,7 @@ pub fn run(args: Args) -> CliResult {
     if let Some(n) = args.iterations {
         options = options.with_iterations(n);
     }
+    options.threads = args.threads.map_or(0, |n| n as usize);
     // Without a handler Ctrl-C ends the program, as any other: only the partial review is lost.
     let _ = ctrlc::set_handler(|| STOP.store(true, Ordering::SeqCst));
     let bar = progress_bar(args.quiet);

@@ -42,6 +42,10 @@ pub struct HintNote {
     pub step: usize,
     /// Search iterations the hint ran.
     pub iterations: u64,
+    /// The human's estimated win probability when the hint was asked, 0 to 1 (the figure
+    /// the win history shows at that moment); absent from records written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub win: Option<f64>,
     /// Best candidates first.
     pub candidates: Vec<HintCandidate>,
 }
@@ -54,6 +58,6 @@ pub struct HintCandidate {
     pub decision: String,
     /// How many search iterations went through the candidate.
     pub visits: u64,
-    /// Estimated win probability of the human, 0 to 1.
+    /// The human's estimated win probability after the candidate, 0 to 1.
     pub value: f64,
 }

@@ -3,11 +3,12 @@
 
 use super::totals::totals;
 use super::{
-    strong, ChanceKind, ChanceReview, DecisionReview, ErrorClass, GraphPoint, Mark, Progress,
-    Review, ReviewOptions, BLUNDER, INACCURACY, LUCK_MARK, MISTAKE,
+    estimate_cancellable, estimate_seed, strong, ChanceKind, ChanceReview, DecisionReview,
+    ErrorClass, GraphPoint, Mark, Progress, Review, ReviewOptions, BLUNDER, INACCURACY, LUCK_MARK,
+    MISTAKE,
 };
-use crate::bot::search::{make_player, win_probability};
-use crate::bot::{Budget, Player, Request};
+use crate::bot::search::make_player;
+use crate::bot::{Player, Request};
 use crate::info::{EvidenceTracker, Observation};
 use crate::record::GameRecord;
 use crate::rules::{Chance, Colour, Decision, DecisionList, Game, Phase, State, Troop};
@@ -16,10 +17,12 @@ use crate::vocabulary::ByColour;
 use rayon::prelude::*;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-/// A moment of the game to review: the referee's state before the step, the evidence both
-/// players' play had shown, and the step taken.
+/// A moment of the game to review: the step's index and the game's deal seed (the estimates'
+/// seeds derive from them), the referee's state before the step, the evidence both players'
+/// play had shown, and the step taken.
 pub(super) struct Task {
     pub step: usize,
+    pub deal_seed: u64,
     pub state: State,
     pub evidence: EvidenceTracker,
     pub taken: Decision,
@@ -39,7 +42,7 @@ pub(super) fn one(
     cancel: Option<&AtomicBool>,
 ) -> Found {
     match task.state.phase() {
-        Phase::Chance(_) => Found::Chance(chance(game, task, options, cancel)),
+        Phase::Chance(_) => Found::Chance(chance(game, task, cancel)),
         _ => Found::Decision(decision(game, task, options, cancel)),
     }
 }
@@ -55,22 +58,31 @@ pub(super) fn run(
     let total = tasks.len();
     let done = AtomicUsize::new(0);
     let cancelled = || cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-    let found: Vec<Option<Found>> = tasks
-        .par_iter()
-        .map(|task| {
-            if cancelled() {
-                return None;
-            }
-            let found = one(game, task, options, cancel);
-            // A search cut short by the cancel read too few playouts to be kept.
-            if cancelled() {
-                return None;
-            }
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            progress(Progress { done: n, total });
-            Some(found)
-        })
-        .collect();
+    let review_one = |task: &Task| {
+        if cancelled() {
+            return None;
+        }
+        let found = one(game, task, options, cancel);
+        // A search cut short by the cancel read too few playouts to be kept.
+        if cancelled() {
+            return None;
+        }
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        progress(Progress { done: n, total });
+        Some(found)
+    };
+    let (found, threads): (Vec<Option<Found>>, usize) = match rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .thread_name(|i| format!("review-{i}"))
+        .build()
+    {
+        Ok(pool) => pool.install(|| {
+            let found = tasks.par_iter().map(review_one).collect();
+            (found, rayon::current_num_threads())
+        }),
+        // No thread could be started: the calling thread reviews them all.
+        Err(_) => (tasks.iter().map(review_one).collect(), 1),
+    };
     let reviewed = found.iter().flatten().count();
     let mut decisions = Vec::new();
     let mut chances = Vec::new();
@@ -94,6 +106,7 @@ pub(super) fn run(
         total,
         reviewed,
         complete: reviewed == total,
+        threads,
     }
 }
 
@@ -122,6 +135,7 @@ fn tasks(game: &Game, record: &GameRecord, options: &ReviewOptions) -> (Vec<Task
         if wanted && (state.is_chance() || legal.len() > 1) {
             tasks.push(Task {
                 step,
+                deal_seed: record.deal.seed,
                 state,
                 evidence,
                 taken,
@@ -141,14 +155,13 @@ fn seed_of(options: &ReviewOptions, step: usize) -> u64 {
     splitmix64(options.seed ^ (step as u64).wrapping_mul(GOLDEN_GAMMA))
 }
 
-/// `player`'s estimate after `step` is taken in `task`'s state, from their observation then.
+/// `player`'s estimate after `step` is taken in `task`'s state, from their observation then:
+/// every alternative at one moment is estimated with the same seed, that of the moment after.
 fn estimate_after(
     game: &Game,
     task: &Task,
     step: Decision,
     player: Colour,
-    options: &ReviewOptions,
-    budget: Budget,
     cancel: Option<&AtomicBool>,
 ) -> f64 {
     let mut after = task.state;
@@ -157,21 +170,12 @@ fn estimate_after(
     evidence.step(game, &task.state, &after);
     let observation =
         Observation::new(&after, player).with_evidence(evidence.about(player.opponent()));
-    let (algorithm, _, _) = strong();
-    win_probability(
-        game,
-        &observation,
-        algorithm,
-        &options.config,
-        budget,
-        seed_of(options, task.step),
-        cancel,
-    )
+    let seed = estimate_seed(task.deal_seed, player, task.step + 1);
+    estimate_cancellable(game, &observation, seed, cancel)
 }
 
-/// The decider's search from their observation: the best decision's value against the value
-/// of the decision taken (its own candidate value, or, when the search did not weigh it, the
-/// estimate after it).
+/// The decider's search from their observation finds the best decision; the estimates after
+/// it and after the decision taken give the error.
 fn decision(
     game: &Game,
     task: &Task,
@@ -192,31 +196,14 @@ fn decision(
         }),
         Player::Cheating(_) => unreachable!("the strong level's search is fair"),
     };
-    let analysis = choice.analysis.unwrap_or_default();
-    let (best, best_win) = analysis
-        .candidates
-        .first()
-        .map_or((choice.decision, f64::NAN), |c| (c.decision, c.value));
-    let played_win = match analysis
-        .candidates
-        .iter()
-        .find(|c| c.decision == task.taken)
-    {
-        Some(c) => c.value,
-        None => estimate_after(
-            game,
-            task,
-            task.taken,
-            player,
-            options,
-            options.budget,
-            cancel,
-        ),
-    };
-    let best_win = if best_win.is_nan() {
-        played_win
-    } else {
-        best_win
+    let iterations = choice.analysis.map_or(0, |a| a.iterations);
+    let best = choice.decision;
+    let win_seed = estimate_seed(task.deal_seed, player, task.step);
+    let win = estimate_cancellable(game, &observation, win_seed, cancel);
+    let played_win = estimate_after(game, task, task.taken, player, cancel);
+    let best_win = match best == task.taken {
+        true => played_win,
+        false => estimate_after(game, task, best, player, cancel),
     };
     let error = (best_win - played_win).max(0.0);
     let terrain = game.terrain();
@@ -226,22 +213,18 @@ fn decision(
         player,
         played: task.taken.notation(terrain),
         best: best.notation(terrain),
+        win,
         played_win,
         best_win,
         error,
         class: ErrorClass::of(error),
-        iterations: analysis.iterations,
+        iterations,
     }
 }
 
 /// The estimates after every possible outcome, from the player concerned's observation; the
 /// odds-weighted mean is the estimate before.
-fn chance(
-    game: &Game,
-    task: &Task,
-    options: &ReviewOptions,
-    cancel: Option<&AtomicBool>,
-) -> ChanceReview {
+fn chance(game: &Game, task: &Task, cancel: Option<&AtomicBool>) -> ChanceReview {
     let active = task.state.active();
     let (kind, player) = match task.state.phase() {
         Phase::Chance(Chance::RackDiscard) => (ChanceKind::RackDiscard, active.opponent()),
@@ -257,15 +240,7 @@ fn chance(
     let mut before = 0.0;
     let mut after = 0.0;
     for &(t, w) in &odds {
-        let estimate = estimate_after(
-            game,
-            task,
-            Decision::Chance(t),
-            player,
-            options,
-            options.outcome_budget,
-            cancel,
-        );
+        let estimate = estimate_after(game, task, Decision::Chance(t), player, cancel);
         before += f64::from(w) / weight * estimate;
         if t == outcome {
             after = estimate;
@@ -304,7 +279,7 @@ fn graph(
         .map(|d| GraphPoint {
             step: d.step,
             turn: d.turn,
-            blue: blue(d.best_win, d.player),
+            blue: blue(d.win, d.player),
             player: Some(d.player),
             mark: match d.class {
                 Some(ErrorClass::Blunder) => Some(Mark::Blunder),

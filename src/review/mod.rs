@@ -2,14 +2,16 @@
 //! observation of the player concerned (what they knew then, never the true state).
 //!
 //! - **Decisions.** A fair search (the `strong` level's, with [`ReviewOptions::budget`]) from
-//!   the deciding player's observation at that moment gives the win probability of its best
-//!   decision and of the decision played; the difference is the decision's **error**, classed
-//!   by [`ErrorClass::of`] (thresholds [`INACCURACY`], [`MISTAKE`], [`BLUNDER`]). A decision
-//!   with one legal option is forced: it is counted, not searched.
+//!   the deciding player's observation at that moment finds the best decision; the player's
+//!   win probability after it and after the decision played are [`estimate`]s from their
+//!   observation then (the one calibrated figure shown everywhere, both with the same seed);
+//!   the difference is the decision's **error**, classed by [`ErrorClass::of`] (thresholds
+//!   [`INACCURACY`], [`MISTAKE`], [`BLUNDER`]). A decision with one legal option is forced: it
+//!   is counted, not searched.
 //! - **Chance events.** For a draw, an XB-42 discard and a Battlefield freeze, the player whose
 //!   tiles the event picks from (the drawer; the owner of the rack hit) is the one concerned.
-//!   Their win probability after each possible outcome is estimated from their observation
-//!   after it ([`crate::bot::search::win_probability`]); before the event it is the mean of
+//!   Their win probability after each possible outcome is the [`estimate`] from their
+//!   observation after it; before the event it is the mean of
 //!   those, weighted by the outcome's odds, and the event's **luck** is the estimate after the
 //!   outcome that happened minus that mean (GNU Backgammon's luck analysis). An event with one
 //!   possible outcome has zero luck, and the luck of every event averages zero over its odds.
@@ -22,16 +24,21 @@
 //! ([`Review::complete`]).
 
 mod analyse;
+mod estimate;
 mod svg;
 mod totals;
 
+pub(crate) use estimate::estimate_cancellable;
+pub use estimate::{
+    estimate, estimate_seed, playout_mean, Calibration, CALIBRATION, ESTIMATE_PLAYOUTS,
+};
 pub use svg::svg;
 pub use totals::{table, PlayerTotals};
 
 use crate::bot::preset::{self, BotConfig};
-use crate::bot::search::{win_probability, Algorithm, SearchConfig};
+use crate::bot::search::{Algorithm, SearchConfig};
 use crate::bot::Budget;
-use crate::info::{EvidenceTracker, Observation};
+use crate::info::EvidenceTracker;
 use crate::record::{check_fingerprint, replay, FingerprintMismatch, GameRecord, ReplayError};
 use crate::rules::{Colour, Decision, DecisionList, Game, IllegalDecision, State};
 use serde::Serialize;
@@ -46,10 +53,6 @@ pub const BLUNDER: f64 = 0.20;
 /// A chance event that moves its player's win probability by at least this much is marked on
 /// the graph as lucky or unlucky.
 pub const LUCK_MARK: f64 = 0.10;
-
-/// Search iterations of one win estimate ([`estimate`]): a sixth of the `strong` level's
-/// budget, so that a session can note one at every turn without the human waiting.
-pub const ESTIMATE_ITERATIONS: u64 = 2_000;
 
 /// How bad a decision was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -90,40 +93,40 @@ pub struct ReviewOptions {
     /// The options of every search, which is information-set MCTS as the `strong` level's (its
     /// options by default: one thread each, the review itself runs decisions side by side).
     pub config: SearchConfig,
-    /// The budget of the search of one decision.
+    /// The budget of the search of one decision (which finds the best decision; the figures
+    /// are [`estimate`]s, whose budget is fixed).
     pub budget: Budget,
-    /// The budget of the estimate after each possible outcome of a chance event.
-    pub outcome_budget: Budget,
-    /// Seed of every search; each decision and event derives its own from it and its step, so
-    /// the review does not depend on the order the threads take them in.
+    /// Seed of every search; each decision derives its own from it and its step, so the review
+    /// does not depend on the order the threads take them in. (The estimates are seeded by
+    /// [`estimate_seed`], as everywhere else.)
     pub seed: u64,
     /// Review only this player's decisions, and no chance event: what may be shown to a player
     /// while the game goes on (their own decisions, from their own observations).
     pub only: Option<Colour>,
+    /// Threads of the review's own pool, each reviewing one decision or event at a time; 0
+    /// for one per core. (Not rayon's global pool, so that a server's `--search-threads` or the
+    /// command line's `--threads` bounds it.)
+    pub threads: usize,
 }
 
 impl Default for ReviewOptions {
-    /// The `strong` level's search and budget per decision, a quarter of it per chance outcome.
+    /// The `strong` level's search and budget per decision.
     fn default() -> ReviewOptions {
         let (_, config, budget) = strong();
-        let outcome = budget
-            .iterations
-            .map_or(budget, |n| Budget::iterations(n / 4));
         ReviewOptions {
             config,
             budget,
-            outcome_budget: outcome,
             seed: 0x7e71_e3a1,
             only: None,
+            threads: 0,
         }
     }
 }
 
 impl ReviewOptions {
-    /// These options with `iterations` per decision and a quarter of them per chance outcome.
+    /// These options with `iterations` per decision searched.
     pub fn with_iterations(mut self, iterations: u64) -> ReviewOptions {
         self.budget = Budget::iterations(iterations.max(1));
-        self.outcome_budget = Budget::iterations((iterations / 4).max(1));
         self
     }
 }
@@ -139,23 +142,6 @@ fn strong() -> (Algorithm, SearchConfig, Budget) {
     }
 }
 
-/// The observer's win probability now, from their observation alone: one search of the `strong`
-/// level's kind with [`ESTIMATE_ITERATIONS`] (see [`win_probability`]); 1 or 0 once the game is
-/// over. The figure of the session's win history, its hints' forced decisions and the
-/// terminal's "Estimate".
-pub fn estimate(game: &Game, observation: &Observation, seed: u64) -> f64 {
-    let (algorithm, config, _) = strong();
-    win_probability(
-        game,
-        observation,
-        algorithm,
-        &config,
-        Budget::iterations(ESTIMATE_ITERATIONS),
-        seed,
-        None,
-    )
-}
-
 /// One reviewed decision.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DecisionReview {
@@ -169,7 +155,9 @@ pub struct DecisionReview {
     pub played: String,
     /// The search's best decision, in notation (the played one when they agree).
     pub best: String,
-    /// The player's win probability after the decision played, 0 to 1.
+    /// The player's win probability before the decision ([`estimate`]), 0 to 1.
+    pub win: f64,
+    /// The player's win probability after the decision played ([`estimate`]), 0 to 1.
     pub played_win: f64,
     /// The player's win probability after the best decision, 0 to 1.
     pub best_win: f64,
@@ -177,8 +165,8 @@ pub struct DecisionReview {
     pub error: f64,
     /// The error's class; `None` for a good decision.
     pub class: Option<ErrorClass>,
-    /// Search iterations behind the figures (0 when a decision that wins at once was found
-    /// without search).
+    /// Search iterations behind the best decision (0 when a decision that wins at once was
+    /// found without search).
     pub iterations: u64,
 }
 
@@ -275,6 +263,8 @@ pub struct Review {
     pub reviewed: usize,
     /// Whether every one was reviewed (false after a cancel).
     pub complete: bool,
+    /// Threads the review ran on (its pool's size).
+    pub threads: usize,
 }
 
 /// How far a review has got.
@@ -339,15 +329,16 @@ pub enum StepReview {
 }
 
 /// Reviews one step: `taken` in the referee's `state`, with the `evidence` both players' play
-/// had shown before it (an [`EvidenceTracker`] over the game so far), as step `step` of its game
-/// (the searches' seeds derive from it). Only the observations of the player concerned are
-/// searched. A step the rules refuse in `state` is refused with their reason.
+/// had shown before it (an [`EvidenceTracker`] over the game so far), as step `step` of the game
+/// dealt from `deal_seed` (the seeds of its search and estimates derive from them, so a figure
+/// equals the one the session noted at that moment). Only the observations of the player
+/// concerned are searched. A step the rules refuse in `state` is refused with their reason.
 pub fn review_step(
     game: &Game,
     state: &State,
     evidence: &EvidenceTracker,
     taken: Decision,
-    step: usize,
+    (step, deal_seed): (usize, u64),
     options: &ReviewOptions,
 ) -> Result<StepReview, IllegalDecision> {
     let mut after = *state;
@@ -359,6 +350,7 @@ pub fn review_step(
     }
     let task = analyse::Task {
         step,
+        deal_seed,
         state: *state,
         evidence: *evidence,
         taken,

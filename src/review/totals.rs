@@ -122,10 +122,14 @@ pub fn table(review: &Review) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Review of {} ({} steps): errors from {} iterations of search a decision; \
-         inaccuracy {}, mistake {}, blunder {} points of win probability",
+        "Review of {} ({} steps, on {}): best decisions from {} iterations of search \
+         a decision; inaccuracy {}, mistake {}, blunder {} points of win probability",
         review.terrain,
         review.steps,
+        match review.threads {
+            1 => "1 thread".to_string(),
+            n => format!("{n} threads"),
+        },
         review
             .iterations
             .map_or("a time budget of".into(), |n| n.to_string()),

@@ -496,10 +496,23 @@ impl Session {
         });
     }
 
+    /// The human's win estimate after taking `decision` at `step` (every candidate of a hint
+    /// with the same seed, that of the moment after, so that they differ by the decision only).
+    fn estimate_after(&self, decision: Decision, step: usize) -> f64 {
+        let mut after = self.now.state;
+        self.game.apply_legal(&mut after, decision);
+        let mut evidence = self.now.evidence;
+        evidence.step(&self.game, &self.now.state, &after);
+        let seen = Observation::new(&after, self.human)
+            .with_evidence(evidence.about(self.human.opponent()));
+        crate::review::estimate(&self.game, &seen, self.estimate_seed(step + 1))
+    }
+
     /// The seed of the human's win estimate after `step` steps: the same position of the same
-    /// deal always gets the same figure (a game loaded from its record included).
+    /// deal always gets the same figure (a game loaded from its record, and its review,
+    /// included).
     fn estimate_seed(&self, step: usize) -> u64 {
-        decision_seed(self.now.referee.deal().seed, self.human, step as u32)
+        crate::review::estimate_seed(self.now.referee.deal().seed, self.human, step)
     }
 
     /// Resolves chance events and lets the bot decide until the human must decide or the game
@@ -568,7 +581,9 @@ impl Session {
     }
 
     /// A strong fair search's best candidates for the human's decision, from the human's own
-    /// observation, with `budget` (see [`Session::hint_budget`]); cancellable like
+    /// observation, with `budget` (see [`Session::hint_budget`]); the chances shown are
+    /// [`crate::review::estimate`]s, the one figure of the win history: now, and after each
+    /// candidate. Cancellable like
     /// [`Session::advance`]. The hint is written into the record.
     pub fn hint(&mut self, budget: Budget, stop: &AtomicBool) -> Result<HintNote, SessionError> {
         self.check_deal_hidden()?;
@@ -593,32 +608,32 @@ impl Session {
         if stop.load(Ordering::Relaxed) {
             return Err(SessionError::Cancelled);
         }
-        let terrain = self.game.terrain();
         let analysis = choice.analysis.unwrap_or_default();
-        let mut candidates: Vec<HintCandidate> = analysis
+        let step = self.line.len();
+        let mut tried: Vec<(Decision, u64)> = analysis
             .candidates
             .iter()
-            .map(|c| HintCandidate {
-                decision: c.decision.notation(terrain),
-                visits: c.visits,
-                value: c.value,
+            .map(|c| (c.decision, c.visits))
+            .collect();
+        if tried.is_empty() {
+            tried.push((choice.decision, 0)); // a forced decision: nothing to search
+        }
+        let candidates = tried
+            .into_iter()
+            .map(|(decision, visits)| HintCandidate {
+                decision: decision.notation(self.game.terrain()),
+                visits,
+                value: self.estimate_after(decision, step),
             })
             .collect();
-        if candidates.is_empty() {
-            // A forced decision: nothing to search.
-            candidates.push(HintCandidate {
-                decision: choice.decision.notation(terrain),
-                visits: 0,
-                value: crate::review::estimate(
-                    &self.game,
-                    &observation,
-                    self.estimate_seed(self.line.len()),
-                ),
-            });
-        }
         let note = HintNote {
-            step: self.line.len(),
+            step,
             iterations: analysis.iterations,
+            win: Some(crate::review::estimate(
+                &self.game,
+                &observation,
+                self.estimate_seed(step),
+            )),
             candidates,
         };
         self.hints.push(note.clone());

@@ -69,7 +69,7 @@ impl Session {
             &at.state,
             &at.evidence,
             taken,
-            point.steps,
+            (point.steps, self.now.referee.deal().seed),
             options,
         ) {
             Ok(StepReview::Decision(d)) => Some(d),

@@ -257,6 +257,12 @@ impl Games {
         (id, slot)
     }
 
+    /// How many search threads the games share (`--search-threads`, or one per core): the size
+    /// of a review's pool, which takes them all.
+    pub(super) fn cores_total(&self) -> usize {
+        self.cores.total
+    }
+
     /// Waits until every core the searches share is free and taken (a review runs on all of
     /// them), or until `stop` is set (then nothing is taken); they are given back when the
     /// answer drops.

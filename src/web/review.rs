@@ -245,7 +245,8 @@ async fn review_game(
     Path(id): Path<String>,
     RawQuery(query): RawQuery,
 ) -> ApiResult<ReviewStatus> {
-    let options = options_of(query.as_deref())?;
+    let mut options = options_of(query.as_deref())?;
+    options.threads = app.games.cores_total();
     let job = app.games.review_job(&id, &options)?;
     let game = job.game().clone();
     Ok(Json(start(&app, game, move |progress, cancel| {
@@ -259,7 +260,8 @@ async fn review_record(
     RawQuery(query): RawQuery,
     body: Bytes,
 ) -> ApiResult<ReviewStatus> {
-    let options = options_of(query.as_deref())?;
+    let mut options = options_of(query.as_deref())?;
+    options.threads = app.games.cores_total();
     let text = std::str::from_utf8(&body)
         .map_err(|_| ApiError::BadRequest("the record file is not text (UTF-8)".into()))?;
     let (game, record) =

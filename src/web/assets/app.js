@@ -378,6 +378,7 @@ function render() {
   $("btn-download").setAttribute("download", "");
   $("btn-watch").hidden = hv.to_move !== "over";
   $("btn-review").hidden = hv.to_move !== "over";
+  $("btn-review-mine").hidden = hv.to_move === "over" || !decided;
   $("btn-continue").hidden = !(botToMove(g) && !busy && (g.stopped || g.failure));
 
   $("thinking").hidden = !busy;
@@ -492,7 +493,8 @@ function drawHint(order, hint) {
   const box = $("hint");
   box.replaceChildren();
   if (!order) return;
-  div("note", box, "Hint (" + hint.iterations + " iterations from what you can see): the search's main candidates, your best chances first; the lettered ones are drawn on the board.");
+  const now = hint.win == null ? "" : " Your chances now: " + (100 * hint.win).toFixed(1) + "%.";
+  div("note", box, "Hint (" + hint.iterations + " iterations from what you can see): the search's main candidates, your best chances first; the lettered ones are drawn on the board." + now);
   const top = order.tried.slice(0, 3).map((c, i) => ({ text: HINT_LETTERS[i] + ") " + c.decision, visits: c.visits, win: c.value }));
   drawCandidates(box, top, null, true);
   const rest = order.tried.slice(3).concat(order.rarely);

@@ -19,6 +19,8 @@
     textContent: `
   #review-box { background: #fff; border-radius: 8px; padding: 6px; margin: 8px 0; font-size: 13px; }
   #review-box .row { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
+  #review-mine { font-size: 13px; }
+  #review-mine .row { display: flex; gap: 6px; align-items: center; flex-wrap: wrap; }
   #review-progress { flex: 1; min-width: 80px; }
   #review-graph { width: 100%; height: 150px; display: block; }
   #review-graph .axis { stroke: #555; stroke-width: .6; }
@@ -199,13 +201,17 @@
     for (const g of r.graph) {
       const colour = MARK_COLOUR[g.mark] || "#2d6cd2";
       const pt = el("circle", { cx: x(g.step), cy: y(g.blue), r: g.mark ? 3 : 1.6, fill: colour, class: "pt" + (g.mark ? " mark " + g.mark : ""), "data-step": g.step }, svg);
-      el("title", {}, pt, "step " + g.step + ", turn " + g.turn + ": blue " + pct(g.blue) + (g.mark ? " — " + (g.player || "") + " " + g.mark : ""));
+      el("title", {}, pt, "before step " + (g.step + 1) + ", turn " + g.turn + ": blue " + pct(g.blue) + (g.mark ? " — " + (g.player || "") + " " + g.mark : ""));
       pt.addEventListener("click", () => replayTo(g.step));
     }
   }
 
-  // Called by the replay viewer after it draws position `i` (before step i): what the review says
-  // of step i, and the better decision drawn on the board.
+  // The viewer's position i follows its "step i" (counted from 1) and comes before the record's
+  // step of index i, which the review speaks of: the viewer's step i + 1, the next one.
+  const next = (i) => "Next, step " + (i + 1) + ": ";
+
+  // Called by the replay viewer after it draws position `i` (after its step i): what the review
+  // says of the next step (the record's index i), and the better decision drawn on the board.
   function reviewAt(i) {
     if (review.replay !== app.replay) { clearReview(); return; }
     const r = review.data;
@@ -220,15 +226,15 @@
     const c = r.chances.find((e) => e.step === i);
     if (k >= 0) {
       const d = r.decisions[k], s = r.shown[k];
-      here.textContent = "Step " + i + ", " + d.player + " played " + d.played + ": " + pct(d.played_win) +
+      here.textContent = next(i) + d.player + " played " + d.played + ": " + pct(d.played_win) +
         (d.best === d.played ? " — the best decision." : "; better " + d.best + ": " + pct(d.best_win) + (d.class ? " (" + d.class + ")" : ""));
       drawBetter(s, d);
     } else if (c) {
-      here.textContent = "Step " + i + ", " + c.player + "'s " + c.kind + ": " + c.outcome.replace(/^chance /, "") + " of " + c.outcomes +
+      here.textContent = next(i) + c.player + "'s " + c.kind + ": " + c.outcome.replace(/^chance /, "") + " of " + c.outcomes +
         " possible; " + pct(c.before) + " before, " + pct(c.after) + " after (luck " + signed(c.luck) + ")";
     } else {
       const why = r.complete ? "a forced decision" : "forced, or not reached before the cancel";
-      here.textContent = i < r.steps ? "Step " + i + ": not reviewed (" + why + ")." : "The end of the game.";
+      here.textContent = i < r.steps ? next(i) + "not reviewed (" + why + ")." : "The end of the game.";
     }
   }
 
@@ -252,6 +258,38 @@
     el("text", { x: 50, y: -2, "text-anchor": "middle", "font-size": 3.2, fill: "#19a35b", class: "best-caption" }, svg,
       "better: " + d.best + " (" + pct(d.best_win) + ") · played: " + d.played + " (" + pct(d.played_win) + ")");
   }
+
+  // During a game: the human's own decisions so far (the server reviews nothing else before the
+  // end, so nothing hidden comes back), listed in the game panel with the better decision.
+  $("btn-review-mine").onclick = async () => {
+    const id = app.game.id;
+    const list = $("review-mine-list");
+    list.replaceChildren();
+    $("review-mine").hidden = false;
+    $("btn-review-mine").disabled = true;
+    try {
+      let s = await api("POST", "/api/games/" + id + "/review?iterations=2000");
+      while (s.running) {
+        $("review-mine-progress").max = Math.max(1, s.total);
+        $("review-mine-progress").value = s.done;
+        $("review-mine-count").textContent = s.done + " of " + s.total + " of your decisions reviewed";
+        await new Promise((ok) => setTimeout(ok, 400));
+        s = await api("GET", "/api/reviews/" + s.id);
+      }
+      if (s.failure) throw s.failure;
+      const r = s.review;
+      $("review-mine-progress").max = 1; $("review-mine-progress").value = 1;
+      $("review-mine-count").textContent = r.decisions.length + " of your decisions reviewed (forced ones left out); " + r.totals.find((t) => t.decisions).verdict;
+      for (const d of r.decisions) {
+        const li = document.createElement("li");
+        li.className = "review-mine-decision" + (d.class ? " " + d.class : "");
+        li.textContent = "turn " + d.turn + ": " + d.played + " (" + pct(d.played_win) + ")" +
+          (d.best === d.played ? " — the best decision" : "; better " + d.best + " (" + pct(d.best_win) + ")" + (d.class ? " — " + d.class : ""));
+        list.appendChild(li);
+      }
+    } catch (e) { showError(e); }
+    $("btn-review-mine").disabled = false;
+  };
 
   window.reviewAt = reviewAt;
 })();
