@@ -43,7 +43,8 @@ enum Command {
     Balance(cli::balance::Args),
     /// Serve the local web page to play against the computer and watch records again.
     Serve(cli::serve::Args),
-    /// Fit the learned value model to recorded games (feature `train`).
+    /// Self-play learning: generations of self-play, training and an SPRT gate (`train run`);
+    /// fitting the value model to recorded games (`train fit`). Feature `train`.
     #[cfg(feature = "train")]
     Train(cli::train::Args),
 }

@@ -5,7 +5,7 @@
 use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, Estimate};
 use super::multiplicity::{cochran_q, p_value, Family, Test, ALPHA};
 use super::objective::ObjectiveSearch;
-use super::regression::{fit, Design, FitError};
+use super::regression::{fit, FitError, Observations};
 use super::{End, Study, StudyGame};
 use crate::rules::{Colour, Restricted, Troop, Variant, WhatIfs};
 use serde::Serialize;
@@ -271,12 +271,21 @@ struct Cells<'a> {
 impl<'a> Cells<'a> {
     fn new(study: &'a Study) -> Cells<'a> {
         let t = study.terrains.len() + 1;
-        let mut cells = vec![Vec::new(); study.presets.len() * 2 * t];
         // Restricted-play games are other rules: compared with these, never pooled in.
-        for g in study.games.iter().filter(|g| g.restricted.is_empty()) {
+        let games = || study.games.iter().filter(|g| g.restricted.is_empty());
+        let places = |g: &StudyGame| {
             let base = (g.preset as usize * 2 + variant_index(g.variant)) * t;
-            cells[base + g.terrain as usize].push(g);
-            cells[base + t - 1].push(g);
+            [base + g.terrain as usize, base + t - 1]
+        };
+        // Counted first, so that each cell is allocated once at its size: grown by doubling,
+        // the cells of a 640,000-game study would hold up to twice the memory they use.
+        let mut sizes = vec![0usize; study.presets.len() * 2 * t];
+        for g in games() {
+            places(g).into_iter().for_each(|c| sizes[c] += 1);
+        }
+        let mut cells: Vec<Vec<&StudyGame>> = sizes.into_iter().map(Vec::with_capacity).collect();
+        for g in games() {
+            places(g).into_iter().for_each(|c| cells[c].push(g));
         }
         Cells { terrains: t, cells }
     }
@@ -521,8 +530,9 @@ fn troop_values(study: &Study, cells: &Cells, variants: &[Variant]) -> TroopValu
     for (p, name) in study.presets.iter().enumerate() {
         let games: Vec<&StudyGame> = variants
             .iter()
-            .flat_map(|&v| cells.get(p, v, None).iter().copied())
-            .collect();
+            .map(|&v| cells.get(p, v, None))
+            .collect::<Vec<_>>()
+            .concat();
         match troop_fit(study, &games) {
             Ok(values) => out
                 .pooled
@@ -792,41 +802,82 @@ fn fit_troops(
                 .map(|t| format!("copies of {t} lost, beginner variant")),
         );
     }
-    let mut design = Design::new(names);
-    let mut row = Vec::with_capacity(design.columns());
-    for g in games {
-        row.clear();
-        row.push(1.0);
-        row.push((g.first == Colour::Blue) as u8 as f64);
-        if both_variants {
-            row.push((g.variant == Variant::Beginner) as u8 as f64);
-        }
-        row.extend(
-            terrains
-                .iter()
-                .skip(1)
-                .map(|&t| (g.terrain == t) as u8 as f64),
-        );
-        row.extend(
-            presets
-                .iter()
-                .skip(1)
-                .map(|&p| (g.preset == p) as u8 as f64),
-        );
-        let lost = |k: usize| g.lost[1][k] as f64 - g.lost[0][k] as f64;
-        row.extend((1..Troop::ALL.len()).map(lost));
-        if interactions {
-            let beginner = (g.variant == Variant::Beginner) as u8 as f64;
-            row.extend((1..Troop::ALL.len()).map(|k| beginner * lost(k)));
-        }
-        design.push(&row, g.score(Colour::Blue), g.deal);
-    }
-    let f = fit(&design)?;
+    let rows = TroopRows {
+        games,
+        names,
+        terrains,
+        presets,
+        both_variants,
+        interactions,
+    };
+    let f = fit(&rows)?;
     let start = match interactions {
         true => troop_start + Troop::ALL.len() - 1,
         false => troop_start,
     };
     Ok((f, start))
+}
+
+/// The rows of the troop-value regression, each computed from its game when the fit asks for
+/// it: columns intercept, blue moves first, beginner variant (with both variants), one per
+/// terrain and preset but the first, then the copies of each troop but Kwak that blue lost
+/// minus those red lost (and the same times beginner, with `interactions`).
+struct TroopRows<'a> {
+    games: &'a [&'a StudyGame],
+    names: Vec<String>,
+    terrains: Vec<u16>,
+    presets: Vec<u16>,
+    both_variants: bool,
+    interactions: bool,
+}
+
+impl Observations for TroopRows<'_> {
+    fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    fn rows(&self) -> usize {
+        self.games.len()
+    }
+
+    fn row(&self, i: usize, out: &mut [f64]) {
+        let g = self.games[i];
+        let mut values = out.iter_mut();
+        let mut put = |x: f64| {
+            if let Some(v) = values.next() {
+                *v = x;
+            }
+        };
+        put(1.0);
+        put((g.first == Colour::Blue) as u8 as f64);
+        if self.both_variants {
+            put((g.variant == Variant::Beginner) as u8 as f64);
+        }
+        for &t in self.terrains.iter().skip(1) {
+            put((g.terrain == t) as u8 as f64);
+        }
+        for &p in self.presets.iter().skip(1) {
+            put((g.preset == p) as u8 as f64);
+        }
+        let lost = |k: usize| g.lost[1][k] as f64 - g.lost[0][k] as f64;
+        for k in 1..Troop::ALL.len() {
+            put(lost(k));
+        }
+        if self.interactions {
+            let beginner = (g.variant == Variant::Beginner) as u8 as f64;
+            for k in 1..Troop::ALL.len() {
+                put(beginner * lost(k));
+            }
+        }
+    }
+
+    fn y(&self, i: usize) -> f64 {
+        self.games[i].score(Colour::Blue)
+    }
+
+    fn cluster(&self, i: usize) -> u64 {
+        self.games[i].deal
+    }
 }
 
 /// Values relative to the average troop: `v'_k = v_k − mean(v)` with `v_Kwak = 0`, and their

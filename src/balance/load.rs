@@ -10,7 +10,7 @@ use crate::rules::{
     Troop, Variant, WhatIfs,
 };
 use crate::terrain::{input, Terrain};
-use crate::tournament::store::{read_games, read_run, GameLine, GAMES_FILE, RUN_FILE};
+use crate::tournament::store::{each_game, read_run, GameLine, GAMES_FILE, RUN_FILE};
 use crate::tournament::{RunConfig, Shard};
 use rayon::prelude::*;
 use std::collections::hash_map::Entry;
@@ -79,6 +79,45 @@ pub(super) fn study_order(dir: &Path) -> Result<Vec<String>, BalanceError> {
         .collect();
     names.sort();
     Ok(names)
+}
+
+/// Game lines reduced to games at once (their records replayed in parallel): enough to keep
+/// both cores busy, few enough that the lines never weigh much.
+const BATCH: usize = 4096;
+
+/// The games of one run read so far, one bit per game of its deals (a run of 320,000 games
+/// takes 40 kB, where a hash set of keys took 9 MB); a position beyond the run's deals, which
+/// only a damaged file holds, goes to a set.
+struct Counted {
+    bits: Vec<u64>,
+    beyond: HashSet<(usize, u8)>,
+}
+
+impl Counted {
+    fn new(config: &RunConfig) -> Counted {
+        // A run plays `games` games per terrain, two per deal, so its positions lie below this.
+        let games = config.terrains.len() * config.games as usize;
+        Counted {
+            bits: vec![0; games.div_ceil(64) + 1],
+            beyond: HashSet::new(),
+        }
+    }
+
+    /// Counts game `game` (0 or 1) of deal `position`; false if it was counted already.
+    fn insert(&mut self, position: usize, game: u8) -> bool {
+        let bit = position
+            .checked_mul(2)
+            .and_then(|b| b.checked_add(game as usize));
+        match bit.filter(|&b| b / 64 < self.bits.len()) {
+            Some(b) => {
+                let (word, mask) = (b / 64, 1u64 << (b % 64));
+                let new = self.bits[word] & mask == 0;
+                self.bits[word] |= mask;
+                new
+            }
+            None => self.beyond.insert((position, game)),
+        }
+    }
 }
 
 /// One run (possibly spread over shard folders).
@@ -152,17 +191,79 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
             ));
         }
     }
-    let mut lines: Vec<(u16, &Path, Restricted, GameLine)> = Vec::new();
+    let terrain_index: HashMap<&str, u16> = terrain_names
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.as_str(), i as u16))
+        .collect();
+    // Lines are read one at a time and reduced to games a batch at a time (the batch's records
+    // replayed in parallel), so memory holds the compact games, never the lines.
+    let convert = |batch: &mut Vec<(u16, &Path, Restricted, GameLine)>,
+                   games: &mut Vec<StudyGame>|
+     -> Result<(), BalanceError> {
+        let converted = batch
+            .par_iter()
+            .map(|(preset, dir, restricted, line)| {
+                let game = &rules[&(line.terrain.clone(), line.variant, *restricted)];
+                let terrain = terrain_index.get(line.terrain.as_str()).ok_or_else(|| {
+                    BalanceError::Settings {
+                        dir: dir.display().to_string(),
+                        reason: format!(
+                            "terrain '{}' is not among the study's terrains ({})",
+                            line.terrain,
+                            terrain_names.join(", ")
+                        ),
+                    }
+                })?;
+                study_game(*preset, *terrain, dir, line, game)
+            })
+            .collect::<Result<Vec<StudyGame>, BalanceError>>()?;
+        games.extend(converted);
+        batch.clear();
+        Ok(())
+    };
+    let mut games: Vec<StudyGame> = Vec::new();
+    let mut batch: Vec<(u16, &Path, Restricted, GameLine)> = Vec::with_capacity(BATCH);
+    let mut unrecorded = 0usize;
     let mut counted: Vec<HashMap<String, u32>> = Vec::new();
     for r in &runs {
         let preset = presets.iter().position(|p| *p == r.preset).unwrap_or(0) as u16;
         let mut per_terrain: HashMap<String, u32> = HashMap::new();
-        let mut seen = HashSet::new();
+        let mut seen = Counted::new(&r.config);
         for dir in &r.dirs {
             let path = dir.join(GAMES_FILE);
-            let file = read_games(&path, &r.config.run_id())
-                .map_err(crate::tournament::TournamentError::from)?;
-            if let Some(t) = file.torn {
+            let mut twice = None;
+            let mut failed = None;
+            let torn = each_game(&path, &r.config.run_id(), |line_no, g| {
+                if twice.is_some() || failed.is_some() {
+                    return;
+                }
+                if !seen.insert(g.position, g.game) {
+                    twice = Some((line_no, g.game, g.position));
+                    return;
+                }
+                let restricted = r.config.what_ifs.for_terrain(&g.terrain).restricted;
+                *per_terrain.entry(g.terrain.clone()).or_default() += 1;
+                unrecorded += g.record.is_empty() as usize;
+                batch.push((preset, dir.as_path(), restricted, g));
+                if batch.len() == BATCH {
+                    failed = convert(&mut batch, &mut games).err();
+                }
+            })
+            .map_err(crate::tournament::TournamentError::from)?;
+            if let Some(e) = failed {
+                return Err(e);
+            }
+            if let Some((line_no, game, position)) = twice {
+                return Err(BalanceError::Settings {
+                    dir: path.display().to_string(),
+                    reason: format!(
+                        "line {line_no}: game {game} of deal {position} is counted twice in the \
+                         run (on an earlier line or in another folder of the same run)"
+                    ),
+                });
+            }
+            if let Some(t) = torn {
                 notes.push(format!(
                     "{} line {} is incomplete (the run was interrupted while writing it): not \
                      counted; resume the run to play that game again",
@@ -170,48 +271,11 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
                     t.line
                 ));
             }
-            for g in file.games {
-                if !seen.insert(g.key()) {
-                    return Err(BalanceError::Settings {
-                        dir: dir.display().to_string(),
-                        reason: format!(
-                            "game {} of deal {} is also in another folder of the same run",
-                            g.game, g.position
-                        ),
-                    });
-                }
-                let restricted = r.config.what_ifs.for_terrain(&g.terrain).restricted;
-                *per_terrain.entry(g.terrain.clone()).or_default() += 1;
-                lines.push((preset, dir.as_path(), restricted, g));
-            }
         }
         counted.push(per_terrain);
     }
+    convert(&mut batch, &mut games)?;
     let missing = missing_pieces(&runs, &counted, &presets, &terrain_display);
-    let terrain_index: HashMap<&str, u16> = terrain_names
-        .iter()
-        .enumerate()
-        .map(|(i, t)| (t.as_str(), i as u16))
-        .collect();
-    let games = lines
-        .par_iter()
-        .map(|(preset, dir, restricted, line)| {
-            let game = &rules[&(line.terrain.clone(), line.variant, *restricted)];
-            let terrain =
-                terrain_index
-                    .get(line.terrain.as_str())
-                    .ok_or_else(|| BalanceError::Settings {
-                        dir: dir.display().to_string(),
-                        reason: format!(
-                            "terrain '{}' is not among the study's terrains ({})",
-                            line.terrain,
-                            terrain_names.join(", ")
-                        ),
-                    })?;
-            study_game(*preset, *terrain, dir, line, game)
-        })
-        .collect::<Result<Vec<StudyGame>, BalanceError>>()?;
-    let unrecorded = lines.iter().filter(|(.., l)| l.record.is_empty()).count();
     let without = games.iter().filter(|g| g.placed.is_none()).count();
     if let Some(note) = records_note(unrecorded, without - unrecorded, games.len()) {
         notes.push(note);

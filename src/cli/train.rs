@@ -1,9 +1,52 @@
-//! `toybattle train`: fits the value model to recorded games and writes its weights file.
+//! `toybattle train`: generations of self-play learning with a gate (`train run`), and fitting
+//! the value model to recorded games (`train fit`, also the bare `train --records ... --out`).
 
-use super::{emit, CliResult};
+use super::{emit, select_terrains, CliResult};
 use std::path::PathBuf;
 use toybattle::model::weights;
+use toybattle::rules::Variant;
+use toybattle::tournament::config::check_concurrency;
+use toybattle::tournament::stats::SprtParams;
+use toybattle::train::generation::{
+    base_preset, describe, run_generations, SelfPlayPlan, TrainConfig, TrainOptions, TRAIN_FORMAT,
+};
 use toybattle::train::{compare_with_fitted, fit, Dataset, FitOptions};
+
+/// `toybattle train`: `run` (the generation loop) or `fit`; without a subcommand, the options
+/// of `fit` (the form of the first version).
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    fit: Option<FitArgs>,
+}
+
+#[derive(clap::Subcommand)]
+enum Command {
+    /// Generations of self-play learning, each kept only if it wins its gate.
+    ///
+    /// One generation: (1) the current best search plays itself on every terrain and variant
+    /// (a tournament folder per variant, gen-NNN/selfplay-VARIANT); (2) the value model is
+    /// fitted to the outcomes of those games and of the games of the `--window - 1`
+    /// generations before (targets: 1 for the winner's decisions, 0 for the loser's); (3) the
+    /// candidate, the base search with that model judging its cut playouts, meets the best in a
+    /// paired tournament (gen-NNN/gate) stopped by an SPRT with elo0 = 0, elo1 from `--sprt`:
+    /// it becomes the best only if the test accepts H1, otherwise the best stays. A kept
+    /// generation then plays the base search (generation 0) for the learning curve
+    /// (curve.csv, curve.svg). Both sides of a gate use the base preset's budget: equal
+    /// iterations for an iteration budget, equal time for a time budget.
+    ///
+    /// Everything is seeded from --seed, and the folder is resumable: rerun the same command
+    /// after a stop or kill -9 and finished games and generations are kept, interrupted ones
+    /// redone; a second process on the folder is refused. `--plan` prints the commands to play
+    /// the next self-play on a cluster with `toybattle tournament --shard` and `toybattle
+    /// merge` (see docs/training.md).
+    Run(RunArgs),
+    /// Fit the value model to recorded games and write a weights file.
+    Fit(FitArgs),
+}
 
 /// Fit the learned value model to recorded games.
 ///
@@ -14,7 +57,7 @@ use toybattle::train::{compare_with_fitted, fit, Dataset, FitOptions};
 /// weights file (format version, encoding fingerprint, hash) is written at the end; a search
 /// with `value_model = true` plays with the shipped weights (`src/model/value.weights`).
 #[derive(clap::Args)]
-pub struct Args {
+struct FitArgs {
     /// Folders of game records: run folders of `tournament` or `balance` (their `records`
     /// folder is read), or any folder of record files (read recursively).
     #[arg(long, value_name = "DIR", num_args = 1.., required = true)]
@@ -43,6 +86,21 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> CliResult {
+    match args.command {
+        Some(Command::Run(a)) => run_loop(a),
+        Some(Command::Fit(a)) => run_fit(a),
+        None => match args.fit {
+            Some(fit) => run_fit(fit),
+            None => Err(
+                "say what to do: `toybattle train run DIR` (the generation loop) or \
+                         `toybattle train fit --records DIR --out FILE`; see --help"
+                    .into(),
+            ),
+        },
+    }
+}
+
+fn run_fit(args: FitArgs) -> CliResult {
     if args.epochs == 0 || args.batch == 0 {
         return Err("--epochs and --batch must be at least 1".into());
     }
@@ -94,4 +152,177 @@ pub fn run(args: Args) -> CliResult {
         .and_then(|()| std::fs::rename(&tmp, &args.out))
         .map_err(|e| format!("{}: {e}", args.out.display()))?;
     emit(&format!("weights written to {}\n", args.out.display()))
+}
+
+/// The settings of `toybattle train run`.
+#[derive(clap::Args)]
+struct RunArgs {
+    /// The run folder: settings, every generation's games, weights and gate; rerun to resume.
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+    /// Complete generations to reach (a resumed run may ask for more).
+    #[arg(long, default_value_t = 1)]
+    generations: u32,
+    /// The base search: generation 0, and the settings every candidate plays with (its
+    /// playouts must be cut: eval_turns > 0). A shipped preset's name or a .toml file.
+    #[arg(long, default_value = "strong")]
+    base: String,
+    /// "all", or a comma-separated list of terrain keys or names.
+    #[arg(long, default_value = "all")]
+    terrains: String,
+    /// The variants of the self-play games: normal, beginner, or both comma-separated.
+    #[arg(long, default_value = "normal,beginner", value_delimiter = ',')]
+    variants: Vec<Variant>,
+    /// Self-play games per generation, terrain and variant; even.
+    #[arg(long, default_value_t = 16)]
+    games: u32,
+    /// The model is fitted to this generation's self-play and that of the window - 1 before.
+    #[arg(long, default_value_t = 4)]
+    window: u32,
+    /// Recorded games added to the training data of the first --window generations
+    /// (tournament or balance run folders, or folders of records).
+    #[arg(long, value_name = "DIR", num_args = 1..)]
+    start_records: Vec<PathBuf>,
+    /// Passes over the training positions.
+    #[arg(long, default_value_t = 3)]
+    epochs: u32,
+    /// Positions per gradient step.
+    #[arg(long, default_value_t = 256)]
+    batch: usize,
+    /// AdamW learning rate.
+    #[arg(long, default_value_t = 3e-4)]
+    learning_rate: f64,
+    /// AdamW weight decay.
+    #[arg(long, default_value_t = 0.3)]
+    weight_decay: f64,
+    /// Hold out one game in this many to report the fit's loss (0 = none).
+    #[arg(long, default_value_t = 10)]
+    validation_every: u32,
+    /// Most gate games per terrain (even); the SPRT usually stops earlier.
+    #[arg(long, default_value_t = 50)]
+    gate_games: u32,
+    /// The variant of the gate and of the match against generation 0.
+    #[arg(long, default_value = "normal")]
+    gate_variant: Variant,
+    /// The gate's sequential test: elo0,elo1[,alpha,beta].
+    #[arg(long, value_name = "ELO0,ELO1[,ALPHA,BETA]", default_value = "0,50")]
+    sprt: SprtParams,
+    /// Games per terrain of each kept generation against generation 0, for the learning
+    /// curve (even; 0 = none).
+    #[arg(long, default_value_t = 20)]
+    reference_games: u32,
+    /// Self-play cap on turns: a game reaching it is a draw.
+    #[arg(long, default_value_t = 300, value_parser = super::parse_max_turns)]
+    max_turns: u16,
+    /// Run seed: every deal, every bot's random choices and every fit derive from it.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Games played at once, 1 to 256 [default: one per core].
+    #[arg(long, value_name = "K", value_parser = parse_concurrency)]
+    concurrency: Option<usize>,
+    /// No progress bars and no notes.
+    #[arg(long)]
+    quiet: bool,
+    /// Print the commands that play the next generation's self-play (to shard it on a
+    /// cluster) and stop; rerun without --plan once the shards are merged into its folders.
+    #[arg(long)]
+    plan: bool,
+}
+
+fn parse_concurrency(s: &str) -> Result<usize, String> {
+    let k = s
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of games"))?;
+    check_concurrency(k).map_err(|e| e.to_string())
+}
+
+fn run_loop(args: RunArgs) -> CliResult {
+    let terrains = select_terrains(&args.terrains, None)?;
+    let base = base_preset(&args.base).map_err(|e| e.to_string())?;
+    let mut variants = args.variants.clone();
+    variants.dedup();
+    let config = TrainConfig {
+        format: TRAIN_FORMAT.into(),
+        base: args.base.clone(),
+        base_version: base.version(),
+        terrains: terrains.iter().map(|t| t.key.clone()).collect(),
+        variants,
+        games: args.games,
+        window: args.window,
+        start_records: args.start_records.clone(),
+        epochs: args.epochs,
+        batch: args.batch,
+        learning_rate: args.learning_rate,
+        weight_decay: args.weight_decay,
+        validation_every: args.validation_every,
+        gate_games: args.gate_games,
+        gate_variant: args.gate_variant,
+        sprt: args.sprt,
+        reference_games: args.reference_games,
+        max_turns: args.max_turns,
+        seed: args.seed,
+    };
+    let report = run_generations(TrainOptions {
+        config,
+        terrains,
+        dir: args.dir.clone(),
+        generations: args.generations,
+        concurrency: args.concurrency,
+        quiet: args.quiet,
+        plan_only: args.plan,
+    })
+    .map_err(|e| e.to_string())?;
+    if let Some(plan) = &report.plan {
+        return emit(&plan_text(plan, &args.dir));
+    }
+    let mut text = String::new();
+    for r in &report.generations {
+        text += &describe(r);
+        text.push('\n');
+    }
+    let best = (report.generations.iter().rev()).find(|r| r.kept).map_or(
+        "generation 0 (the base search)".to_string(),
+        |r| {
+            format!(
+                "generation {} ({}/gen-{:03}/weights.bin)",
+                r.generation,
+                args.dir.display(),
+                r.generation
+            )
+        },
+    );
+    text += &format!(
+        "best: {best}; learning curve in {}/curve.csv and curve.svg\n",
+        args.dir.display()
+    );
+    emit(&text)
+}
+
+/// The commands that play a plan's self-play in shards and merge them where the run reads.
+fn plan_text(plan: &SelfPlayPlan, dir: &std::path::Path) -> String {
+    let mut text = format!(
+        "generation {}: its self-play is {} tournament(s); play each in N shards (K = 1..N), \
+         then merge, then rerun this command without --plan:\n",
+        plan.generation,
+        plan.runs.len()
+    );
+    for run in &plan.runs {
+        let variant = match run.variant {
+            Variant::Normal => "normal",
+            Variant::Beginner => "beginner",
+        };
+        let shards = format!("{}/shards-{}-{variant}", dir.display(), plan.generation);
+        text += &format!(
+            "toybattle tournament --bots {} --terrains {} --games {} --variant {variant} \
+             --seed {} --max-turns {} --shard K/N --out {shards}/K\n\
+             toybattle merge {shards}/* --out {}\n",
+            plan.bot,
+            plan.terrains.join(","),
+            plan.games,
+            run.seed,
+            plan.max_turns,
+            run.dir.display()
+        );
+    }
+    text
 }

@@ -11,6 +11,9 @@
 mod baseline;
 #[cfg(feature = "train")]
 mod fit;
+pub mod gate;
+#[cfg(feature = "train")]
+pub mod generation;
 mod positions;
 
 pub use baseline::{compare_with_fitted, Comparison};

@@ -1,0 +1,868 @@
+//! Generations of self-play learning (`toybattle train run`, feature `train`).
+//!
+//! A generation: (a) the current best search plays itself on every terrain and variant of the
+//! run (a tournament folder per variant, which a cluster may shard); (b) a value model is fitted
+//! to the outcomes of the new games and of a window of earlier generations; (c) the candidate,
+//! the base search with that model at its playout cut, meets the best in a paired gate stopped by
+//! SPRT, and is kept only if the test accepts that it is stronger. Kept generations then play
+//! the base search (generation 0) for the learning curve.
+//!
+//! The run folder holds `run.json` (the settings), `base.toml` (generation 0), and per
+//! generation `gen-NNN/`: `best.toml`, `selfplay-<variant>/`, `fit.json`, `weights.bin`,
+//! `candidate.toml`, `gate/`, `reference/` and, once the generation is complete, `result.json`.
+//! Every file is written whole (temporary file, then rename) and every tournament resumes, so
+//! rerunning the same command after a kill keeps what was done and redoes what was not;
+//! `run.lock` refuses a second process on the folder.
+
+use super::gate::{gate, play_match, GateResult, MatchResult, MatchSettings};
+use super::{fit, Dataset, DatasetError, FitOptions};
+use crate::bot::preset::{self, BotConfig, Preset};
+use crate::bot::search::SearchConfig;
+use crate::model::weights;
+use crate::rules::Variant;
+use crate::terrain::Terrain;
+use crate::tournament::lock::RunLock;
+use crate::tournament::stats::SprtParams;
+use crate::tournament::store::{write_atomic, write_json_atomic};
+use crate::tournament::{LockError, StoreError, TournamentError};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The format tag of a training run's `run.json`.
+pub const TRAIN_FORMAT: &str = "toybattle-train/1";
+
+/// Everything that decides a training run's games and weights (`run.json`): rerunning with
+/// other settings on the same folder is refused.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TrainConfig {
+    /// The format tag, [`TRAIN_FORMAT`].
+    pub format: String,
+    /// The base search (a preset spec): generation 0, and the settings of every candidate.
+    pub base: String,
+    /// The base preset's version when the run started.
+    pub base_version: String,
+    /// Terrain keys, in play order.
+    pub terrains: Vec<String>,
+    /// The variants of the self-play games.
+    pub variants: Vec<Variant>,
+    /// Self-play games per generation, terrain and variant; even.
+    pub games: u32,
+    /// Generations of self-play a model is fitted to: this one and the `window - 1` before.
+    pub window: u32,
+    /// Recorded games added to the training data of the first `window` generations.
+    pub start_records: Vec<PathBuf>,
+    /// Passes over the training positions.
+    pub epochs: u32,
+    /// Positions per gradient step.
+    pub batch: usize,
+    /// AdamW's learning rate.
+    pub learning_rate: f64,
+    /// AdamW's weight decay.
+    pub weight_decay: f64,
+    /// One game in this many is held out of the fit to report its loss; 0 = none.
+    pub validation_every: u32,
+    /// Most gate games per terrain (even); the test usually stops earlier.
+    pub gate_games: u32,
+    /// The variant of the gate and reference games.
+    pub gate_variant: Variant,
+    /// The gate's sequential test.
+    pub sprt: SprtParams,
+    /// Games per terrain of each kept generation against the base (the learning curve); 0 = none.
+    pub reference_games: u32,
+    /// Self-play turn cap.
+    pub max_turns: u16,
+    /// The run seed: every game's deal and every fit derive from it.
+    pub seed: u64,
+}
+
+/// How to run: the settings plus what does not change results.
+pub struct TrainOptions {
+    /// The settings.
+    pub config: TrainConfig,
+    /// The terrains named by `config.terrains`, in the same order.
+    pub terrains: Vec<Arc<Terrain>>,
+    /// The run folder.
+    pub dir: PathBuf,
+    /// Complete generations to reach (those already complete count).
+    pub generations: u32,
+    /// Games played at once; `None` for one per core.
+    pub concurrency: Option<usize>,
+    /// No progress bars and no notes on standard error.
+    pub quiet: bool,
+    /// Stop before the self-play of the first incomplete generation and return its plan (to
+    /// play it elsewhere, e.g. sharded on a cluster) instead of playing it.
+    pub plan_only: bool,
+}
+
+/// The self-play tournaments of a generation, for playing them elsewhere: each is an ordinary
+/// tournament run folder, so shards played with `toybattle tournament --shard` and merged with
+/// `toybattle merge` into `dir` are taken as played when the training run resumes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelfPlayPlan {
+    /// The generation.
+    pub generation: u32,
+    /// The bot spec (the absolute path of the generation's `best.toml`).
+    pub bot: String,
+    /// Terrain keys.
+    pub terrains: Vec<String>,
+    /// Games per terrain.
+    pub games: u32,
+    /// Self-play turn cap.
+    pub max_turns: u16,
+    /// One tournament per variant.
+    pub runs: Vec<PlannedRun>,
+}
+
+/// One self-play tournament of a plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlannedRun {
+    /// The run folder the training run reads.
+    pub dir: PathBuf,
+    /// Its variant.
+    pub variant: Variant,
+    /// Its seed.
+    pub seed: u64,
+}
+
+/// Processor time spent on a generation's steps, in seconds (every thread of the process;
+/// work done by a process killed before the step finished is not counted).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StepSeconds {
+    /// Self-play games.
+    pub selfplay: f64,
+    /// Fitting the model.
+    pub fit: f64,
+    /// The gate.
+    pub gate: f64,
+    /// The match against the base.
+    pub reference: f64,
+}
+
+impl StepSeconds {
+    /// All steps together.
+    pub fn total(&self) -> f64 {
+        self.selfplay + self.fit + self.gate + self.reference
+    }
+}
+
+/// A complete generation (`gen-NNN/result.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenerationResult {
+    /// The generation, from 1.
+    pub generation: u32,
+    /// The generation whose search played the self-play games and defended the gate (0 = the
+    /// base search).
+    pub best_before: u32,
+    /// Self-play games this generation played.
+    pub selfplay_games: u64,
+    /// Games the model was fitted to.
+    pub trained_games: u32,
+    /// Positions the model was fitted to.
+    pub trained_positions: u64,
+    /// Held-out logistic loss after the last epoch (`None` without held-out games).
+    pub validation_loss: Option<f64>,
+    /// The gate against the best.
+    pub gate: GateResult,
+    /// Whether the candidate became the best.
+    pub kept: bool,
+    /// The kept candidate against the base search, for the learning curve.
+    pub reference: Option<MatchResult>,
+    /// Processor time per step.
+    pub cpu_seconds: StepSeconds,
+}
+
+/// What a call did: the complete generations, and how many were completed now.
+#[derive(Clone, Debug)]
+pub struct TrainReport {
+    /// Every complete generation, in order.
+    pub generations: Vec<GenerationResult>,
+    /// Generations completed by this call.
+    pub completed_now: u32,
+    /// Self-play games found already played at start, over the generations run now.
+    pub selfplay_resumed: u64,
+    /// Weights files found complete and reused instead of fitted again.
+    pub fits_reused: u32,
+    /// With `plan_only`: the self-play of the first incomplete generation (`None` when the
+    /// generations asked for are complete).
+    pub plan: Option<SelfPlayPlan>,
+}
+
+/// Why a training run cannot go on; each message names the file or setting at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum TrainError {
+    /// A tournament (self-play, gate, reference) failed.
+    #[error(transparent)]
+    Tournament(#[from] TournamentError),
+    /// The run folder is held by another process.
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// A file of the run folder that cannot be written or read.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The folder holds a run of other settings.
+    #[error("{dir} holds a training run of other settings: {}; use a new folder or the same settings", .differences.join("; "))]
+    Settings {
+        /// The run folder.
+        dir: String,
+        /// What differs, setting by setting.
+        differences: Vec<String>,
+    },
+    /// A file of the run folder that is not what it should be.
+    #[error("{path}: {reason}")]
+    File {
+        /// The file.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The base preset cannot be the base of a training run.
+    #[error("base preset '{spec}': {reason}")]
+    Base {
+        /// The spec as given.
+        spec: String,
+        /// Why.
+        reason: String,
+    },
+    /// Settings that make no run.
+    #[error("{0}")]
+    Invalid(String),
+    /// A self-play record that cannot be read for training.
+    #[error(transparent)]
+    Dataset(#[from] DatasetError),
+    /// The fit failed.
+    #[error("generation {generation}: training failed: {reason}")]
+    Fit {
+        /// The generation.
+        generation: u32,
+        /// candle's reason.
+        reason: String,
+    },
+}
+
+impl TrainConfig {
+    /// Checks the settings that make no run; the message names the setting.
+    pub fn validate(&self) -> Result<(), TrainError> {
+        let bad = |m: &str| Err(TrainError::Invalid(m.to_string()));
+        if self.games == 0 || !self.games.is_multiple_of(2) {
+            return bad("--games must be even and at least 2 (every deal is played twice)");
+        }
+        if self.gate_games == 0 || !self.gate_games.is_multiple_of(2) {
+            return bad("--gate-games must be even and at least 2");
+        }
+        if !self.reference_games.is_multiple_of(2) {
+            return bad("--reference-games must be even");
+        }
+        if self.window == 0 {
+            return bad("--window must be at least 1");
+        }
+        if self.epochs == 0 || self.batch == 0 {
+            return bad("--epochs and --batch must be at least 1");
+        }
+        if self.variants.is_empty() || self.terrains.is_empty() {
+            return bad("at least one terrain and one variant are needed");
+        }
+        self.sprt
+            .validate()
+            .map_err(|e| TrainError::Invalid(format!("--sprt: {e}")))
+    }
+
+    fn differences(&self, other: &TrainConfig) -> Vec<String> {
+        let (a, b) = (json_fields(self), json_fields(other));
+        a.iter()
+            .filter(|(k, v)| b.get(*k) != Some(v))
+            .map(|(k, v)| format!("{k} {v} now, {} in run.json", b.get(k).map_or("-", |s| s)))
+            .collect()
+    }
+}
+
+fn json_fields(config: &TrainConfig) -> BTreeMap<String, String> {
+    match serde_json::to_value(config) {
+        Ok(serde_json::Value::Object(map)) => {
+            map.into_iter().map(|(k, v)| (k, v.to_string())).collect()
+        }
+        _ => BTreeMap::new(),
+    }
+}
+
+/// The base preset of a training run: a search whose playouts are cut (`eval_turns` > 0), so
+/// that a value model has positions to judge.
+pub fn base_preset(spec: &str) -> Result<Preset, TrainError> {
+    let base = |reason: String| TrainError::Base {
+        spec: spec.to_string(),
+        reason,
+    };
+    let preset = preset::resolve(spec).map_err(|e| base(e.to_string()))?;
+    match &preset.config {
+        BotConfig::Search { config, .. } if config.eval_turns > 0 => Ok(preset),
+        BotConfig::Search { .. } => Err(base(
+            "its playouts are not cut (eval_turns = 0), so no value model would be asked; \
+             set eval_turns (e.g. 2)"
+                .into(),
+        )),
+        _ => Err(base(
+            "it does not search, so it has no value model to learn".into(),
+        )),
+    }
+}
+
+/// The text of a preset file playing as `preset`, with the value model of `weights` when given.
+fn preset_text(preset: &Preset, weights: Option<&Path>, description: &str) -> String {
+    let BotConfig::Search { config, algorithm } = &preset.config else {
+        unreachable!("base_preset accepts searches only")
+    };
+    let mut config = config.clone();
+    if let Some(w) = weights {
+        config.value_model = true;
+        config.value_weights = w.display().to_string();
+    }
+    // A preset may write only the options of its algorithm.
+    let mut search = toml::Table::try_from(&config).unwrap_or_default();
+    search.retain(|name, _| SearchConfig::applies_to(name, *algorithm) == Some(true));
+    let mut text = format!(
+        "description = {}\nalgorithm = {}\n[budget]\n",
+        toml::Value::String(description.to_string()),
+        toml::Value::String(preset.algorithm.clone())
+    );
+    if let Some(n) = preset.budget.iterations {
+        let _ = writeln!(text, "iterations = {n}");
+    }
+    if let Some(t) = preset.budget.time {
+        let _ = writeln!(text, "time_ms = {}", t.as_millis());
+    }
+    text + "[search]\n" + &toml::to_string(&search).unwrap_or_default()
+}
+
+/// Runs (or resumes) the training run of `options` until `options.generations` generations
+/// are complete.
+pub fn run_generations(options: TrainOptions) -> Result<TrainReport, TrainError> {
+    let config = &options.config;
+    config.validate()?;
+    if options
+        .terrains
+        .iter()
+        .map(|t| &t.key)
+        .ne(config.terrains.iter())
+    {
+        return Err(TrainError::Invalid(
+            "the terrains given do not match the settings' terrain list".into(),
+        ));
+    }
+    let io = |path: &Path, e: std::io::Error| TrainError::File {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    };
+    std::fs::create_dir_all(&options.dir).map_err(|e| io(&options.dir, e))?;
+    // Presets name their files by absolute path: the tournaments resolve them from any folder.
+    let dir = options
+        .dir
+        .canonicalize()
+        .map_err(|e| io(&options.dir, e))?;
+    let _lock = RunLock::acquire(&dir)?;
+    let base = base_preset(&config.base)?;
+    if base.version() != config.base_version {
+        return Err(TrainError::Base {
+            spec: config.base.clone(),
+            reason: format!(
+                "version {} differs from the {} the settings name",
+                base.version(),
+                config.base_version
+            ),
+        });
+    }
+    open_train_dir(&dir, config)?;
+    let base_file = dir.join("base.toml");
+    write_if_changed(
+        &base_file,
+        &preset_text(&base, None, "generation 0: the base search"),
+    )?;
+    let run = Run {
+        dir: &dir,
+        config,
+        base: &base,
+        base_file: &base_file,
+        terrains: &options.terrains,
+        concurrency: options.concurrency,
+        quiet: options.quiet,
+    };
+    let mut report = TrainReport {
+        generations: Vec::new(),
+        completed_now: 0,
+        selfplay_resumed: 0,
+        fits_reused: 0,
+        plan: None,
+    };
+    for g in 1..=options.generations {
+        let result = match read_result(&run.gen_dir(g))? {
+            Some(done) => done,
+            None if options.plan_only => {
+                let (_, _, bot) = run.prepare(g, &report.generations)?;
+                report.plan = Some(run.selfplay_plan(g, &bot));
+                return Ok(report);
+            }
+            None => {
+                let result = run.generation(g, &mut report)?;
+                report.completed_now += 1;
+                result
+            }
+        };
+        report.generations.push(result);
+        write_curve(&dir, &report.generations)?;
+    }
+    Ok(report)
+}
+
+/// Everything the steps of a generation share.
+struct Run<'a> {
+    dir: &'a Path,
+    config: &'a TrainConfig,
+    base: &'a Preset,
+    base_file: &'a Path,
+    terrains: &'a [Arc<Terrain>],
+    concurrency: Option<usize>,
+    quiet: bool,
+}
+
+impl Run<'_> {
+    fn gen_dir(&self, g: u32) -> PathBuf {
+        self.dir.join(format!("gen-{g:03}"))
+    }
+
+    fn note(&self, text: &str) {
+        if !self.quiet {
+            eprintln!("{text}");
+        }
+    }
+
+    /// The seed of step `step` of generation `g`: distinct for every step and generation.
+    fn seed(&self, g: u32, step: u64) -> u64 {
+        self.config
+            .seed
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .wrapping_add(u64::from(g) * 16 + step)
+    }
+
+    fn settings(&self, games: u32, variant: Variant, seed: u64) -> MatchSettings {
+        MatchSettings {
+            terrains: self.terrains.to_vec(),
+            games,
+            variant,
+            max_turns: self.config.max_turns,
+            seed,
+            concurrency: self.concurrency,
+            quiet: self.quiet,
+        }
+    }
+
+    /// Generation `g`'s folder and `best.toml`, the search of the last kept generation of
+    /// `done` (or the base): returns the folder, that generation and the spec of `best.toml`.
+    fn prepare(
+        &self,
+        g: u32,
+        done: &[GenerationResult],
+    ) -> Result<(PathBuf, u32, String), TrainError> {
+        let gen_dir = self.gen_dir(g);
+        let best_before = done
+            .iter()
+            .rev()
+            .find(|r| r.kept)
+            .map_or(0, |r| r.generation);
+        let best_source = match best_before {
+            0 => self.base_file.to_path_buf(),
+            k => self.gen_dir(k).join("candidate.toml"),
+        };
+        let best_text = std::fs::read_to_string(&best_source).map_err(|e| TrainError::File {
+            path: best_source.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        std::fs::create_dir_all(&gen_dir).map_err(|e| TrainError::File {
+            path: gen_dir.display().to_string(),
+            reason: e.to_string(),
+        })?;
+        let best = gen_dir.join("best.toml");
+        write_if_changed(&best, &best_text)?;
+        let best_spec = best.display().to_string();
+        Ok((gen_dir, best_before, best_spec))
+    }
+
+    /// The self-play tournaments of generation `g`, as the settings of their run folders.
+    fn selfplay_plan(&self, g: u32, bot: &str) -> SelfPlayPlan {
+        let runs = (self.config.variants.iter().enumerate())
+            .map(|(k, &variant)| PlannedRun {
+                dir: self.selfplay_dir(g, variant),
+                variant,
+                seed: self.seed(g, k as u64),
+            })
+            .collect();
+        SelfPlayPlan {
+            generation: g,
+            bot: bot.to_string(),
+            terrains: self.config.terrains.clone(),
+            games: self.config.games,
+            max_turns: self.config.max_turns,
+            runs,
+        }
+    }
+
+    fn selfplay_dir(&self, g: u32, variant: Variant) -> PathBuf {
+        self.gen_dir(g)
+            .join(format!("selfplay-{}", variant_name(variant)))
+    }
+
+    /// Plays, fits and gates generation `g` after the complete generations of `report`.
+    fn generation(&self, g: u32, report: &mut TrainReport) -> Result<GenerationResult, TrainError> {
+        let (gen_dir, best_before, best_spec) = self.prepare(g, &report.generations)?;
+        let mut cpu = StepSeconds::default();
+
+        let clock = cpu_seconds();
+        let mut selfplay_games = 0;
+        for run in self.selfplay_plan(g, &best_spec).runs {
+            self.note(&format!(
+                "generation {g}: self-play of generation {best_before} ({}) in {}",
+                variant_name(run.variant),
+                run.dir.display()
+            ));
+            let settings = self.settings(self.config.games, run.variant, run.seed);
+            let summary = super::gate::self_play(&run.dir, &best_spec, &settings)?;
+            report.selfplay_resumed += summary.1;
+            selfplay_games += summary.0;
+        }
+        cpu.selfplay = cpu_seconds() - clock;
+
+        let clock = cpu_seconds();
+        let (trained_games, trained_positions, validation_loss, reused) = self.fit(g, &gen_dir)?;
+        report.fits_reused += u32::from(reused);
+        cpu.fit = cpu_seconds() - clock;
+
+        let weights_file = gen_dir.join("weights.bin");
+        let candidate = gen_dir.join("candidate.toml");
+        let description = format!(
+            "generation {g}: the base search with the value model fitted in {}",
+            gen_dir.display()
+        );
+        write_if_changed(
+            &candidate,
+            &preset_text(self.base, Some(&weights_file), &description),
+        )?;
+        let candidate_spec = candidate.display().to_string();
+
+        let clock = cpu_seconds();
+        self.note(&format!(
+            "generation {g}: gate against generation {best_before}"
+        ));
+        let gate_settings = self.settings(
+            self.config.gate_games,
+            self.config.gate_variant,
+            self.seed(g, 8),
+        );
+        let gate_result = gate(
+            &gen_dir.join("gate"),
+            &candidate_spec,
+            &best_spec,
+            &gate_settings,
+            self.config.sprt,
+        )?;
+        cpu.gate = cpu_seconds() - clock;
+
+        let clock = cpu_seconds();
+        let reference = match (gate_result.kept, self.config.reference_games) {
+            (false, _) | (true, 0) => None,
+            (true, games) => {
+                self.note(&format!("generation {g}: against the base search (curve)"));
+                let settings = self.settings(games, self.config.gate_variant, self.seed(g, 9));
+                let base_spec = self.base_file.display().to_string();
+                Some(play_match(
+                    &gen_dir.join("reference"),
+                    &candidate_spec,
+                    &base_spec,
+                    &settings,
+                )?)
+            }
+        };
+        cpu.reference = cpu_seconds() - clock;
+
+        let result = GenerationResult {
+            generation: g,
+            best_before,
+            selfplay_games,
+            trained_games,
+            trained_positions,
+            validation_loss,
+            kept: gate_result.kept,
+            gate: gate_result,
+            reference,
+            cpu_seconds: cpu,
+        };
+        write_json_atomic(&gen_dir.join(RESULT_FILE), &result)?;
+        self.note(&describe(&result));
+        Ok(result)
+    }
+
+    /// Fits generation `g`'s model to its window of self-play (and the start records while
+    /// they are in the window), unless a complete weights file is there already; returns games,
+    /// positions, the held-out loss and whether the file was reused.
+    fn fit(&self, g: u32, gen_dir: &Path) -> Result<(u32, u64, Option<f64>, bool), TrainError> {
+        let weights_file = gen_dir.join("weights.bin");
+        let fit_file = gen_dir.join("fit.json");
+        let earlier: Option<FitSummary> = std::fs::read(&fit_file)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        let weights_ok = std::fs::read(&weights_file)
+            .ok()
+            .is_some_and(|b| weights::from_bytes(&b).is_ok());
+        if let (Some(f), true) = (&earlier, weights_ok) {
+            return Ok((f.games, f.positions, f.validation_loss, true));
+        }
+        let mut data = Dataset::new();
+        let first = g.saturating_sub(self.config.window - 1).max(1);
+        for k in first..=g {
+            for &variant in &self.config.variants {
+                data.add_records_under(&self.selfplay_dir(k, variant))?;
+            }
+        }
+        if g <= self.config.window {
+            for dir in &self.config.start_records {
+                data.add_records_under(dir)?;
+            }
+        }
+        if data.is_empty() {
+            return Err(TrainError::Invalid(format!(
+                "generation {g}: the self-play records hold no decision to learn from"
+            )));
+        }
+        self.note(&format!(
+            "generation {g}: fitting to {} positions of {} games (generations {first} to {g})",
+            data.len(),
+            data.games()
+        ));
+        let options = FitOptions {
+            epochs: self.config.epochs,
+            batch: self.config.batch,
+            learning_rate: self.config.learning_rate,
+            weight_decay: self.config.weight_decay,
+            seed: self.seed(g, 7),
+            validation_every: self.config.validation_every,
+        };
+        let (model, epochs) = fit(&data, &options, |r| {
+            self.note(&format!(
+                "  epoch {:>3}: training loss {:.4}, held-out loss {:.4}",
+                r.epoch, r.train_loss, r.validation_loss
+            ));
+        })
+        .map_err(|e| TrainError::Fit {
+            generation: g,
+            reason: e.to_string(),
+        })?;
+        let last = epochs.last().map(|r| r.validation_loss);
+        let summary = FitSummary {
+            games: data.games(),
+            positions: data.len() as u64,
+            validation_loss: last.filter(|l| l.is_finite()),
+            train_losses: epochs.iter().map(|r| r.train_loss).collect(),
+        };
+        // fit.json first: the weights file is the mark of a complete fit.
+        write_json_atomic(&fit_file, &summary)?;
+        write_atomic(&weights_file, &weights::to_bytes(&model))?;
+        Ok((
+            summary.games,
+            summary.positions,
+            summary.validation_loss,
+            false,
+        ))
+    }
+}
+
+/// What a fit was given and reached (`gen-NNN/fit.json`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct FitSummary {
+    games: u32,
+    positions: u64,
+    validation_loss: Option<f64>,
+    train_losses: Vec<f64>,
+}
+
+const RESULT_FILE: &str = "result.json";
+
+/// The variant as written in folder names and settings.
+fn variant_name(v: Variant) -> &'static str {
+    match v {
+        Variant::Normal => "normal",
+        Variant::Beginner => "beginner",
+    }
+}
+
+/// One line for people: the gate's verdict and the curve's point.
+pub fn describe(r: &GenerationResult) -> String {
+    let verdict = if r.kept { "kept" } else { "not kept" };
+    let mut line = format!(
+        "generation {}: {verdict}: gate {} games against generation {}, score {:.1}%, Elo {:+.0} [{:+.0}, {:+.0}], LLR {:.2} ({:?})",
+        r.generation,
+        r.gate.result.games,
+        r.best_before,
+        100.0 * r.gate.result.score,
+        r.gate.result.elo,
+        r.gate.result.elo_lo,
+        r.gate.result.elo_hi,
+        r.gate.llr,
+        r.gate.decision
+    );
+    if let Some(m) = &r.reference {
+        let _ = write!(
+            line,
+            "; against generation 0: {} games, Elo {:+.0} [{:+.0}, {:+.0}]",
+            m.games, m.elo, m.elo_lo, m.elo_hi
+        );
+    }
+    let _ = write!(line, "; {:.2} CPU-hours", r.cpu_seconds.total() / 3600.0);
+    line
+}
+
+/// `run.json`: written for a new run, compared for a resumed one.
+fn open_train_dir(dir: &Path, config: &TrainConfig) -> Result<(), TrainError> {
+    let path = dir.join("run.json");
+    match std::fs::read(&path) {
+        Ok(bytes) => {
+            let stored: TrainConfig =
+                serde_json::from_slice(&bytes).map_err(|e| TrainError::File {
+                    path: path.display().to_string(),
+                    reason: format!("not the settings of a training run: {e}"),
+                })?;
+            if stored == *config {
+                Ok(())
+            } else {
+                Err(TrainError::Settings {
+                    dir: dir.display().to_string(),
+                    differences: config.differences(&stored),
+                })
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(write_json_atomic(&path, config)?),
+        Err(e) => Err(TrainError::File {
+            path: path.display().to_string(),
+            reason: e.to_string(),
+        }),
+    }
+}
+
+/// Writes `text` to `path` unless the file holds it already (a resumed run rewrites nothing).
+fn write_if_changed(path: &Path, text: &str) -> Result<(), TrainError> {
+    if std::fs::read_to_string(path).is_ok_and(|t| t == text) {
+        return Ok(());
+    }
+    Ok(write_atomic(path, text.as_bytes())?)
+}
+
+/// The result of a complete generation, `None` if it is not complete. A result file that does
+/// not parse (it is written whole, so only a hand edit makes one) is refused.
+fn read_result(gen_dir: &Path) -> Result<Option<GenerationResult>, TrainError> {
+    let path = gen_dir.join(RESULT_FILE);
+    match std::fs::read(&path) {
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map(Some)
+            .map_err(|e| TrainError::File {
+                path: path.display().to_string(),
+                reason: format!("not a generation's result: {e}"),
+            }),
+        Err(_) => Ok(None),
+    }
+}
+
+/// Processor time of this process so far (user and system, every thread), in seconds.
+fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0.0;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}
+
+/// The learning curve: `curve.csv` (every generation) and `curve.svg` (the Elo of each kept
+/// generation against generation 0, with its 95% interval, over cumulative CPU-hours).
+fn write_curve(dir: &Path, results: &[GenerationResult]) -> Result<(), TrainError> {
+    let mut csv = String::from(
+        "generation,kept,best_before,gate_games,gate_elo,gate_elo_lo,gate_elo_hi,gate_llr,\
+         reference_games,reference_elo,reference_elo_lo,reference_elo_hi,cpu_hours\n",
+    );
+    let mut hours = 0.0;
+    let mut points = vec![(0u32, 0.0, 0.0, 0.0, 0.0)];
+    for r in results {
+        hours += r.cpu_seconds.total() / 3600.0;
+        let g = &r.gate.result;
+        let _ = write!(
+            csv,
+            "{},{},{},{},{:.1},{:.1},{:.1},{:.3},",
+            r.generation, r.kept, r.best_before, g.games, g.elo, g.elo_lo, g.elo_hi, r.gate.llr
+        );
+        match &r.reference {
+            Some(m) => {
+                let _ = write!(
+                    csv,
+                    "{},{:.1},{:.1},{:.1}",
+                    m.games, m.elo, m.elo_lo, m.elo_hi
+                );
+                points.push((r.generation, hours, m.elo, m.elo_lo, m.elo_hi));
+            }
+            None => csv.push_str(",,,"),
+        }
+        let _ = writeln!(csv, ",{hours:.4}");
+    }
+    write_atomic(&dir.join("curve.csv"), csv.as_bytes())?;
+    write_atomic(&dir.join("curve.svg"), curve_svg(&points).as_bytes())?;
+    Ok(())
+}
+
+/// A plain SVG plot of `(generation, cpu_hours, elo, lo, hi)` points: Elo against generation
+/// 0 by generation, with interval bars, each point labelled with the CPU-hours spent so far.
+fn curve_svg(points: &[(u32, f64, f64, f64, f64)]) -> String {
+    let (w, h, left, right, top, bottom) = (640.0, 400.0, 60.0, 20.0, 30.0, 50.0);
+    let last = points.iter().map(|p| p.0).max().unwrap_or(0).max(1) as f64;
+    let lo = points.iter().map(|p| p.3).fold(-50.0f64, f64::min);
+    let hi = points.iter().map(|p| p.4).fold(50.0f64, f64::max);
+    let x = |g: f64| left + (w - left - right) * g / last;
+    let y = |e: f64| top + (h - top - bottom) * (hi - e) / (hi - lo);
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
+         <rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n\
+         <text x=\"{left}\" y=\"18\">Elo against generation 0 (95% interval); label: CPU-hours so far</text>\n\
+         <line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\"/>\n\
+         <line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{}\" stroke=\"black\"/>\n\
+         <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">generation</text>\n\
+         <text x=\"4\" y=\"{}\">{hi:+.0}</text>\n<text x=\"4\" y=\"{}\">{lo:+.0}</text>\n<text x=\"4\" y=\"{}\">0</text>\n",
+        y(0.0),
+        w - right,
+        y(0.0),
+        h - bottom,
+        (w + left) / 2.0,
+        h - 12.0,
+        y(hi) + 4.0,
+        y(lo),
+        y(0.0) + 4.0,
+    );
+    let mut path = String::new();
+    for (i, &(g, hours, elo, elo_lo, elo_hi)) in points.iter().enumerate() {
+        let (px, py) = (x(f64::from(g)), y(elo));
+        let _ = writeln!(
+            s,
+            "<line x1=\"{px:.1}\" y1=\"{:.1}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#4a7\"/>\n\
+             <circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"4\" fill=\"#274\"/>\n\
+             <text x=\"{px:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{g}</text>\n\
+             <text x=\"{:.1}\" y=\"{:.1}\" fill=\"#555\">{hours:.2} h</text>",
+            y(elo_lo),
+            y(elo_hi),
+            h - bottom + 16.0,
+            px + 6.0,
+            py - 6.0
+        );
+        path += &format!("{}{px:.1},{py:.1} ", if i == 0 { "M" } else { "L" });
+    }
+    let _ = writeln!(
+        s,
+        "<path d=\"{}\" fill=\"none\" stroke=\"#274\"/>\n</svg>",
+        path.trim_end()
+    );
+    s
+}

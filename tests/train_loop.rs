@@ -1,0 +1,417 @@
+//! The generation loop of `toybattle train run` and its gate (issue 29): small budgets, a few
+//! seconds each. They need the `train` feature: `cargo test --features train --test train_loop`.
+#![cfg(feature = "train")]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use toybattle::model::{weights, ValueModel};
+use toybattle::rules::Variant;
+use toybattle::terrain::{builtin_terrains, Terrain};
+use toybattle::tournament::lock::RunLock;
+use toybattle::tournament::stats::{SprtDecision, SprtParams};
+use toybattle::train::gate::{gate, MatchSettings};
+use toybattle::train::generation::{
+    base_preset, run_generations, GenerationResult, StepSeconds, TrainConfig, TrainError,
+    TrainOptions, TRAIN_FORMAT,
+};
+
+/// A fresh folder unique to this test process and `tag`.
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toybattle-loop-{}-{tag}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A small ISMCTS preset in `dir` with `iterations` per decision and playouts cut after one
+/// turn; `weights`, when given, is the value model it judges the cut with.
+fn preset(dir: &Path, name: &str, iterations: u32, weights: Option<&Path>) -> String {
+    let mut text = format!(
+        "description = \"test\"\nalgorithm = \"ismcts\"\n[budget]\niterations = {iterations}\n\
+         [search]\neval_turns = 1\nfitted_eval = true\nplayout = \"greedy\"\n"
+    );
+    if let Some(w) = weights {
+        text += &format!("value_model = true\nvalue_weights = \"{}\"\n", w.display());
+    }
+    let path = dir.join(format!("{name}.toml"));
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn terrains(n: usize) -> Vec<Arc<Terrain>> {
+    builtin_terrains()[..n]
+        .iter()
+        .cloned()
+        .map(Arc::new)
+        .collect()
+}
+
+fn config(base: &str, terrains: &[Arc<Terrain>], seed: u64) -> TrainConfig {
+    TrainConfig {
+        format: TRAIN_FORMAT.into(),
+        base: base.into(),
+        base_version: base_preset(base).unwrap().version(),
+        terrains: terrains.iter().map(|t| t.key.clone()).collect(),
+        variants: vec![Variant::Normal, Variant::Beginner],
+        games: 2,
+        window: 2,
+        start_records: Vec::new(),
+        epochs: 2,
+        batch: 64,
+        learning_rate: 1e-3,
+        weight_decay: 1e-4,
+        validation_every: 0,
+        gate_games: 2,
+        gate_variant: Variant::Normal,
+        sprt: "0,50".parse().unwrap(),
+        reference_games: 2,
+        max_turns: 300,
+        seed,
+    }
+}
+
+fn options(config: TrainConfig, terrains: &[Arc<Terrain>], dir: &Path) -> TrainOptions {
+    TrainOptions {
+        config,
+        terrains: terrains.to_vec(),
+        dir: dir.to_path_buf(),
+        generations: 1,
+        concurrency: Some(1),
+        quiet: true,
+        plan_only: false,
+    }
+}
+
+/// A generation's result without its processor times, which vary from run to run.
+fn timeless(mut r: GenerationResult) -> GenerationResult {
+    r.cpu_seconds = StepSeconds::default();
+    r
+}
+
+/// A one-generation run plays its self-play in both variants, fits, gates and writes its
+/// folder; a second run from the same seed in another folder writes the same weights and
+/// reaches the same result.
+#[test]
+fn a_one_generation_run_completes_and_is_reproducible_from_its_seed() {
+    let root = scratch("repro");
+    let base = preset(&root, "base", 30, None);
+    let ts = terrains(2);
+    let mut results = Vec::new();
+    for run in ["a", "b"] {
+        let dir = root.join(run);
+        let report = run_generations(options(config(&base, &ts, 7), &ts, &dir)).unwrap();
+        assert_eq!(report.completed_now, 1);
+        let r = report.generations[0].clone();
+        assert_eq!(r.generation, 1);
+        assert_eq!(r.best_before, 0);
+        assert_eq!(
+            r.selfplay_games,
+            2 * 2 * 2,
+            "2 games x 2 terrains x 2 variants"
+        );
+        assert_eq!(r.trained_games, 8);
+        assert!(r.trained_positions > 0);
+        assert!(r.gate.result.games > 0);
+        assert_eq!(r.kept, r.gate.decision == SprtDecision::H1);
+        for file in ["run.json", "base.toml", "curve.csv", "curve.svg"] {
+            assert!(dir.join(file).is_file(), "{file}");
+        }
+        for file in [
+            "best.toml",
+            "candidate.toml",
+            "weights.bin",
+            "fit.json",
+            "result.json",
+        ] {
+            assert!(dir.join("gen-001").join(file).is_file(), "{file}");
+        }
+        let w = std::fs::read(dir.join("gen-001/weights.bin")).unwrap();
+        weights::from_bytes(&w).unwrap();
+        results.push((timeless(r), w));
+    }
+    assert_eq!(results[0], results[1]);
+}
+
+/// A generation interrupted after its self-play (no gate, no result, a weights file cut
+/// short) is finished by the rerun: the self-play games are kept, the cut weights are
+/// fitted again to the same bytes, and the result is the one the uninterrupted run reached.
+/// A complete generation is not run again, and other settings on the folder are refused.
+#[test]
+fn an_interrupted_generation_resumes_keeping_its_finished_work() {
+    let root = scratch("resume");
+    let base = preset(&root, "base", 30, None);
+    let ts = terrains(1);
+    let dir = root.join("run");
+    let first = run_generations(options(config(&base, &ts, 3), &ts, &dir)).unwrap();
+    let gen = dir.join("gen-001");
+    let weights_before = std::fs::read(gen.join("weights.bin")).unwrap();
+
+    // Killed during the gate: no result, the gate half there.
+    std::fs::remove_file(gen.join("result.json")).unwrap();
+    std::fs::remove_dir_all(gen.join("gate")).unwrap();
+    let again = run_generations(options(config(&base, &ts, 3), &ts, &dir)).unwrap();
+    assert_eq!(again.completed_now, 1);
+    assert_eq!(again.selfplay_resumed, 4, "both variants' games kept");
+    assert_eq!(again.fits_reused, 1, "the complete weights file is kept");
+    assert_eq!(
+        timeless(again.generations[0].clone()),
+        timeless(first.generations[0].clone())
+    );
+
+    // Killed while writing the weights: a file cut short is detected and fitted again.
+    std::fs::remove_file(gen.join("result.json")).unwrap();
+    std::fs::write(gen.join("weights.bin"), &weights_before[..1000]).unwrap();
+    let again = run_generations(options(config(&base, &ts, 3), &ts, &dir)).unwrap();
+    assert_eq!(again.fits_reused, 0);
+    assert_eq!(again.selfplay_resumed, 4);
+    assert_eq!(
+        std::fs::read(gen.join("weights.bin")).unwrap(),
+        weights_before
+    );
+    assert_eq!(
+        timeless(again.generations[0].clone()),
+        timeless(first.generations[0].clone())
+    );
+
+    let done = run_generations(options(config(&base, &ts, 3), &ts, &dir)).unwrap();
+    assert_eq!(done.completed_now, 0);
+    assert_eq!(done.generations.len(), 1);
+
+    let other = run_generations(options(config(&base, &ts, 4), &ts, &dir));
+    match other {
+        Err(TrainError::Settings { differences, .. }) => {
+            assert!(
+                differences.iter().any(|d| d.starts_with("seed 4 now")),
+                "{differences:?}"
+            );
+        }
+        other => panic!(
+            "expected the other seed refused, got {:?}",
+            other.map(|_| ())
+        ),
+    }
+}
+
+/// A second process on a run folder is refused, naming the folder.
+#[test]
+fn a_run_folder_in_use_is_refused() {
+    let root = scratch("lock");
+    let base = preset(&root, "base", 30, None);
+    let ts = terrains(1);
+    let dir = root.join("run");
+    std::fs::create_dir_all(&dir).unwrap();
+    let _held = RunLock::acquire(&dir.canonicalize().unwrap()).unwrap();
+    match run_generations(options(config(&base, &ts, 1), &ts, &dir)) {
+        Err(e @ TrainError::Lock(_)) => assert!(e.to_string().contains("in use"), "{e}"),
+        other => panic!("expected the lock refused, got {:?}", other.map(|_| ())),
+    }
+    assert!(!dir.join("run.json").exists(), "nothing written");
+}
+
+fn gate_settings(games: u32) -> MatchSettings {
+    MatchSettings {
+        terrains: terrains(8),
+        games,
+        variant: Variant::Normal,
+        max_turns: 300,
+        seed: 11,
+        concurrency: Some(2),
+        quiet: true,
+    }
+}
+
+/// The gate refuses a planted weaker generation: a candidate playing with weights of its own
+/// (here the shipped ones from a file) but a fortieth of the best's iterations loses, and the
+/// test accepts H0.
+#[test]
+fn the_gate_refuses_a_planted_weaker_generation() {
+    let root = scratch("gate-weaker");
+    let shipped = root.join("shipped.bin");
+    std::fs::write(&shipped, weights::to_bytes(ValueModel::shipped())).unwrap();
+    let best = preset(&root, "best", 400, Some(&shipped));
+    let weaker = preset(&root, "weaker", 10, Some(&shipped));
+    let sprt: SprtParams = "0,50".parse().unwrap();
+    let r = gate(&root.join("gate"), &weaker, &best, &gate_settings(10), sprt).unwrap();
+    assert!(!r.kept, "{r:?}");
+    assert_eq!(r.decision, SprtDecision::H0, "{r:?}");
+    assert!(r.result.score < 0.35, "{r:?}");
+}
+
+/// The gate keeps a clearly stronger candidate: the same search with many more iterations
+/// per decision is accepted by the test.
+#[test]
+fn the_gate_keeps_a_clearly_stronger_candidate() {
+    let root = scratch("gate-stronger");
+    let best = preset(&root, "best", 10, None);
+    let stronger = preset(&root, "stronger", 400, None);
+    let sprt: SprtParams = "0,50".parse().unwrap();
+    let r = gate(
+        &root.join("gate"),
+        &stronger,
+        &best,
+        &gate_settings(10),
+        sprt,
+    )
+    .unwrap();
+    assert_eq!(r.decision, SprtDecision::H1, "{r:?}");
+    assert!(r.kept);
+}
+
+/// `toybattle train --help` explains the loop; the first form (`train --records ... --out`)
+/// is still accepted.
+#[test]
+fn the_help_explains_the_loop_and_the_old_form_still_fits() {
+    let bin = env!("CARGO_BIN_EXE_toybattle");
+    let help = std::process::Command::new(bin)
+        .args(["train", "run", "--help"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&help.stdout);
+    for word in ["self-play", "gate", "SPRT", "resum", "kill -9", "--plan"] {
+        assert!(text.contains(word), "'{word}' not in:\n{text}");
+    }
+    let top = std::process::Command::new(bin)
+        .args(["train", "--help"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&top.stdout).contains("run"));
+
+    let root = scratch("old-form");
+    let records = "results/balance/study/runs/strong-normal/records/castle_field";
+    let out = root.join("w.bin");
+    let fit = std::process::Command::new(bin)
+        .args(["train", "--records", records, "--out"])
+        .arg(&out)
+        .args(["--epochs", "1", "--validation-every", "0"])
+        .output()
+        .unwrap();
+    assert!(
+        fit.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fit.stderr)
+    );
+    weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+}
+
+/// The self-play of a generation, played with the commands `train run --plan` prints (two
+/// shards and a merge, as on a cluster), is taken as played when the run resumes.
+#[test]
+fn a_planned_selfplay_played_in_shards_and_merged_is_taken_as_played() {
+    let bin = env!("CARGO_BIN_EXE_toybattle");
+    let root = scratch("shards");
+    let base = preset(&root, "base", 30, None);
+    let dir = root.join("run");
+    let args = [
+        "--base",
+        &base,
+        "--terrains",
+        "castle_field",
+        "--variants",
+        "normal",
+        "--games",
+        "4",
+        "--gate-games",
+        "2",
+        "--reference-games",
+        "2",
+        "--epochs",
+        "1",
+        "--validation-every",
+        "0",
+        "--quiet",
+    ];
+    let plan = std::process::Command::new(bin)
+        .args(["train", "run"])
+        .arg(&dir)
+        .args(args)
+        .arg("--plan")
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let plan = String::from_utf8(plan.stdout).unwrap();
+    let line = |prefix: &str| {
+        plan.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no '{prefix}' in:\n{plan}"))
+            .split_whitespace()
+            .skip(1)
+            .map(str::to_string)
+            .collect::<Vec<String>>()
+    };
+    let shard_dirs: Vec<String> = (1..=2)
+        .map(|k| {
+            let words: Vec<String> = line("toybattle tournament")
+                .into_iter()
+                .map(|w| match w.as_str() {
+                    "K/N" => format!("{k}/2"),
+                    w if w.ends_with("/K") => format!("{}/{k}", &w[..w.len() - 2]),
+                    w => w.to_string(),
+                })
+                .collect();
+            let out = words.last().unwrap().clone();
+            let played = std::process::Command::new(bin)
+                .args(&words)
+                .arg("--quiet")
+                .current_dir(&root)
+                .output()
+                .unwrap();
+            assert!(
+                played.status.success(),
+                "{}",
+                String::from_utf8_lossy(&played.stderr)
+            );
+            out
+        })
+        .collect();
+    let merge = line("toybattle merge");
+    let merged = std::process::Command::new(bin)
+        .arg("merge")
+        .args(&shard_dirs)
+        .args(&merge[merge.len() - 2..])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    assert!(
+        merged.status.success(),
+        "{}",
+        String::from_utf8_lossy(&merged.stderr)
+    );
+
+    let ts = terrains(1);
+    let mut config = config(&base, &ts, 1);
+    config.variants = vec![Variant::Normal];
+    config.games = 4;
+    config.epochs = 1;
+    // The command line's defaults.
+    (config.window, config.batch) = (4, 256);
+    (config.learning_rate, config.weight_decay) = (3e-4, 0.3);
+    let report = run_generations(options(config, &ts, &dir)).unwrap();
+    assert_eq!(
+        report.selfplay_resumed, 4,
+        "every self-play game came from the shards"
+    );
+    assert_eq!(report.generations[0].selfplay_games, 4);
+}
+
+/// A preset whose `value_weights` file is missing or cut short is refused when it is read,
+/// naming the option, the file and what is wrong; a whole file is accepted.
+#[test]
+fn a_preset_naming_a_bad_weights_file_is_refused_with_the_reason() {
+    let root = scratch("bad-weights");
+    let whole = weights::to_bytes(ValueModel::shipped());
+    let cut = root.join("cut.bin");
+    std::fs::write(&cut, &whole[..whole.len() / 2]).unwrap();
+    let e = toybattle::bot::preset::resolve(&preset(&root, "cut", 30, Some(&cut)))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("value_weights") && e.contains("cut.bin"), "{e}");
+    assert!(e.contains("truncated"), "{e}");
+    let missing = root.join("missing.bin");
+    let e = toybattle::bot::preset::resolve(&preset(&root, "missing", 30, Some(&missing)))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("missing.bin"), "{e}");
+    let fine = root.join("whole.bin");
+    std::fs::write(&fine, &whole).unwrap();
+    toybattle::bot::preset::resolve(&preset(&root, "whole", 30, Some(&fine))).unwrap();
+}
