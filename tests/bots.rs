@@ -369,3 +369,41 @@ fn analyze_reports_an_unknown_preset_without_panicking() {
         "{stderr}"
     );
 }
+
+/// A preset's version follows the weights its value model plays with, not their file's name:
+/// a run resumed after its weights file was rewritten must not mix two bots under one version.
+#[test]
+fn version_depends_on_the_value_models_weights_not_their_path() {
+    use toybattle::model::value::ValueModel;
+    use toybattle::model::weights;
+    let write = |name: &str, model: &ValueModel| {
+        let path = std::env::temp_dir().join(format!(
+            "toybattle-bots-test-{}-{name}.weights",
+            std::process::id()
+        ));
+        std::fs::write(&path, weights::to_bytes(model)).unwrap();
+        path
+    };
+    let zero = write("zero", &ValueModel::untrained(1));
+    let copy = write("zero-copy", &ValueModel::untrained(1));
+    let other = write("other", ValueModel::shipped());
+    let version = |weights: &std::path::Path| {
+        let preset = temp_file(
+            "learned.toml",
+            &format!(
+                "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\niterations = 100\n\
+                 [search]\neval_turns = 2\nvalue_model = true\nvalue_weights = \"{}\"\n",
+                weights.display()
+            ),
+        );
+        let version = resolve(preset.to_str().unwrap()).unwrap().version();
+        std::fs::remove_file(&preset).unwrap();
+        version
+    };
+    let (a, b, c) = (version(&zero), version(&copy), version(&other));
+    for path in [zero, copy, other] {
+        std::fs::remove_file(path).unwrap();
+    }
+    assert_eq!(a, b, "the same weights under another name");
+    assert_ne!(a, c, "other weights");
+}

@@ -17,6 +17,7 @@ use super::greedy::GreedyBot;
 use super::random::RandomBot;
 use super::search::{make_player, Algorithm, OptionRangeError, SearchConfig};
 use super::{Budget, Player};
+use crate::model::weights;
 use crate::terrain::input;
 use crate::vocabulary::hash::fnv1a;
 use serde::Deserialize;
@@ -382,12 +383,23 @@ impl Preset {
     }
 
     /// A short hash (12 hex digits) of what the preset plays with: algorithm, budget and every
-    /// search parameter with defaults filled in. Comments, layout, name and description do not
-    /// change it; any change of play does. Stable across builds (FNV-1a, not std's hasher).
+    /// search parameter with defaults filled in, and the value model's weights when it plays with
+    /// one. Comments, layout, name and description do not change it; any change of play does.
+    /// Stable across builds (FNV-1a, not std's hasher).
     pub fn version(&self) -> String {
         let search = match &self.config {
             BotConfig::Search { config, .. } => {
-                toml::to_string(config).expect("a search config serializes to TOML")
+                // The weights a value model plays with, not the name of their file: a resumed
+                // run whose weights file was rewritten, or a build shipping other weights,
+                // plays another bot; the same weights under another name play the same one.
+                let mut named = config.clone();
+                named.value_weights = String::new();
+                let mut text = toml::to_string(&named).expect("a search config serializes to TOML");
+                if config.value_model {
+                    let weights = weights::to_bytes(config.value_weights_model());
+                    text.push_str(&format!("weights={:016x}\n", fnv1a(&weights)));
+                }
+                text
             }
             BotConfig::Random | BotConfig::Greedy => String::new(),
         };
