@@ -11,7 +11,7 @@
 
 use super::strong;
 use crate::bot::play::decision_seed;
-use crate::bot::search::{win_probability, Algorithm};
+use crate::bot::search;
 use crate::bot::Budget;
 use crate::info::Observation;
 use crate::rules::{Colour, Game};
@@ -97,13 +97,9 @@ pub fn playout_mean(
     cancel: Option<&AtomicBool>,
 ) -> f64 {
     let (_, config, _) = strong();
-    // `win_probability` reads playouts, not a search, for an algorithm that cannot search from
-    // an observation (cheat-uct); they start from fair determinizations of the observation with
-    // the strong level's playout options, so the figure is the same kind whoever is to move.
-    win_probability(
+    search::playout_mean(
         game,
         observation,
-        Algorithm::CheatUct,
         &config,
         Budget::iterations(ESTIMATE_PLAYOUTS),
         seed,

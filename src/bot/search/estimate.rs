@@ -57,6 +57,23 @@ pub fn win_probability(
             }
         }
     }
+    playout_mean(game, observation, config, budget, seed, cancel)
+}
+
+/// The observer's mean reward over `budget` playouts under `config` from determinizations of
+/// their observation, without a search: a figure of the same kind whoever is to decide (a
+/// search value exists only for the player deciding). 1 or 0 once the game is over.
+pub fn playout_mean(
+    game: &Game,
+    observation: &Observation,
+    config: &SearchConfig,
+    budget: Budget,
+    seed: u64,
+    cancel: Option<&AtomicBool>,
+) -> f64 {
+    if let Some(o) = observation.view().outcome() {
+        return f64::from(u8::from(o.winner == observation.observer()));
+    }
     playouts(game, observation, &config.clamped(), budget, seed, cancel)
 }
 

@@ -17,7 +17,7 @@ mod options;
 mod playout;
 mod tree;
 
-pub use estimate::win_probability;
+pub use estimate::{playout_mean, win_probability};
 pub use options::{OptionRangeError, SearchConfig};
 
 use playout::Evaluation;
