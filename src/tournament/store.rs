@@ -270,23 +270,9 @@ pub fn each_game(
             .fill_buf()
             .map_err(|e| StoreError::io(path, e))?
             .is_empty();
-        let parsed = std::str::from_utf8(&line)
-            .map_err(|e| e.to_string())
-            .and_then(|s| serde_json::from_str::<GameLine>(s.trim_end()).map_err(|e| e.to_string()))
-            .and_then(|g| match complete {
-                true => Ok(g),
-                false => Err("the line has no end".to_string()),
-            });
-        match parsed {
+        match parse_game_line(&line) {
             Ok(g) => {
-                if g.run != run_id {
-                    return Err(StoreError::OtherRun {
-                        path: path_text(),
-                        line: line_no,
-                        found: g.run,
-                        expected: run_id.into(),
-                    });
-                }
+                check_run(&g, run_id, path, line_no)?;
                 visit(line_no, g);
             }
             Err(_) if last => {
@@ -307,6 +293,29 @@ pub fn each_game(
     Ok(None)
 }
 
+/// One line of `games.jsonl` (with its newline) as a game, or why it is not one.
+fn parse_game_line(line: &[u8]) -> Result<GameLine, String> {
+    let text = std::str::from_utf8(line).map_err(|e| e.to_string())?;
+    let game = serde_json::from_str::<GameLine>(text.trim_end()).map_err(|e| e.to_string())?;
+    match line.ends_with(b"\n") {
+        true => Ok(game),
+        false => Err("the line has no end".to_string()),
+    }
+}
+
+/// A game line of another run is an error naming the line: two runs' games never mix.
+fn check_run(game: &GameLine, run_id: &str, path: &Path, line: usize) -> Result<(), StoreError> {
+    match game.run == run_id {
+        true => Ok(()),
+        false => Err(StoreError::OtherRun {
+            path: path.display().to_string(),
+            line,
+            found: game.run.clone(),
+            expected: run_id.into(),
+        }),
+    }
+}
+
 /// Reads `games.jsonl`. A last line that is incomplete (no final newline) or unreadable is
 /// reported in `torn`; an unreadable line before the last, a line of another run or a game
 /// counted twice is an error naming the line. A missing file has no games.
@@ -322,25 +331,10 @@ pub fn read_games(path: &Path, run_id: &str) -> Result<GamesFile, StoreError> {
     let chunks: Vec<&[u8]> = text.split_inclusive(|&b| b == b'\n').collect();
     for (i, chunk) in chunks.iter().enumerate() {
         let line_no = i + 1;
-        let complete = chunk.ends_with(b"\n");
-        let parsed = std::str::from_utf8(chunk)
-            .map_err(|e| e.to_string())
-            .and_then(|s| serde_json::from_str::<GameLine>(s.trim_end()).map_err(|e| e.to_string()))
-            .and_then(|g| match complete {
-                true => Ok(g),
-                false => Err("the line has no end".to_string()),
-            });
         let path_text = || path.display().to_string();
-        match parsed {
+        match parse_game_line(chunk) {
             Ok(g) => {
-                if g.run != run_id {
-                    return Err(StoreError::OtherRun {
-                        path: path_text(),
-                        line: line_no,
-                        found: g.run,
-                        expected: run_id.into(),
-                    });
-                }
+                check_run(&g, run_id, path, line_no)?;
                 if let Some(first) = seen.insert(g.key(), line_no) {
                     return Err(StoreError::CountedTwice {
                         path: path_text(),

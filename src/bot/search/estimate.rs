@@ -34,10 +34,7 @@ pub fn win_probability(
     seed: u64,
     cancel: Option<&AtomicBool>,
 ) -> f64 {
-    let me = observation.observer();
-    if let Some(o) = observation.view().outcome() {
-        return f64::from(u8::from(o.winner == me));
-    }
+    // A finished game has no legal decision, and its playout mean is its outcome.
     let mut legal = DecisionList::new();
     observation.legal_decisions(game, &mut legal);
     if legal.len() > 1 && algorithm != Algorithm::CheatUct {
