@@ -471,7 +471,14 @@ fn the_streamed_report_of_the_published_study_has_the_figures_of_the_one_in_memo
     let read = |d: &Path| -> serde_json::Value {
         serde_json::from_str(&fs::read_to_string(d.join("balance.json")).unwrap()).unwrap()
     };
-    same_figures(&read(&out), &read(&study), "balance.json");
+    // The tension metrics came after that file was written: compared without them.
+    let mut fresh = read(&out);
+    for row in fresh["seats"].as_array_mut().unwrap() {
+        for key in ["lead_changes", "drama", "decisiveness_moves"] {
+            row.as_object_mut().unwrap().remove(key);
+        }
+    }
+    same_figures(&fresh, &read(&study), "balance.json");
     fs::remove_dir_all(out).unwrap();
 }
 
@@ -636,7 +643,7 @@ fn a_small_real_study_renders_its_report() {
     );
     assert!(md.contains("| Castle Field |") && !md.contains("| castle_field |"));
     assert!(
-        md.contains("completion") && !md.contains("decisive"),
+        md.contains("| completion |") && !md.contains("| decisive |"),
         "{md}"
     );
     assert!(md.contains("Sample size: the median row has"), "{md}");
@@ -722,11 +729,14 @@ fn a_small_real_study_renders_its_report() {
     assert!(ok, "{err}");
     let bare: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(again.join("balance.json")).unwrap()).unwrap();
-    // Every seat figure but the branching factor, which needs the records' steps.
+    // Every seat figure but the branching factor and the tension metrics, which need the
+    // records' steps.
     let without_branching = |v: &serde_json::Value| {
         let mut seats = v["seats"].clone();
         for row in seats.as_array_mut().unwrap() {
-            row.as_object_mut().unwrap().remove("branching");
+            for key in RECORD_FIGURES {
+                row.as_object_mut().unwrap().remove(key);
+            }
         }
         seats
     };
@@ -923,6 +933,7 @@ fn scores_count_a_turn_cap_half() {
         lost: [[0; 8]; 2],
         placed: None,
         choices: None,
+        tension: None,
     };
     assert_eq!(g.score(Colour::Red), 0.5);
     assert_eq!(g.score(Colour::Blue), 0.5);
@@ -1388,6 +1399,7 @@ fn restricted_play_is_the_paired_change_against_the_normal_games() {
             lost: [[0; 8]; 2],
             placed: None,
             choices: None,
+            tension: None,
         };
     let fifteen = Restricted::of([NodeId(15)]);
     let mut games = Vec::new();
@@ -1435,6 +1447,9 @@ fn restricted_play_is_the_paired_change_against_the_normal_games() {
     assert_eq!(normal.games, 60, "restricted games are not pooled in");
     assert!((normal.first_player.unwrap().value - 0.5).abs() < 1e-12);
 }
+
+/// The seat figures read from the records' steps (absent without the records).
+const RECORD_FIGURES: [&str; 4] = ["branching", "lead_changes", "drama", "decisiveness_moves"];
 
 /// A CSV table of a study folder without the columns named `without` (figures that need the
 /// records).
@@ -1487,8 +1502,8 @@ fn a_study_without_records_resumes_and_reports_the_figures_of_the_study_with_the
         "comparisons.csv",
     ] {
         assert_eq!(
-            table_without(&with, table, &["branching"]),
-            table_without(&without, table, &["branching"]),
+            table_without(&with, table, &RECORD_FIGURES),
+            table_without(&without, table, &RECORD_FIGURES),
             "{table}"
         );
     }
@@ -1496,11 +1511,165 @@ fn a_study_without_records_resumes_and_reports_the_figures_of_the_study_with_the
     assert!(
         md.contains(
             "8 of 8 games were played without a record (--no-records or --records-sample): the \
-             troops-played table and the branching factor need the records and are not computed"
+             troops-played table, the branching factor and the tension metrics need the records \
+             and are not computed"
         ),
         "{md}"
     );
     for d in [&with, &without] {
+        let _ = fs::remove_dir_all(d);
+    }
+}
+
+/// Ludii's lead change counts the turns whose leader differs from the turn before's; either
+/// player's estimates give the same count.
+#[test]
+fn lead_changes_count_every_change_of_the_expected_winner() {
+    use toybattle::balance::tension::lead_changes;
+    assert_eq!(lead_changes(&[0.6, 0.4, 0.6]), 2);
+    assert_eq!(lead_changes(&[0.4, 0.6, 0.4]), 2);
+    assert_eq!(lead_changes(&[0.6, 0.7, 0.9, 0.55]), 0);
+    // A tie at exactly 1/2 is a leader of its own (both players), as in Ludii.
+    assert_eq!(lead_changes(&[0.6, 0.5, 0.6]), 2);
+    assert_eq!(lead_changes(&[0.7]), 0);
+    assert_eq!(lead_changes(&[]), 0);
+}
+
+/// Ludii's drama (average): the eventual winner's mean shortfall below the leader.
+#[test]
+fn drama_is_zero_when_the_winner_led_throughout_and_grows_with_the_time_spent_behind() {
+    use toybattle::balance::tension::drama;
+    assert_eq!(drama(&[0.55, 0.7, 0.9, 0.99]), 0.0);
+    assert!((drama(&[0.25, 0.25]) - 0.5).abs() < 1e-12);
+    // Behind by 0.2 (0.4 against 0.6) one turn in two.
+    assert!((drama(&[0.4, 0.6]) - 0.1).abs() < 1e-12);
+    assert!(drama(&[0.1, 0.6]) > drama(&[0.4, 0.6]));
+}
+
+/// Ludii's decisiveness: the share of the game before the winner's estimate first exceeds the
+/// best estimate the loser ever had.
+#[test]
+fn decisiveness_is_the_share_of_the_game_before_the_winner_passed_the_losers_best() {
+    use toybattle::balance::tension::decisiveness;
+    // Decided at its last turn: the loser's best (0.7) is never passed before the end.
+    assert_eq!(decisiveness(&[0.5, 0.4, 0.3, 0.45, 0.4]), 1.0);
+    // The winner passes the loser's best only at the last of ten turns: ~1.
+    let mut late = vec![0.45; 9];
+    late.push(0.6);
+    assert!((decisiveness(&late) - 0.9).abs() < 1e-12);
+    // Ahead beyond anything the loser reaches from the first turn: decided at once.
+    assert_eq!(decisiveness(&[0.8, 0.9, 0.95]), 0.0);
+    // Loser's best 0.6 (at the second turn), passed at the third of four.
+    assert_eq!(decisiveness(&[0.5, 0.4, 0.7, 0.8]), 0.5);
+}
+
+/// A game's metrics read blue's estimates from the side of the eventual winner; a game stopped
+/// by the turn cap has lead changes but no drama or decisiveness.
+#[test]
+fn tension_reads_the_estimates_from_the_winners_side() {
+    use toybattle::balance::tension::Tension;
+    let blue = [0.7, 0.6, 0.4, 0.2];
+    let red_won = Tension::of(&blue, Some(Colour::Red)).unwrap();
+    assert_eq!(red_won.lead_changes, 1);
+    // Red's estimates 0.3, 0.4, 0.6, 0.8: behind by 0.4 and 0.2 over four turns.
+    assert!((red_won.drama.unwrap() - 0.15).abs() < 1e-12);
+    // Blue's best 0.7 is passed by red at the fourth turn (0.8).
+    assert_eq!(red_won.decisiveness, Some(0.75));
+    let blue_won = Tension::of(&blue, Some(Colour::Blue)).unwrap();
+    assert_eq!(blue_won.decisiveness, Some(1.0));
+    let capped = Tension::of(&blue, None).unwrap();
+    assert_eq!((capped.lead_changes, capped.drama), (1, None));
+    assert_eq!(capped.decisiveness, None);
+    assert_eq!(Tension::of(&[], Some(Colour::Blue)), None);
+}
+
+/// A tiny real study: every game's record is replayed with one win estimate per turn, and the
+/// report gives the tension metrics per terrain and variant (JSON, CSV, Markdown) within their
+/// ranges; without records they are absent.
+#[test]
+fn a_recorded_study_reports_the_tension_metrics_from_one_estimate_per_turn() {
+    use toybattle::balance::load::placements;
+    use toybattle::balance::tension::{Estimates, Tension};
+    use toybattle::record::GameRecord;
+    use toybattle::rules::Game;
+    let dir = temp_dir("tension");
+    let (ok, stderr) = seeded_study(&["--out", dir.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let records = dir
+        .join("runs")
+        .join("random-normal")
+        .join("records")
+        .join("castle_field");
+    let game = Game::builtin("castle_field", Variant::Normal).unwrap();
+    let mut read = 0;
+    for entry in fs::read_dir(&records).unwrap() {
+        let text = fs::read_to_string(entry.unwrap().path()).unwrap();
+        let record: GameRecord = serde_json::from_str(&text).unwrap();
+        // One estimate per turn in which a decision was made (a player blocked at the start of
+        // the last turn ends the game without one), each a probability.
+        let mut s = game.initial_state(&record.deal);
+        let mut estimates = Estimates::default();
+        for step in &record.steps {
+            estimates.read(&game, &s);
+            let d = toybattle::rules::Decision::parse(step, game.terrain()).unwrap();
+            game.apply(&mut s, d).unwrap();
+        }
+        let turns = usize::from(s.turn());
+        let read_turns = estimates.blue.len();
+        assert!(
+            read_turns == turns || read_turns + 1 == turns,
+            "{read_turns} of {turns}"
+        );
+        assert!(estimates.blue.iter().all(|p| (0.0..=1.0).contains(p)));
+        assert!(
+            estimates.blue.windows(2).any(|w| w[0] != w[1]),
+            "a moving estimate"
+        );
+        let tension = placements(&game, &record).unwrap().tension;
+        assert_eq!(
+            tension,
+            Tension::of(&estimates.blue, record.result.winner),
+            "{text}"
+        );
+        // Read from the right side: at the last turn the estimate favours the eventual winner
+        // (0.94 to 0.999 in these four games).
+        let last = *estimates.blue.last().unwrap();
+        let winners = record.result.winner.map(|w| match w {
+            Colour::Blue => last,
+            Colour::Red => 1.0 - last,
+        });
+        assert!(winners.is_none_or(|p| p > 0.9), "{last} {text}");
+        read += 1;
+    }
+    assert_eq!(read, 4);
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("balance.json")).unwrap()).unwrap();
+    for row in json["seats"].as_array().unwrap() {
+        let value = |key: &str| row[key]["value"].as_f64().unwrap();
+        assert!(value("lead_changes") >= 0.0, "{row}");
+        for key in ["drama", "decisiveness_moves"] {
+            assert!((0.0..=1.0).contains(&value(key)), "{key}: {row}");
+        }
+    }
+    let seats = fs::read_to_string(dir.join("seats.csv")).unwrap();
+    assert!(
+        seats.lines().next().unwrap().contains("lead_changes_lo"),
+        "{seats}"
+    );
+    let md = read_report(&dir);
+    assert!(
+        md.contains("| lead changes | drama | decisiveness |"),
+        "{md}"
+    );
+    let bare = temp_dir("tension-bare");
+    let (ok, stderr) = seeded_study(&["--no-records", "--out", bare.to_str().unwrap()]);
+    assert!(ok, "{stderr}");
+    let json: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(bare.join("balance.json")).unwrap()).unwrap();
+    for key in ["lead_changes", "drama", "decisiveness_moves"] {
+        assert!(json["seats"][0][key].is_null(), "{key}");
+    }
+    for d in [&dir, &bare] {
         let _ = fs::remove_dir_all(d);
     }
 }

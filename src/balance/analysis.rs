@@ -6,6 +6,7 @@ use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, 
 use super::multiplicity::{cochran_q, p_value, Family, Test, ALPHA};
 use super::objective::ObjectiveSearch;
 use super::regression::{fit, FitError, Observations};
+use super::tension::Tension;
 use super::{End, Study, StudyGame};
 use crate::rules::{Colour, Restricted, Troop, Variant, WhatIfs};
 use serde::Serialize;
@@ -98,6 +99,15 @@ pub struct SeatRow {
     /// Ludii's branching factor: legal decisions per player decision, the mean over games of
     /// each game's mean (from the games whose record was read).
     pub branching: Option<Estimate>,
+    /// Ludii's lead change: times the expected winner changed between turns, mean per game
+    /// (from the games whose record was read; `balance::tension`).
+    pub lead_changes: Option<Estimate>,
+    /// Ludii's drama (average): mean shortfall of the eventual winner's win estimate below the
+    /// leader's, mean per game won (from the records).
+    pub drama: Option<Estimate>,
+    /// Ludii's decisiveness (`DecisivenessMoves`): share of the game before the winner's
+    /// estimate exceeds the loser's best, mean per game won (from the records).
+    pub decisiveness_moves: Option<Estimate>,
     /// Mean game length in turns.
     pub turns_mean: Option<Estimate>,
     /// Spread (standard deviation) of the game length in turns.
@@ -388,6 +398,9 @@ fn seat_row(preset: &str, variant: Variant, terrain: &str, games: &[&StudyGame])
                 })
                 .collect::<Vec<_>>(),
         ),
+        lead_changes: tension_mean(games, |t| Some(t.lead_changes as f64)),
+        drama: tension_mean(games, |t| t.drama),
+        decisiveness_moves: tension_mean(games, |t| t.decisiveness),
         ends: End::ALL
             .into_iter()
             .map(|e| {
@@ -398,6 +411,16 @@ fn seat_row(preset: &str, variant: Variant, terrain: &str, games: &[&StudyGame])
             })
             .collect(),
     }
+}
+
+/// The mean over the games with a record (and the figure) of one tension metric.
+fn tension_mean(games: &[&StudyGame], f: impl Fn(&Tension) -> Option<f64>) -> Option<Estimate> {
+    mean(
+        &mut games
+            .iter()
+            .filter_map(|g| Some((g.deal, f(g.tension.as_ref()?)?)))
+            .collect::<Vec<_>>(),
+    )
 }
 
 /// The 10th, 25th, 50th, 75th and 90th percentiles (nearest rank), `None` without values.

@@ -3,6 +3,7 @@
 //! game's record (when present) replayed to count the troops each player placed. Nothing is written: a
 //! damaged folder is reported, never repaired, so no completed game is lost.
 
+use super::tension::{Estimates, Tension};
 use super::{BalanceError, End, PerTroop, Study, StudyGame};
 use crate::record::GameRecord;
 use crate::rules::{
@@ -528,11 +529,13 @@ fn records_note(unrecorded: usize, lost: usize, games: usize) -> Option<String> 
     };
     let what = match without == games {
         true => {
-            "the troops-played table and the branching factor need the records and are not computed"
+            "the troops-played table, the branching factor and the tension metrics need the records \
+             and are not computed"
                 .to_string()
         }
         false => format!(
-            "the troops-played table and the branching factor count the {} games with records only",
+            "the troops-played table, the branching factor and the tension metrics count the {} \
+             games with records only",
             games - without
         ),
     };
@@ -576,9 +579,9 @@ fn study_game(
             Some(placements(game, &record).map_err(|e| bad(e.to_string()))?)
         }
     };
-    let (placed, choices) = match placed {
-        Some(r) => (Some(r.placed), Some((r.decisions, r.legal))),
-        None => (None, None),
+    let (placed, choices, tension) = match placed {
+        Some(r) => (Some(r.placed), Some((r.decisions, r.legal)), r.tension),
+        None => (None, None, None),
     };
     Ok(StudyGame {
         preset,
@@ -597,6 +600,7 @@ fn study_game(
             .map(|r| count(r.iter().copied())),
         placed,
         choices,
+        tension,
     })
 }
 
@@ -646,6 +650,9 @@ pub struct Replayed {
     /// Legal decisions summed over those decisions: divided by `decisions`, the game's
     /// branching factor.
     pub legal: u32,
+    /// Ludii's tension metrics from the fitted evaluation at each turn start (`None` for a
+    /// record without a turn).
+    pub tension: Option<Tension>,
 }
 
 /// Tiles of each troop each colour placed, and the legal decisions at each player decision,
@@ -656,7 +663,9 @@ pub fn placements(game: &Game, record: &GameRecord) -> Result<Replayed, Placemen
     let mut placed = [PerTroop::default(); 2];
     let (mut decisions, mut legal) = (0u32, 0u32);
     let mut list = DecisionList::new();
+    let mut estimates = Estimates::default();
     for (i, step) in record.steps.iter().enumerate() {
+        estimates.read(game, &state);
         let d =
             Decision::parse(step, game.terrain()).map_err(|error| PlacementError::Notation {
                 step: i,
@@ -683,6 +692,7 @@ pub fn placements(game: &Game, record: &GameRecord) -> Result<Replayed, Placemen
         placed,
         decisions,
         legal,
+        tension: Tension::of(&estimates.blue, record.result.winner),
     })
 }
 

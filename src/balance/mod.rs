@@ -18,6 +18,7 @@ pub mod render;
 pub mod study;
 pub mod svg;
 pub mod synthetic;
+pub mod tension;
 
 pub use analysis::{analyse, Report};
 pub use load::load_study;
@@ -128,6 +129,9 @@ pub struct StudyGame {
     /// Player decisions made and legal decisions summed over them (the branching factor is
     /// their ratio); `None` without the game's record.
     pub choices: Option<(u32, u32)>,
+    /// Ludii's tension metrics from the win estimate along the game; `None` without the
+    /// game's record.
+    pub tension: Option<tension::Tension>,
 }
 
 impl StudyGame {

@@ -279,6 +279,9 @@ fn seats_section(r: &Report) -> Section {
                 "turns (sd)",
                 "turns (10/25/50/75/90%)",
                 "branching",
+                "lead changes",
+                "drama",
+                "decisiveness",
             ]
             .map(String::from)
             .to_vec();
@@ -331,7 +334,12 @@ fn seats_section(r: &Report) -> Section {
          completion is Ludii's completion, the share of games that end with a winner (not \
          stopped by the turn cap). Game length is given by its mean, its spread and its \
          percentiles; branching is Ludii's branching factor, the legal decisions a player \
-         chooses among per decision (from the games whose record was read). The end-type \
+         chooses among per decision (from the games whose record was read). Lead changes, \
+         drama and decisiveness are Ludii's tension metrics from the fitted evaluation's win \
+         estimate at each turn start (records only; drama and decisiveness over games won): \
+         lead changes per game, the winner's mean shortfall below the leader in points of win \
+         probability (0 = the winner led throughout), and the share of the game before the winner's estimate passed the \
+         loser's best (100% = decided only at the end). The end-type \
          columns give the share of games ending so \
          (types that never occur are left out). Intervals are 95%, with the two games of a \
          deal (one with each colour moving first) counted as one cluster."
@@ -361,6 +369,9 @@ fn seat_cells(r: &Report, s: &SeatRow, ends: &[End]) -> Vec<String> {
         s.turns_quantiles
             .map_or("-".into(), |q| q.map(|t| t.to_string()).join("/")),
         opt(&s.branching, num),
+        opt(&s.lead_changes, num),
+        p(&s.drama),
+        p(&s.decisiveness_moves),
     ];
     cells.extend(
         s.ends
@@ -1129,7 +1140,10 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
             "completion",
             "turns_mean",
             "turns_sd",
-            "branching"
+            "branching",
+            "lead_changes",
+            "drama",
+            "decisiveness_moves"
         ]),
         csv_header(&ends)
     );
@@ -1145,6 +1159,9 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
             s.turns_mean,
             s.turns_sd,
             s.branching,
+            s.lead_changes,
+            s.drama,
+            s.decisiveness_moves,
         ];
         let cells: Vec<String> = figures
             .iter()

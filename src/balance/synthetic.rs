@@ -89,6 +89,7 @@ pub fn synthetic_study_of_presets(
                         lost,
                         placed: Some([[1; Troop::ALL.len()]; 2]),
                         choices: None,
+                        tension: None,
                     });
                 }
             }
