@@ -1587,7 +1587,7 @@ fn tension_reads_the_estimates_from_the_winners_side() {
 /// report gives the tension metrics per terrain and variant (JSON, CSV, Markdown) within their
 /// ranges; without records they are absent.
 #[test]
-fn a_recorded_study_reports_the_tension_metrics_from_one_estimate_per_turn() {
+fn a_recorded_study_reports_the_tension_metrics_from_one_estimate_per_round() {
     use toybattle::balance::load::placements;
     use toybattle::balance::tension::{Estimates, Tension};
     use toybattle::record::GameRecord;
@@ -1605,8 +1605,9 @@ fn a_recorded_study_reports_the_tension_metrics_from_one_estimate_per_turn() {
     for entry in fs::read_dir(&records).unwrap() {
         let text = fs::read_to_string(entry.unwrap().path()).unwrap();
         let record: GameRecord = serde_json::from_str(&text).unwrap();
-        // One estimate per turn in which a decision was made (a player blocked at the start of
-        // the last turn ends the game without one), each a probability.
+        // One estimate per round: per turn of the first player in which a decision was made (a
+        // player blocked at the start of the last turn ends the game without one), each a
+        // probability.
         let mut s = game.initial_state(&record.deal);
         let mut estimates = Estimates::default();
         for step in &record.steps {
@@ -1614,11 +1615,11 @@ fn a_recorded_study_reports_the_tension_metrics_from_one_estimate_per_turn() {
             let d = toybattle::rules::Decision::parse(step, game.terrain()).unwrap();
             game.apply(&mut s, d).unwrap();
         }
-        let turns = usize::from(s.turn());
-        let read_turns = estimates.blue.len();
+        let rounds = usize::from(s.turn()).div_ceil(2);
+        let read_rounds = estimates.blue.len();
         assert!(
-            read_turns == turns || read_turns + 1 == turns,
-            "{read_turns} of {turns}"
+            read_rounds == rounds || read_rounds + 1 == rounds,
+            "{read_rounds} of {rounds}"
         );
         assert!(estimates.blue.iter().all(|p| (0.0..=1.0).contains(p)));
         assert!(
@@ -1631,14 +1632,14 @@ fn a_recorded_study_reports_the_tension_metrics_from_one_estimate_per_turn() {
             Tension::of(&estimates.blue, record.result.winner),
             "{text}"
         );
-        // Read from the right side: at the last turn the estimate favours the eventual winner
-        // (0.94 to 0.999 in these four games).
+        // Read from the right side: at the last round's start the estimate favours the eventual
+        // winner (0.81 to 0.97 in these four games).
         let last = *estimates.blue.last().unwrap();
         let winners = record.result.winner.map(|w| match w {
             Colour::Blue => last,
             Colour::Red => 1.0 - last,
         });
-        assert!(winners.is_none_or(|p| p > 0.9), "{last} {text}");
+        assert!(winners.is_none_or(|p| p > 0.75), "{last} {text}");
         read += 1;
     }
     assert_eq!(read, 4);

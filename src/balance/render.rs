@@ -336,7 +336,7 @@ fn seats_section(r: &Report) -> Section {
          percentiles; branching is Ludii's branching factor, the legal decisions a player \
          chooses among per decision (from the games whose record was read). Lead changes, \
          drama and decisiveness are Ludii's tension metrics from the fitted evaluation's win \
-         estimate at each turn start (records only; drama and decisiveness over games won): \
+         estimate at each round start (records only; drama and decisiveness over games won): \
          lead changes per game, the winner's mean shortfall below the leader in points of win \
          probability (0 = the winner led throughout), and the share of the game before the winner's estimate passed the \
          loser's best (100% = decided only at the end). The end-type \

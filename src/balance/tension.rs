@@ -1,5 +1,5 @@
 //! Ludii's tension metrics of one finished game, read from a win estimate taken at the start of
-//! every turn: lead changes, drama and decisiveness (Browne's definitions as Ludii's
+//! every round (the first player's turns): lead changes, drama and decisiveness (Browne's definitions as Ludii's
 //! `LeadChange`, `Drama` (average) and `DecisivenessMoves` implement them; docs/balance.md).
 //!
 //! The estimate is the fitted linear evaluation's win probability ([`FITTED_EVAL`]) of the
@@ -17,7 +17,7 @@ use serde::Serialize;
 /// The tension metrics of one game.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Tension {
-    /// How many times the expected winner changed between consecutive turns.
+    /// How many times the expected winner changed between consecutive rounds.
     pub lead_changes: u32,
     /// Mean shortfall of the eventual winner's estimate below the leader's; `None` when the
     /// turn cap stopped the game (no winner to measure from).
@@ -28,7 +28,7 @@ pub struct Tension {
 }
 
 impl Tension {
-    /// The metrics of a game whose blue estimates at each turn start were `blue`, won by
+    /// The metrics of a game whose blue estimates at each round start were `blue`, won by
     /// `winner` (`None`: stopped by the turn cap); `None` for a game without a turn.
     pub fn of(blue: &[f64], winner: Option<Colour>) -> Option<Tension> {
         if blue.is_empty() {
@@ -89,24 +89,33 @@ pub fn decisiveness(winner: &[f64]) -> f64 {
     }
 }
 
-/// Blue's win estimate before each turn's first decision, to be called with every state the
-/// replay of a game passes through (before each step); keeps the turn it last read.
+/// Blue's win estimate at the start of each round (the first player's turns), to be called with
+/// every state the replay of a game passes through (before each step); keeps the turn it last
+/// read and who moved first.
+///
+/// Once a round, not at every turn start: the fitted evaluation reads the player to move about
+/// 5 points better than halfway between the turn starts around it, so readings alternating
+/// between the two players swing around 1/2 and would count that swing as lead changes.
 #[derive(Debug, Default)]
 pub struct Estimates {
-    /// Blue's win probability at each turn start read so far.
+    /// Blue's win probability at each round start read so far.
     pub blue: Vec<f64>,
     last_turn: u16,
+    first: Option<Colour>,
 }
 
 impl Estimates {
-    /// Reads `s` when it is the start of a turn not read yet (a player to act in the action
-    /// phase, no chance event pending).
+    /// Reads `s` when it is the start of a turn of the first player not read yet (that player
+    /// to act in the action phase, no chance event pending).
     pub fn read(&mut self, game: &Game, s: &State) {
         if s.is_chance() || s.phase() != Phase::Action || s.turn() == self.last_turn {
             return;
         }
         self.last_turn = s.turn();
         let mover = s.active();
+        if *self.first.get_or_insert(mover) != mover {
+            return;
+        }
         // The fitted evaluation reads the position from the side of the player who has just
         // moved: judge from the opponent of the player to move, and negate for the mover.
         let judge = Judge::new(game, &Observation::new(s, mover.opponent()));
