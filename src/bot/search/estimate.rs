@@ -57,6 +57,18 @@ pub fn win_probability(
     playout_mean(game, observation, config, budget, seed, cancel)
 }
 
+/// The belief about the opponent's rack a search under `config` deals with.
+pub(super) fn belief(config: &SearchConfig) -> RackBelief {
+    let belief = match config.rack_belief {
+        true => RackBelief::new(KEPT_TROOPS).expect("weights in range"),
+        false => RackBelief::UNIFORM,
+    };
+    match config.rack_evidence {
+        true => belief.trusting_evidence(),
+        false => belief,
+    }
+}
+
 /// The observer's mean reward over `budget` playouts under `config` from determinizations of
 /// their observation, without a search: a figure of the same kind whoever is to decide (a
 /// search value exists only for the player deciding). 1 or 0 once the game is over.
@@ -71,30 +83,7 @@ pub fn playout_mean(
     if let Some(o) = observation.view().outcome() {
         return f64::from(u8::from(o.winner == observation.observer()));
     }
-    playouts(game, observation, &config.clamped(), budget, seed, cancel)
-}
-
-/// The belief about the opponent's rack a search under `config` deals with.
-pub(super) fn belief(config: &SearchConfig) -> RackBelief {
-    let belief = match config.rack_belief {
-        true => RackBelief::new(KEPT_TROOPS).expect("weights in range"),
-        false => RackBelief::UNIFORM,
-    };
-    match config.rack_evidence {
-        true => belief.trusting_evidence(),
-        false => belief,
-    }
-}
-
-/// The observer's mean playout reward over determinizations of `observation`.
-fn playouts(
-    game: &Game,
-    observation: &Observation,
-    config: &SearchConfig,
-    budget: Budget,
-    seed: u64,
-    cancel: Option<&AtomicBool>,
-) -> f64 {
+    let config = &config.clamped();
     let me = observation.observer();
     let belief = belief(config);
     let mut rng = rng_for(seed, 0);
