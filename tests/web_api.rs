@@ -767,7 +767,10 @@ fn searches_beyond_the_servers_threads_wait_for_a_free_core() {
         ..toybattle::web::Config::default()
     };
     let addr = toybattle::web::spawn("127.0.0.1:0", config).unwrap().addr;
-    let [a, b, c] = [1, 2, 3].map(|seed| bot_first_game(addr, "casual", seed));
+    // The first search is `strong`'s, long enough to hold the one core while the others are
+    // asked.
+    let a = bot_first_game(addr, "strong", 1);
+    let [b, c] = [2, 3].map(|seed| bot_first_game(addr, "casual", seed));
     let asked: Vec<Value> = [&a, &b, &c]
         .map(|id| post(addr, &format!("/api/games/{id}/bot"), "").json())
         .into();
@@ -789,14 +792,24 @@ fn searches_beyond_the_servers_threads_wait_for_a_free_core() {
     assert!(humans_turn(&get(addr, &format!("/api/games/{a}")).json()));
     poll_until(addr, &c, humans_turn);
 
-    // The stopped game thinks again when asked; its wait gave nothing back twice: with one
-    // search under way, the next still waits.
+    // The stopped game thinks again when asked: its wait gave nothing back twice.
     let again = post(addr, &format!("/api/games/{b}/bot"), "").json();
     assert_eq!(again["thinking"]["queued"], false);
+    poll_until(addr, &b, humans_turn);
+
+    // With one search under way, the next still waits. The search under way is `strong`'s,
+    // seconds long, so that it cannot end before the next is asked (a `casual` search could,
+    // on a fast machine).
+    let e = bot_first_game(addr, "strong", 5);
+    let e_asked = post(addr, &format!("/api/games/{e}/bot"), "").json();
+    assert_eq!(e_asked["thinking"]["queued"], false, "{e_asked}");
     let d = bot_first_game(addr, "casual", 4);
     let d_asked = post(addr, &format!("/api/games/{d}/bot"), "").json();
     assert_eq!(d_asked["thinking"]["queued"], true, "{d_asked}");
-    poll_until(addr, &b, humans_turn);
+    assert_eq!(
+        post(addr, &format!("/api/games/{e}/cancel"), "").status,
+        200
+    );
     poll_until(addr, &d, humans_turn);
 }
 
