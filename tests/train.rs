@@ -123,6 +123,7 @@ mod fitting {
             weight_decay: 0.0,
             seed: 11,
             validation_every: 0,
+            target_mix: 0.0,
         }
     }
 

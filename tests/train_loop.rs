@@ -5,15 +5,18 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use toybattle::model::{weights, ValueModel};
-use toybattle::rules::Variant;
+use toybattle::record::GameRecord;
+use toybattle::rules::{Decision, Game, Variant};
 use toybattle::terrain::{builtin_terrains, Terrain};
 use toybattle::tournament::lock::RunLock;
+use toybattle::tournament::roots::{read_roots, roots_path};
 use toybattle::tournament::stats::{SprtDecision, SprtParams};
 use toybattle::train::gate::{gate, MatchSettings};
 use toybattle::train::generation::{
     base_preset, run_generations, GenerationResult, StepSeconds, TrainConfig, TrainError,
     TrainOptions, TRAIN_FORMAT,
 };
+use toybattle::train::{fit, Dataset, FitOptions};
 
 /// A fresh folder unique to this test process and `tag`.
 fn scratch(tag: &str) -> PathBuf {
@@ -61,6 +64,7 @@ fn config(base: &str, terrains: &[Arc<Terrain>], seed: u64) -> TrainConfig {
         learning_rate: 1e-3,
         weight_decay: 1e-4,
         validation_every: 0,
+        target_mix: 0.0,
         gate_games: 2,
         gate_variant: Variant::Normal,
         sprt: "0,50".parse().unwrap(),
@@ -414,4 +418,172 @@ fn a_preset_naming_a_bad_weights_file_is_refused_with_the_reason() {
     let fine = root.join("whole.bin");
     std::fs::write(&fine, &whole).unwrap();
     toybattle::bot::preset::resolve(&preset(&root, "whole", 30, Some(&fine))).unwrap();
+}
+
+/// Every record file of a self-play folder, relative to it (`records/...`), in sorted order.
+fn record_files(run: &Path) -> Vec<String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "json") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&run.join("records"), &mut files);
+    files.sort();
+    files
+        .iter()
+        .map(|p| p.strip_prefix(run).unwrap().display().to_string())
+        .collect()
+}
+
+/// Checks the root stats of every game of self-play folder `run` against its record: one note
+/// per player decision, on that decision's step and player; a searched decision's visits sum
+/// to the search's iterations (`iterations` each, or 0 for a win taken without search) and its
+/// root value is in [0, 1]; a forced decision has no search. Returns (searched, forced).
+fn check_roots(run: &Path, iterations: u64) -> (usize, usize) {
+    let (mut searched, mut forced) = (0, 0);
+    for rel in record_files(run) {
+        let record: GameRecord =
+            serde_json::from_str(&std::fs::read_to_string(run.join(&rel)).unwrap()).unwrap();
+        let roots = read_roots(run, &rel, &record)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{rel}: no root stats"));
+        let game = Game::builtin(&record.terrain, record.variant).unwrap();
+        let mut state = game.initial_state(&record.deal);
+        let mut notes = roots.decisions.iter();
+        for (k, step) in record.steps.iter().enumerate() {
+            if !state.is_chance() {
+                let note = notes.next().unwrap_or_else(|| panic!("{rel}: step {k}"));
+                assert_eq!((note.step, note.player), (k, state.active()), "{rel}");
+                let visits: u64 = note.visits.iter().map(|v| v.1).sum();
+                assert_eq!(visits, note.iterations, "{rel} step {k}: {note:?}");
+                match note.value {
+                    Some(v) => {
+                        assert!((0.0..=1.0).contains(&v), "{rel} step {k}: {note:?}");
+                        assert!([0, iterations].contains(&note.iterations), "{note:?}");
+                        assert_eq!(note.visits[0].0, *step, "the played decision first");
+                        searched += 1;
+                    }
+                    None => {
+                        assert_eq!(note.iterations, 0, "{rel} step {k}");
+                        forced += 1;
+                    }
+                }
+            }
+            let d = Decision::parse(step, game.terrain()).unwrap();
+            game.apply(&mut state, d).unwrap();
+        }
+        assert!(
+            notes.next().is_none(),
+            "{rel}: a note past the last decision"
+        );
+    }
+    (searched, forced)
+}
+
+/// A tiny generation keeps, beside every self-play record, the root stats of every decision:
+/// visits summing to the search's iterations and a root value in [0, 1]; the fit's dataset
+/// reads them.
+#[test]
+fn a_generation_keeps_the_root_stats_of_every_selfplay_decision() {
+    let root = scratch("roots");
+    let base = preset(&root, "base", 30, None);
+    let ts = terrains(2);
+    let dir = root.join("run");
+    run_generations(options(config(&base, &ts, 5), &ts, &dir)).unwrap();
+    let mut total = 0;
+    for variant in ["normal", "beginner"] {
+        let run = dir.join("gen-001").join(format!("selfplay-{variant}"));
+        let (searched, forced) = check_roots(&run, 30);
+        assert!(searched > 50, "{variant}: {searched} searched decisions");
+        let mut data = Dataset::new();
+        data.add_records_under(&run).unwrap();
+        assert_eq!(data.len(), searched + forced);
+        let valued = (0..data.len()).filter(|&k| data.root_value(k).is_some());
+        assert_eq!(valued.count(), searched);
+        total += searched;
+    }
+    assert!(total > 100);
+}
+
+/// A self-play interrupted mid-way resumes with root stats consistent with its games: a game
+/// counted whose root stats file is missing, or holds another game's, is played again and gets
+/// its own (with iteration budgets, the same file as before), and the games untouched keep
+/// theirs.
+#[test]
+fn a_resumed_selfplay_keeps_its_root_stats_consistent_with_its_games() {
+    let root = scratch("roots-resume");
+    let base = preset(&root, "base", 30, None);
+    let ts = terrains(1);
+    let dir = root.join("run");
+    let mut cfg = config(&base, &ts, 9);
+    (cfg.variants, cfg.games) = (vec![Variant::Normal], 4);
+    run_generations(options(cfg.clone(), &ts, &dir)).unwrap();
+    let run = dir.join("gen-001/selfplay-normal");
+    let files = record_files(&run);
+    assert_eq!(files.len(), 4);
+    let roots_of = |rel: &str| run.join(roots_path(rel));
+    let before: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(roots_of(f)).unwrap())
+        .collect();
+
+    // One game's root stats lost, another's overwritten by a third game's.
+    std::fs::remove_file(dir.join("gen-001/result.json")).unwrap();
+    std::fs::remove_file(roots_of(&files[0])).unwrap();
+    std::fs::copy(roots_of(&files[3]), roots_of(&files[1])).unwrap();
+    let again = run_generations(options(cfg, &ts, &dir)).unwrap();
+    assert_eq!(
+        again.selfplay_resumed, 2,
+        "the two games without their own stats replayed"
+    );
+    for (f, bytes) in files.iter().zip(&before) {
+        assert_eq!(&std::fs::read(roots_of(f)).unwrap(), bytes, "{f}");
+    }
+    check_roots(&run, 30);
+}
+
+/// λ = 0 fits exactly what the fit on outcomes alone fits, bit for bit, even where root values
+/// are at hand; λ > 0 uses them.
+#[test]
+fn a_target_mix_of_zero_fits_the_same_weights_as_outcomes_alone() {
+    let root = scratch("mix");
+    let base = preset(&root, "base", 30, None);
+    let ts = terrains(1);
+    let dir = root.join("run");
+    let mut cfg = config(&base, &ts, 13);
+    (cfg.variants, cfg.games) = (vec![Variant::Normal], 4);
+    run_generations(options(cfg, &ts, &dir)).unwrap();
+    let run = dir.join("gen-001/selfplay-normal");
+    let mut with_roots = Dataset::new();
+    with_roots.add_records_under(&run).unwrap();
+    let mut outcomes = Dataset::new();
+    outcomes.add_records_under(&run.join("records")).unwrap();
+    assert!((0..outcomes.len()).all(|k| outcomes.root_value(k).is_none()));
+    assert!((0..with_roots.len()).any(|k| with_roots.root_value(k).is_some()));
+    let weights_of = |data: &Dataset, mix: f64| {
+        let options = FitOptions {
+            epochs: 2,
+            batch: 32,
+            seed: 3,
+            validation_every: 0,
+            target_mix: mix,
+            ..FitOptions::default()
+        };
+        weights::to_bytes(&fit(data, &options, |_| {}).unwrap().0)
+    };
+    let plain = weights_of(&outcomes, 0.0);
+    assert!(
+        weights_of(&with_roots, 0.0) == plain,
+        "λ = 0 changed the weights"
+    );
+    assert!(
+        weights_of(&with_roots, 0.5) != plain,
+        "λ = 0.5 ignored the root values"
+    );
 }

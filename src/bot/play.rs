@@ -1,6 +1,6 @@
 //! Playing one game between two players, under a referee, producing a replayable record.
 
-use super::{Budget, Player};
+use super::{Analysis, Budget, Player};
 use crate::info::EvidenceTracker;
 use crate::record::{GameRecord, RecordResult, RECORD_FORMAT};
 use crate::rules::invariants::{self, InvariantViolation};
@@ -43,6 +43,21 @@ pub struct PlayedGame {
     pub think_time: ByColour<Duration>,
     /// With `PlayConfig::check`: the step (counted from 1) after which an invariant broke.
     pub violation: Option<(usize, InvariantViolation)>,
+    /// What the deciding player's search found at each of the players' recorded decisions, in
+    /// order (the training targets of `train`).
+    pub searches: Vec<DecisionSearch>,
+}
+
+/// A player's decision of a played game with what its bot's search found, if it searched.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecisionSearch {
+    /// The decision's index in the record's steps, from 0.
+    pub step: usize,
+    /// The deciding player.
+    pub colour: Colour,
+    /// The search's analysis; `None` when the bot did not search (a forced decision, or a bot
+    /// that does not search).
+    pub analysis: Option<Analysis>,
 }
 
 /// Seed of a player's `k`-th decision in a game: distinct per game, colour and decision.
@@ -69,7 +84,9 @@ pub fn play_game(
     let mut think_time = ByColour::new(Duration::ZERO, Duration::ZERO);
     let mut forfeit: Option<Colour> = None;
     let mut violation = None;
+    let mut searches = Vec::new();
     while !state.is_over() && state.turn() <= config.max_turns {
+        let mut analysis = None;
         let d = if state.is_chance() {
             referee.resolve(game, &state)
         } else {
@@ -81,6 +98,7 @@ pub fn play_game(
             let choice = players[c.index()].decide(game, &state, shown, budget, seed);
             think_time[c] += start.elapsed();
             decisions[c] += 1;
+            analysis = Some(choice.analysis);
             choice.decision
         };
         let before = state;
@@ -90,6 +108,13 @@ pub fn play_game(
             break;
         }
         evidence.step(game, &before, &state);
+        if let Some(analysis) = analysis {
+            searches.push(DecisionSearch {
+                step: steps.len(),
+                colour: before.active(),
+                analysis,
+            });
+        }
         steps.push(d.notation(game.terrain()));
         if config.check {
             if let Err(v) = invariants::check(game, &state) {
@@ -137,5 +162,6 @@ pub fn play_game(
         decisions,
         think_time,
         violation,
+        searches,
     }
 }

@@ -8,8 +8,8 @@ use toybattle::terrain::input;
 use toybattle::tournament::config::{check_concurrency, fnv1a, Records, RUN_FORMAT};
 use toybattle::tournament::stats::SprtParams;
 use toybattle::tournament::{
-    compare_runs, merge_runs, run_tournament, CompareSide, MergeOptions, RunConfig, RunOptions,
-    Shard,
+    compare_runs, merge_runs, run_tournament, run_tournament_keeping_roots, CompareSide,
+    MergeOptions, RunConfig, RunOptions, Shard,
 };
 
 /// The bots of the default tournament: the fast shipped presets.
@@ -71,6 +71,11 @@ pub struct Args {
     ext_startup_ms: u64,
     #[command(flatten)]
     records: RecordsArgs,
+    /// Keep beside every record the root stats of each decision's search (roots/: iterations,
+    /// root value, visits per decision), the targets of `train`; a recorded game found
+    /// without them on resume is played again.
+    #[arg(long)]
+    root_stats: bool,
 }
 
 /// Which games keep a record file: shared by `tournament` and `balance`.
@@ -193,14 +198,18 @@ pub fn run(args: Args) -> CliResult {
         what_ifs: Default::default(),
         records: args.records.records(),
     };
-    let report = run_tournament(RunOptions {
+    let options = RunOptions {
         config,
         terrains,
         out: args.out.clone(),
         concurrency: args.concurrency,
         quiet: args.quiet,
         check: args.check,
-    })
+    };
+    let report = match args.root_stats {
+        true => run_tournament_keeping_roots(options),
+        false => run_tournament(options),
+    }
     .map_err(|e| e.to_string())?;
     emit(&report.summary.to_terminal(&args.out))?;
     if !args.quiet {

@@ -28,9 +28,10 @@ enum Command {
     /// Generations of self-play learning, each kept only if it wins its gate.
     ///
     /// One generation: (1) the current best search plays itself on every terrain and variant
-    /// (a tournament folder per variant, gen-NNN/selfplay-VARIANT); (2) the value model is
-    /// fitted to the outcomes of those games and of the games of the `--window - 1`
-    /// generations before (targets: 1 for the winner's decisions, 0 for the loser's); (3) the
+    /// (a tournament folder per variant, gen-NNN/selfplay-VARIANT, keeping each decision's
+    /// root stats in roots/); (2) the value model is fitted to those games and the games of
+    /// the `--window - 1` generations before (targets: 1 for the winner's decisions, 0 for
+    /// the loser's, blended with the search's root value by `--target-mix`); (3) the
     /// candidate, the base search with that model judging its cut playouts, meets the best in a
     /// paired tournament (gen-NNN/gate) stopped by an SPRT with elo0 = 0, elo1 from `--sprt`:
     /// it becomes the best only if the test accepts H1, otherwise the best stays. A kept
@@ -83,6 +84,11 @@ struct FitArgs {
     /// Hold out one game in this many for validation (0 = none).
     #[arg(long, default_value_t = 10)]
     validation_every: u32,
+    /// λ of the target λ·(root value) + (1 − λ)·(outcome), for records kept with their root
+    /// stats (tournament --root-stats); 0 = outcomes alone. Held-out loss is always against
+    /// the outcome.
+    #[arg(long, value_name = "λ", default_value_t = 0.0, value_parser = parse_mix)]
+    target_mix: f64,
 }
 
 pub fn run(args: Args) -> CliResult {
@@ -129,6 +135,7 @@ fn run_fit(args: FitArgs) -> CliResult {
         weight_decay: args.weight_decay,
         seed: args.seed,
         validation_every: args.validation_every,
+        target_mix: args.target_mix,
     };
     let (model, _) = fit(&data, &options, |r| {
         println!(
@@ -198,6 +205,12 @@ struct RunArgs {
     /// Hold out one game in this many to report the fit's loss (0 = none).
     #[arg(long, default_value_t = 10)]
     validation_every: u32,
+    /// λ of the fit's target λ·(root value) + (1 − λ)·(outcome): the root value is the
+    /// self-play search's own estimate at each decision (gen-NNN/selfplay-*/roots/); 0 =
+    /// outcomes alone. Positions without root stats (forced decisions, --start-records) keep
+    /// the outcome.
+    #[arg(long, value_name = "λ", default_value_t = DEFAULT_TARGET_MIX, value_parser = parse_mix)]
+    target_mix: f64,
     /// Most gate games per terrain (even); the SPRT usually stops earlier.
     #[arg(long, default_value_t = 50)]
     gate_games: u32,
@@ -229,6 +242,18 @@ struct RunArgs {
     plan: bool,
 }
 
+/// The default λ of `train run --target-mix` (results/learning.md, "Root stats as targets").
+const DEFAULT_TARGET_MIX: f64 = 0.0;
+
+fn parse_mix(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if (0.0..=1.0).contains(&x) => Ok(x),
+        _ => Err(format!(
+            "'{s}' is not a share between 0 (outcomes alone) and 1 (root values alone)"
+        )),
+    }
+}
+
 fn parse_concurrency(s: &str) -> Result<usize, String> {
     let k = s
         .parse()
@@ -254,6 +279,7 @@ fn run_loop(args: RunArgs) -> CliResult {
         batch: args.batch,
         learning_rate: args.learning_rate,
         weight_decay: args.weight_decay,
+        target_mix: args.target_mix,
         validation_every: args.validation_every,
         gate_games: args.gate_games,
         gate_variant: args.gate_variant,
@@ -314,7 +340,7 @@ fn plan_text(plan: &SelfPlayPlan, dir: &std::path::Path) -> String {
         let shards = format!("{}/shards-{}-{variant}", dir.display(), plan.generation);
         text += &format!(
             "toybattle tournament --bots {} --terrains {} --games {} --variant {variant} \
-             --seed {} --max-turns {} --shard K/N --out {shards}/K\n\
+             --seed {} --max-turns {} --root-stats --shard K/N --out {shards}/K\n\
              toybattle merge {shards}/* --out {}\n",
             plan.bot,
             plan.terrains.join(","),

@@ -5,6 +5,7 @@
 use super::config::fnv1a;
 use super::config::RunConfig;
 use super::lock::RunLock;
+use super::roots::roots_path;
 use super::runner::{record_problem, run_games, write_summaries, RecordProblem};
 use super::schedule::{pairings, Schedule};
 use super::store::{
@@ -426,18 +427,26 @@ fn check_records(
 
 fn copy_records(lines: &[GameLine], inputs: &[PathBuf], out: &Path) -> Result<(), TournamentError> {
     for g in lines.iter().filter(|g| !g.record.is_empty()) {
-        let from = inputs
+        let shard = inputs
             .iter()
-            .map(|dir| dir.join(&g.record))
-            .find(|p| p.exists())
+            .find(|dir| dir.join(&g.record).exists())
             .ok_or_else(|| MergeError::RecordInNoInput {
                 record: g.record.clone(),
             })?;
-        let to = out.join(&g.record);
-        if let Some(parent) = to.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| TournamentError::io(parent, e))?;
+        copy_file(&shard.join(&g.record), &out.join(&g.record))?;
+        // The root stats beside the record, when the shard kept them (`--root-stats`).
+        let roots = roots_path(&g.record);
+        if shard.join(&roots).exists() {
+            copy_file(&shard.join(&roots), &out.join(&roots))?;
         }
-        std::fs::copy(&from, &to).map_err(|e| TournamentError::io(&from, e))?;
     }
+    Ok(())
+}
+
+fn copy_file(from: &Path, to: &Path) -> Result<(), TournamentError> {
+    if let Some(parent) = to.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| TournamentError::io(parent, e))?;
+    }
+    std::fs::copy(from, to).map_err(|e| TournamentError::io(from, e))?;
     Ok(())
 }

@@ -4,13 +4,15 @@
 //! A run's folder holds `run.json` (the settings), `games.jsonl` (one line per finished game,
 //! append-only), `records/` (every game as a replayable record) and the summaries
 //! (`summary.md`, `summary.csv`, `summary.json`), and `run.lock`, locked by the one process that
-//! writes to the folder. See docs/tournament.md.
+//! writes to the folder; with root stats kept (`--root-stats`), `roots/` beside `records/`.
+//! See docs/tournament.md.
 
 pub mod bots;
 pub mod compare;
 pub mod config;
 pub mod lock;
 pub mod merge;
+pub mod roots;
 pub mod runner;
 pub mod schedule;
 pub mod stats;
@@ -22,7 +24,9 @@ pub use compare::{compare_runs, CompareError, CompareSide, Comparison};
 pub use config::{ConfigError, RunConfig, Shard};
 pub use lock::LockError;
 pub use merge::{merge_runs, MergeError, MergeOptions};
-pub use runner::{run_tournament, RecordProblem, RunOptions, RunReport};
+pub use runner::{
+    run_tournament, run_tournament_keeping_roots, RecordProblem, RunOptions, RunReport,
+};
 pub use stats::{SprtError, SprtParamsError};
 pub use store::StoreError;
 pub use summary::Summary;

@@ -4,6 +4,7 @@
 use super::bots::BotEntry;
 use super::config::{check_concurrency, RunConfig};
 use super::lock::RunLock;
+use super::roots::{read_roots, roots_path, write_roots, GameRoots};
 use super::schedule::{pairings, PairJob, Pairing, Schedule};
 use super::stats::SprtDecision;
 use super::store::StoreError;
@@ -71,10 +72,24 @@ struct Shared<'a> {
     error: Mutex<Option<TournamentError>>,
     progress: Progress,
     check: bool,
+    /// Keep each recorded game's root stats (`roots/`).
+    roots: bool,
 }
 
 /// Runs (or resumes) the tournament of `options` and writes its summaries.
 pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError> {
+    run(options, false)
+}
+
+/// [`run_tournament`], also keeping beside every record the root stats of each decision's search
+/// (`tournament::roots`, the targets of `train`). Root stats change no result, so they are not a
+/// setting: a recorded game found without its root stats file (or with one that is not its
+/// own) is played again, as a game without its record is.
+pub fn run_tournament_keeping_roots(options: RunOptions) -> Result<RunReport, TournamentError> {
+    run(options, true)
+}
+
+fn run(options: RunOptions, roots: bool) -> Result<RunReport, TournamentError> {
     let mut config = options.config;
     config.validate()?;
     if let Some(k) = options.concurrency {
@@ -118,6 +133,7 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         &bots,
         &games,
         &config,
+        roots,
         options.quiet,
     )?;
     // The deals are computed one at a time as the workers take them: memory does not grow
@@ -152,6 +168,7 @@ pub fn run_tournament(options: RunOptions) -> Result<RunReport, TournamentError>
         error: Mutex::new(None),
         progress: Progress::new(expected, resumed as u64, options.quiet),
         check: options.check,
+        roots,
     };
     shared.stop.store(sprt_decided(&shared), Ordering::SeqCst);
     play_all(&shared, &schedule, options.concurrency)?;
@@ -193,7 +210,9 @@ pub(super) fn run_games(
 /// played again from its deal. With bots of fixed
 /// iteration budgets the replayed game is the lost one; with time budgets it is a new game on
 /// the same deal and seats, and its line replaces the old one. A game the run keeps no record
-/// of (`run.json`'s `records`) needs none and is kept as it is.
+/// of (`run.json`'s `records`) needs none and is kept as it is. With `roots`, a recorded game
+/// whose root stats file is missing or not its own is played again too.
+#[allow(clippy::too_many_arguments)]
 fn drop_games_without_records(
     out: &Path,
     games_path: &Path,
@@ -201,15 +220,21 @@ fn drop_games_without_records(
     bots: &BTreeMap<String, BotEntry>,
     games: &[Game],
     config: &RunConfig,
+    roots: bool,
     quiet: bool,
 ) -> Result<GamesFile, TournamentError> {
     let names: BTreeMap<&String, String> = bots
         .iter()
         .map(|(spec, entry)| (spec, entry.seat().player.name().to_string()))
         .collect();
+    let problem = |g: &GameLine| {
+        record_problem(out, g, Some(&names), games)
+            .map(|p| p.to_string())
+            .or_else(|| roots.then(|| roots_problem(out, g)).flatten())
+    };
     let (kept, lost): (Vec<GameLine>, Vec<GameLine>) = existing.games.into_iter().partition(|g| {
         let unrecorded = g.record.is_empty() && !config.records.keeps(g.pair);
-        unrecorded || record_problem(out, g, Some(&names), games).is_none()
+        unrecorded || problem(g).is_none()
     });
     if !lost.is_empty() {
         let mut text = String::new();
@@ -221,11 +246,10 @@ fn drop_games_without_records(
     }
     if !quiet {
         for g in &lost {
-            let problem = record_problem(out, g, Some(&names), games);
             eprintln!(
                 "note: {}: {}; deal {} game {} is played again",
                 out.join(&g.record).display(),
-                problem.map_or(String::new(), |p| p.to_string()),
+                problem(g).unwrap_or_default(),
                 g.position,
                 g.game
             );
@@ -332,6 +356,18 @@ pub(super) fn record_problem(
         .map(|error| RecordProblem::DoesNotReplay {
             error: Box::new(error),
         })
+}
+
+/// What is wrong with the root stats of game `g`, whose record is sound: missing, unreadable
+/// or another game's.
+fn roots_problem(out: &Path, g: &GameLine) -> Option<String> {
+    let text = input::read_text(&out.join(&g.record), input::RECORD).ok()?;
+    let record: GameRecord = serde_json::from_str(&text).ok()?;
+    match read_roots(out, &g.record, &record) {
+        Ok(Some(_)) => None,
+        Ok(None) => Some(format!("no root stats ({})", roots_path(&g.record))),
+        Err(e) => Some(e),
+    }
 }
 
 /// Resolves every bot spec and records its version in the settings.
@@ -568,6 +604,11 @@ fn play_one(
     // Without a record the line names none: a resume then knows the game needs none.
     let record = match shared.config.records.keeps(job.pair) {
         true => {
+            // The root stats first: a record found on resume has them.
+            if shared.roots {
+                let roots = GameRoots::of(game, &rel, &played.record, &played.searches);
+                write_roots(shared.out, &rel, &roots)?;
+            }
             write_record(shared.out, &rel, &played.record)?;
             rel
         }

@@ -43,7 +43,7 @@ pub fn compare_with_fitted(
     let mut index = 0u32;
     let mut input = Input::default();
     for dir in dirs {
-        for_each_record(dir, |game, record| {
+        for_each_record(dir, |game, record, _| {
             let held_out = every > 0 && index.is_multiple_of(every);
             index += 1;
             if !held_out {

@@ -4,8 +4,9 @@
 //! evaluation (its output is added to [`Dataset::offset`]). Its parameters are candle variables
 //! in the same layout (input-major weight matrices), so the trained model is read back without
 //! reshaping.
-//! The loss is the logistic loss of the predicted win probability against the game's outcome,
-//! computed in a numerically stable form; AdamW updates the weights. Every random choice
+//! The loss is the logistic loss of the predicted win probability against the game's outcome
+//! (blended with the search's root value by `FitOptions::target_mix`), computed in a
+//! numerically stable form; AdamW updates the weights. Every random choice
 //! (initial weights, order of the positions in each epoch) comes from the seed.
 
 use super::Dataset;
@@ -32,6 +33,10 @@ pub struct FitOptions {
     /// One game in this many (by its number in the dataset) is held out for validation; 0 =
     /// none.
     pub validation_every: u32,
+    /// λ of the training target `λ · root value + (1 − λ) · outcome` (see
+    /// [`Dataset::mixed_target`]); 0 trains on outcomes alone. Held-out positions are always
+    /// judged against the outcome.
+    pub target_mix: f64,
 }
 
 impl Default for FitOptions {
@@ -43,6 +48,7 @@ impl Default for FitOptions {
             weight_decay: 1e-4,
             seed: 1,
             validation_every: 10,
+            target_mix: 0.0,
         }
     }
 }
@@ -122,10 +128,11 @@ fn logistic_loss(z: &Tensor, t: &Tensor) -> candle_core::Result<Tensor> {
 }
 
 /// The batch × INPUTS dense inputs, batch × 1 fitted-evaluation log-odds and batch × 1 targets
-/// of positions `ks`.
+/// (root values blended in by `mix`) of positions `ks`.
 fn batch(
     data: &Dataset,
     ks: &[usize],
+    mix: f32,
     dev: &Device,
 ) -> candle_core::Result<(Tensor, Tensor, Tensor)> {
     let mut x = vec![0f32; ks.len() * INPUTS];
@@ -133,7 +140,7 @@ fn batch(
         data.write_dense(k, &mut x[row * INPUTS..][..INPUTS]);
     }
     let offsets: Vec<f32> = ks.iter().map(|&k| data.offset(k)).collect();
-    let t: Vec<f32> = ks.iter().map(|&k| data.target(k)).collect();
+    let t: Vec<f32> = ks.iter().map(|&k| data.mixed_target(k, mix)).collect();
     Ok((
         Tensor::from_vec(x, (ks.len(), INPUTS), dev)?,
         Tensor::from_vec(offsets, (ks.len(), 1), dev)?,
@@ -156,7 +163,8 @@ pub fn candle_logits(model: &ValueModel, inputs: &[Input]) -> candle_core::Resul
 
 /// Trains a value model on `data` to correct the fitted linear evaluation: the predicted
 /// log-odds of a position are its [`Dataset::offset`] plus the model's output. It starts from
-/// [`ValueModel::untrained`]`(options.seed)`, which adds nothing, and calls
+/// [`ValueModel::untrained`]`(options.seed)`, which adds nothing, trains on outcomes blended with
+/// the searches' root values by `options.target_mix`, and calls
 /// `progress` after each epoch; returns the model after the last epoch and every epoch's
 /// report.
 pub fn fit(
@@ -183,7 +191,7 @@ pub fn fit(
         train.shuffle(&mut rng);
         let (mut sum, mut n) = (0.0, 0usize);
         for ks in train.chunks(options.batch.max(1)) {
-            let (x, offsets, t) = batch(data, ks, &dev)?;
+            let (x, offsets, t) = batch(data, ks, options.target_mix as f32, &dev)?;
             let loss = logistic_loss(&(net.logits(&x)? + offsets)?, &t)?;
             opt.backward_step(&loss)?;
             sum += f64::from(loss.to_scalar::<f32>()?) * ks.len() as f64;

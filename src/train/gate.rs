@@ -9,7 +9,9 @@ use crate::rules::Variant;
 use crate::terrain::Terrain;
 use crate::tournament::config::{Records, RUN_FORMAT};
 use crate::tournament::stats::{SprtDecision, SprtParams};
-use crate::tournament::{run_tournament, RunConfig, RunOptions, RunReport, TournamentError};
+use crate::tournament::{
+    run_tournament, run_tournament_keeping_roots, RunConfig, RunOptions, RunReport, TournamentError,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -72,7 +74,7 @@ pub fn gate(
     settings: &MatchSettings,
     sprt: SprtParams,
 ) -> Result<GateResult, TournamentError> {
-    let summary = play(dir, Some(candidate), best, settings, Some(sprt))?.summary;
+    let summary = play(dir, Some(candidate), best, settings, Some(sprt), false)?.summary;
     let sprt = summary
         .sprt
         .as_ref()
@@ -92,28 +94,31 @@ pub fn play_match(
     opponent: &str,
     settings: &MatchSettings,
 ) -> Result<MatchResult, TournamentError> {
-    let report = play(dir, Some(candidate), opponent, settings, None)?;
+    let report = play(dir, Some(candidate), opponent, settings, None, false)?;
     Ok(match_result(&report.summary))
 }
 
-/// Self-play: `bot` against itself in the run folder `dir`, every game recorded; returns the
-/// games counted and how many of them were found already played.
+/// Self-play: `bot` against itself in the run folder `dir`, every game recorded with the root
+/// stats of its searches (`tournament::roots`); returns the games counted and how many of them
+/// were found already played.
 pub fn self_play(
     dir: &Path,
     bot: &str,
     settings: &MatchSettings,
 ) -> Result<(u64, u64), TournamentError> {
-    let report = play(dir, None, bot, settings, None)?;
+    let report = play(dir, None, bot, settings, None, true)?;
     Ok((report.summary.games, report.resumed as u64))
 }
 
-/// The tournament of `gauntlet` against `opponent`, or of `opponent` against itself.
+/// The tournament of `gauntlet` against `opponent`, or of `opponent` against itself; with
+/// `roots`, keeping the root stats of every decision.
 fn play(
     dir: &Path,
     gauntlet: Option<&str>,
     opponent: &str,
     settings: &MatchSettings,
     sprt: Option<SprtParams>,
+    roots: bool,
 ) -> Result<RunReport, TournamentError> {
     let config = RunConfig {
         format: RUN_FORMAT.into(),
@@ -133,14 +138,18 @@ fn play(
         what_ifs: Default::default(),
         records: Records::All,
     };
-    run_tournament(RunOptions {
+    let options = RunOptions {
         config,
         terrains: settings.terrains.clone(),
         out: dir.to_path_buf(),
         concurrency: settings.concurrency,
         quiet: settings.quiet,
         check: false,
-    })
+    };
+    match roots {
+        true => run_tournament_keeping_roots(options),
+        false => run_tournament(options),
+    }
 }
 
 fn match_result(summary: &crate::tournament::Summary) -> MatchResult {

@@ -62,6 +62,11 @@ pub struct TrainConfig {
     pub learning_rate: f64,
     /// AdamW's weight decay.
     pub weight_decay: f64,
+    /// λ of the fit's target, `λ · root value + (1 − λ) · outcome` (the root values of the
+    /// self-play searches, `tournament::roots`); 0 = outcomes alone. Absent from the
+    /// `run.json` of runs made before it existed, which trained on outcomes alone.
+    #[serde(default)]
+    pub target_mix: f64,
     /// One game in this many is held out of the fit to report its loss; 0 = none.
     pub validation_every: u32,
     /// Most gate games per terrain (even); the test usually stops earlier.
@@ -260,6 +265,11 @@ impl TrainConfig {
         }
         if self.epochs == 0 || self.batch == 0 {
             return bad("--epochs and --batch must be at least 1");
+        }
+        if !(0.0..=1.0).contains(&self.target_mix) {
+            return bad(
+                "--target-mix must be between 0 (outcomes alone) and 1 (root values alone)",
+            );
         }
         if self.variants.is_empty() || self.terrains.is_empty() {
             return bad("at least one terrain and one variant are needed");
@@ -644,6 +654,7 @@ impl Run<'_> {
             weight_decay: self.config.weight_decay,
             seed: self.seed(g, 7),
             validation_every: self.config.validation_every,
+            target_mix: self.config.target_mix,
         };
         let (model, epochs) = fit(&data, &options, |r| {
             self.note(&format!(

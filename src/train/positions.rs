@@ -6,6 +6,7 @@ use crate::info::Observation;
 use crate::model::{encode, Input, INPUTS};
 use crate::record::{replay, GameRecord};
 use crate::rules::{Colour, Decision, Game};
+use crate::tournament::roots::{read_roots, GameRoots};
 use std::path::{Path, PathBuf};
 
 /// A record that could not be read or replayed; the message names the file.
@@ -47,6 +48,9 @@ pub struct Dataset {
     /// The fitted linear evaluation's log-odds for the player to decide, which the value
     /// model corrects.
     offsets: Vec<f32>,
+    /// The root value of the deciding player's search at each position (its estimated chance
+    /// to win, 0 to 1), when the game's root stats were kept and the player searched.
+    roots: Vec<Option<f32>>,
     /// The game each position comes from, counting from 0 in the order games were added: a
     /// validation split by game keeps a game's positions together.
     games: Vec<u32>,
@@ -88,6 +92,23 @@ impl Dataset {
         self.targets[k]
     }
 
+    /// The root value of the deciding player's search at position `k` (see
+    /// `tournament::roots`), `None` when the game kept no root stats or the decision was not
+    /// searched (forced).
+    pub fn root_value(&self, k: usize) -> Option<f32> {
+        self.roots[k]
+    }
+
+    /// The training target of position `k` with the root value blended in:
+    /// `mix · root value + (1 − mix) · outcome`, or the outcome ([`Dataset::target`]) where the
+    /// position has no root value, and always when `mix` is 0.
+    pub fn mixed_target(&self, k: usize, mix: f32) -> f32 {
+        match self.roots[k] {
+            Some(v) if mix != 0.0 => mix * v + (1.0 - mix) * self.targets[k],
+            _ => self.targets[k],
+        }
+    }
+
     /// The fitted linear evaluation's log-odds that the player to decide at position `k` wins
     /// ([`FITTED_EVAL`](crate::bot::search::FITTED_EVAL), read from the side of their opponent,
     /// who has just moved, as the search reads a cut playout): the value model learns what to
@@ -114,7 +135,24 @@ impl Dataset {
     /// the fitted evaluation's log-odds for them ([`Dataset::offset`]) and whether they won.
     /// The record must be valid (see `record::replay`).
     pub fn add_record(&mut self, game: &Game, record: &GameRecord) -> Result<(), String> {
+        self.add_record_with_roots(game, record, None)
+    }
+
+    /// [`Dataset::add_record`], with each decision's root value from the game's root stats
+    /// (which must be this record's: `tournament::roots::read_roots` checks them).
+    pub fn add_record_with_roots(
+        &mut self,
+        game: &Game,
+        record: &GameRecord,
+        roots: Option<&GameRoots>,
+    ) -> Result<(), String> {
         replay(game, record).map_err(|e| e.to_string())?;
+        let mut root_values = vec![None; record.steps.len()];
+        for note in roots.map_or(&[][..], |r| &r.decisions) {
+            if let Some(v) = root_values.get_mut(note.step) {
+                *v = note.value.map(|x| x as f32);
+            }
+        }
         let winner = record.result.winner;
         let target = |c: Colour| match winner {
             Some(w) => f32::from(u8::from(w == c)),
@@ -122,13 +160,13 @@ impl Dataset {
         };
         let mut state = game.initial_state(&record.deal);
         let mut input = Input::default();
-        for step in &record.steps {
+        for (step, root) in record.steps.iter().zip(root_values) {
             if !state.is_chance() && !state.is_over() {
                 let me = state.active();
                 encode(game, &Observation::new(&state, me), &mut input);
                 let judge = Judge::new(game, &Observation::new(&state, me.opponent()));
                 let offset = -fitted_logit(&judge, &state) as f32;
-                self.push(&input, target(me), offset);
+                self.push(&input, target(me), offset, root);
             }
             let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
             game.apply(&mut state, d).map_err(|e| e.to_string())?;
@@ -137,30 +175,42 @@ impl Dataset {
         Ok(())
     }
 
-    fn push(&mut self, input: &Input, target: f32, offset: f32) {
+    fn push(&mut self, input: &Input, target: f32, offset: f32, root: Option<f32>) {
         self.entries
             .extend(input.nonzero().map(|(i, v)| (i as u16, v)));
         self.start.push(self.entries.len());
         self.targets.push(target);
         self.offsets.push(offset);
+        self.roots.push(root);
         self.games.push(self.game_count);
     }
 
     /// Adds every record (`*.json`) found under `dir`, in sorted path order, each replayed on
     /// the shipped terrain and variant it names; for a run folder (one with a `records`
-    /// folder), the records under that. Returns the number of records added; at the first
-    /// record refused, the error names it and the records before it stay added.
+    /// folder), the records under that, with their root stats where the run kept them
+    /// (`roots/`). Returns the number of records added; at the first record refused, the error
+    /// names it and the records before it stay added.
     pub fn add_records_under(&mut self, dir: &Path) -> Result<usize, DatasetError> {
-        for_each_record(dir, |game, record| self.add_record(game, record))
+        let run = dir.join("records").is_dir().then_some(dir);
+        for_each_record(dir, |game, record, path| {
+            let roots = match run {
+                Some(run) => {
+                    let rel = path.strip_prefix(run).unwrap_or(path);
+                    read_roots(run, &rel.to_string_lossy(), record)?
+                }
+                None => None,
+            };
+            self.add_record_with_roots(game, record, roots.as_ref())
+        })
     }
 }
 
 /// Calls `f` on every record under `dir` (as [`Dataset::add_records_under`] reads them) with
-/// the game it was played in; stops at the first record that cannot be read or that `f`
-/// refuses, with an error that names its file. Returns the number of records.
+/// the game it was played in and its file; stops at the first record that cannot be read or
+/// that `f` refuses, with an error that names its file. Returns the number of records.
 pub(super) fn for_each_record(
     dir: &Path,
-    mut f: impl FnMut(&Game, &GameRecord) -> Result<(), String>,
+    mut f: impl FnMut(&Game, &GameRecord, &Path) -> Result<(), String>,
 ) -> Result<usize, DatasetError> {
     let records = dir.join("records");
     let dir = if records.is_dir() { &records } else { dir };
@@ -185,7 +235,7 @@ pub(super) fn for_each_record(
             .map_err(|e| replay_err(e.to_string()))?
             .with_what_if(record.what_if)
             .map_err(|e| replay_err(e.to_string()))?;
-        f(&game, &record).map_err(replay_err)?;
+        f(&game, &record, path).map_err(replay_err)?;
     }
     Ok(files.len())
 }
