@@ -11,10 +11,11 @@ use toybattle::terrain::{builtin_terrains, Terrain};
 use toybattle::tournament::lock::RunLock;
 use toybattle::tournament::roots::{read_roots, roots_path};
 use toybattle::tournament::stats::{SprtDecision, SprtParams};
+use toybattle::train::curve::{parse_curve_csv, CURVE_HEADER};
 use toybattle::train::gate::{gate, MatchSettings};
 use toybattle::train::generation::{
-    base_preset, run_generations, GenerationResult, StepSeconds, TrainConfig, TrainError,
-    TrainOptions, TRAIN_FORMAT,
+    base_preset, redraw_curve, run_generations, GenerationResult, StepSeconds, TrainConfig,
+    TrainError, TrainOptions, TRAIN_FORMAT,
 };
 use toybattle::train::{fit, Dataset, FitOptions};
 
@@ -586,4 +587,34 @@ fn a_target_mix_of_zero_fits_the_same_weights_as_outcomes_alone() {
         weights_of(&with_roots, 0.5) != plain,
         "λ = 0.5 ignored the root values"
     );
+}
+
+/// The learning curve draws every generation's gate, kept ones filled and the others hollow and
+/// marked "not kept" in the legend, from `curve.csv` alone (`train curve DIR`); a damaged
+/// `curve.csv` is refused with its line.
+#[test]
+fn the_curve_draws_every_generations_gate_from_the_csv() {
+    let dir = scratch("curve");
+    let csv = format!(
+        "{CURVE_HEADER}\n\
+         1,false,0,110,-38.0,-99.0,24.0,-2.950,,,,,0.0200\n\
+         2,true,0,96,61.0,12.0,110.0,2.960,40,45.0,-20.0,110.0,0.0500\n\
+         3,false,2,64,5.0,-80.0,90.0,-0.500,,,,,0.0700\n"
+    );
+    std::fs::write(dir.join("curve.csv"), &csv).unwrap();
+    assert_eq!(redraw_curve(&dir).unwrap(), 3);
+    let svg = std::fs::read_to_string(dir.join("curve.svg")).unwrap();
+    assert_eq!(svg.matches("class=\"gate-kept\"").count(), 1, "{svg}");
+    assert_eq!(svg.matches("class=\"gate-not-kept\"").count(), 2, "{svg}");
+    assert_eq!(
+        svg.matches("class=\"reference\"").count(),
+        2,
+        "generation 0 and 2"
+    );
+    for text in ["gate: not kept", "kept", "generation", "Elo (95% interval)"] {
+        assert!(svg.contains(text), "'{text}' not in the plot");
+    }
+    assert_eq!(parse_curve_csv(&csv).unwrap().len(), 3);
+    let e = parse_curve_csv(&csv.replace("0.0700", "x")).unwrap_err();
+    assert!(e.contains("line 4") && e.contains("cpu_hours"), "{e}");
 }

@@ -8,7 +8,8 @@ use toybattle::rules::Variant;
 use toybattle::tournament::config::check_concurrency;
 use toybattle::tournament::stats::SprtParams;
 use toybattle::train::generation::{
-    base_preset, describe, run_generations, SelfPlayPlan, TrainConfig, TrainOptions, TRAIN_FORMAT,
+    base_preset, describe, redraw_curve, run_generations, SelfPlayPlan, TrainConfig, TrainOptions,
+    TRAIN_FORMAT,
 };
 use toybattle::train::{compare_with_fitted, fit, Dataset, FitOptions};
 
@@ -47,6 +48,12 @@ enum Command {
     Run(RunArgs),
     /// Fit the value model to recorded games and write a weights file.
     Fit(FitArgs),
+    /// Draw a run's learning curve (DIR/curve.svg) again from its DIR/curve.csv.
+    Curve {
+        /// The run folder.
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
 }
 
 /// Fit the learned value model to recorded games.
@@ -95,6 +102,13 @@ pub fn run(args: Args) -> CliResult {
     match args.command {
         Some(Command::Run(a)) => run_loop(a),
         Some(Command::Fit(a)) => run_fit(a),
+        Some(Command::Curve { dir }) => {
+            let n = redraw_curve(&dir).map_err(|e| e.to_string())?;
+            emit(&format!(
+                "{}: {n} generations drawn\n",
+                dir.join("curve.svg").display()
+            ))
+        }
         None => match args.fit {
             Some(fit) => run_fit(fit),
             None => Err(

@@ -14,6 +14,7 @@
 //! rerunning the same command after a kill keeps what was done and redoes what was not;
 //! `run.lock` refuses a second process on the folder.
 
+use super::curve::{curve_csv, curve_svg, parse_curve_csv, CurveRow};
 use super::gate::{gate, play_match, GateResult, MatchResult, MatchSettings};
 use super::{fit, Dataset, DatasetError, FitOptions};
 use crate::bot::preset::{self, BotConfig, Preset};
@@ -791,89 +792,45 @@ fn cpu_seconds() -> f64 {
     secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
-/// The learning curve: `curve.csv` (every generation) and `curve.svg` (the Elo of each kept
-/// generation against generation 0, with its 95% interval, over cumulative CPU-hours).
+/// The learning curve: `curve.csv` (every generation) and `curve.svg` (every generation's gate,
+/// and each kept generation's Elo against generation 0; see `train::curve`).
 fn write_curve(dir: &Path, results: &[GenerationResult]) -> Result<(), TrainError> {
-    let mut csv = String::from(
-        "generation,kept,best_before,gate_games,gate_elo,gate_elo_lo,gate_elo_hi,gate_llr,\
-         reference_games,reference_elo,reference_elo_lo,reference_elo_hi,cpu_hours\n",
-    );
     let mut hours = 0.0;
-    let mut points = vec![(0u32, 0.0, 0.0, 0.0, 0.0)];
-    for r in results {
-        hours += r.cpu_seconds.total() / 3600.0;
-        let g = &r.gate.result;
-        let _ = write!(
-            csv,
-            "{},{},{},{},{:.1},{:.1},{:.1},{:.3},",
-            r.generation, r.kept, r.best_before, g.games, g.elo, g.elo_lo, g.elo_hi, r.gate.llr
-        );
-        match &r.reference {
-            Some(m) => {
-                let _ = write!(
-                    csv,
-                    "{},{:.1},{:.1},{:.1}",
-                    m.games, m.elo, m.elo_lo, m.elo_hi
-                );
-                points.push((r.generation, hours, m.elo, m.elo_lo, m.elo_hi));
+    let rows: Vec<CurveRow> = results
+        .iter()
+        .map(|r| {
+            hours += r.cpu_seconds.total() / 3600.0;
+            let g = &r.gate.result;
+            CurveRow {
+                generation: r.generation,
+                kept: r.kept,
+                best_before: r.best_before,
+                gate_games: g.games,
+                gate_elo: [g.elo, g.elo_lo, g.elo_hi],
+                gate_llr: r.gate.llr,
+                reference: r
+                    .reference
+                    .as_ref()
+                    .map(|m| (m.games, [m.elo, m.elo_lo, m.elo_hi])),
+                cpu_hours: hours,
             }
-            None => csv.push_str(",,,"),
-        }
-        let _ = writeln!(csv, ",{hours:.4}");
-    }
-    write_atomic(&dir.join("curve.csv"), csv.as_bytes())?;
-    write_atomic(&dir.join("curve.svg"), curve_svg(&points).as_bytes())?;
+        })
+        .collect();
+    write_atomic(&dir.join("curve.csv"), curve_csv(&rows).as_bytes())?;
+    write_atomic(&dir.join("curve.svg"), curve_svg(&rows).as_bytes())?;
     Ok(())
 }
 
-/// A plain SVG plot of `(generation, cpu_hours, elo, lo, hi)` points: Elo against generation
-/// 0 by generation, with interval bars, each point labelled with the CPU-hours spent so far.
-fn curve_svg(points: &[(u32, f64, f64, f64, f64)]) -> String {
-    let (w, h, left, right, top, bottom) = (640.0, 400.0, 60.0, 20.0, 30.0, 50.0);
-    let last = points.iter().map(|p| p.0).max().unwrap_or(0).max(1) as f64;
-    let lo = points.iter().map(|p| p.3).fold(-50.0f64, f64::min);
-    let hi = points.iter().map(|p| p.4).fold(50.0f64, f64::max);
-    let x = |g: f64| left + (w - left - right) * g / last;
-    let y = |e: f64| top + (h - top - bottom) * (hi - e) / (hi - lo);
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" font-family=\"sans-serif\" font-size=\"12\">\n\
-         <rect width=\"{w}\" height=\"{h}\" fill=\"white\"/>\n\
-         <text x=\"{left}\" y=\"18\">Elo against generation 0 (95% interval); label: CPU-hours so far</text>\n\
-         <line x1=\"{left}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#999\"/>\n\
-         <line x1=\"{left}\" y1=\"{top}\" x2=\"{left}\" y2=\"{}\" stroke=\"black\"/>\n\
-         <text x=\"{}\" y=\"{}\" text-anchor=\"middle\">generation</text>\n\
-         <text x=\"4\" y=\"{}\">{hi:+.0}</text>\n<text x=\"4\" y=\"{}\">{lo:+.0}</text>\n<text x=\"4\" y=\"{}\">0</text>\n",
-        y(0.0),
-        w - right,
-        y(0.0),
-        h - bottom,
-        (w + left) / 2.0,
-        h - 12.0,
-        y(hi) + 4.0,
-        y(lo),
-        y(0.0) + 4.0,
-    );
-    let mut path = String::new();
-    for (i, &(g, hours, elo, elo_lo, elo_hi)) in points.iter().enumerate() {
-        let (px, py) = (x(f64::from(g)), y(elo));
-        let _ = writeln!(
-            s,
-            "<line x1=\"{px:.1}\" y1=\"{:.1}\" x2=\"{px:.1}\" y2=\"{:.1}\" stroke=\"#4a7\"/>\n\
-             <circle cx=\"{px:.1}\" cy=\"{py:.1}\" r=\"4\" fill=\"#274\"/>\n\
-             <text x=\"{px:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{g}</text>\n\
-             <text x=\"{:.1}\" y=\"{:.1}\" fill=\"#555\">{hours:.2} h</text>",
-            y(elo_lo),
-            y(elo_hi),
-            h - bottom + 16.0,
-            px + 6.0,
-            py - 6.0
-        );
-        path += &format!("{}{px:.1},{py:.1} ", if i == 0 { "M" } else { "L" });
-    }
-    let _ = writeln!(
-        s,
-        "<path d=\"{}\" fill=\"none\" stroke=\"#274\"/>\n</svg>",
-        path.trim_end()
-    );
-    s
+/// Draws `DIR/curve.svg` again from `DIR/curve.csv` (e.g. after the plot changed); returns the
+/// generations drawn.
+pub fn redraw_curve(dir: &Path) -> Result<usize, TrainError> {
+    let path = dir.join("curve.csv");
+    let file = |reason: String| TrainError::File {
+        path: path.display().to_string(),
+        reason,
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| file(e.to_string()))?;
+    let rows = parse_curve_csv(&text).map_err(file)?;
+    write_atomic(&dir.join("curve.svg"), curve_svg(&rows).as_bytes())?;
+    Ok(rows.len())
 }

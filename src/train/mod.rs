@@ -9,6 +9,7 @@
 //! tournaments write, and its models are used by the search below it only through weights.
 
 mod baseline;
+pub mod curve;
 #[cfg(feature = "train")]
 mod fit;
 pub mod gate;
