@@ -6,7 +6,7 @@
 //! Each decision's statistics come from the deciding player's own search on their observation,
 //! so they are fair targets for that player's observation: nothing hidden from them went in.
 
-use super::store::{write_json_atomic, StoreError, RECORDS_DIR};
+use super::store::{write_atomic, StoreError, RECORDS_DIR};
 use crate::bot::play::DecisionSearch;
 use crate::record::GameRecord;
 use crate::rules::{Colour, Game};
@@ -135,9 +135,12 @@ pub fn roots_path(rel: &str) -> String {
     }
 }
 
-/// Writes `roots` as the root stats of the record at `rel` in run folder `dir`, whole.
+/// Writes `roots` as the root stats of the record at `rel` in run folder `dir`, whole, as one
+/// line of JSON (indented, the visit lists would make it ten times the size of the record).
 pub fn write_roots(dir: &Path, rel: &str, roots: &GameRoots) -> Result<(), StoreError> {
-    write_json_atomic(&dir.join(roots_path(rel)), roots)
+    let path = dir.join(roots_path(rel));
+    let text = serde_json::to_string(roots).map_err(|e| StoreError::io(&path, e))?;
+    write_atomic(&path, text.as_bytes())
 }
 
 /// Reads the root stats of the record at `rel` in run folder `dir` and checks them against the
