@@ -299,6 +299,7 @@ mod tests {
             rack_evidence: true,
             fitted_eval: true,
             value_model: true,
+            policy_prior: true,
             value_weights: "w".to_string(),
             ..SearchConfig::DEFAULT
         };
