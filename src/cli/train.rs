@@ -54,6 +54,8 @@ enum Command {
         #[arg(value_name = "DIR")]
         dir: PathBuf,
     },
+    /// Fit the policy model (the search's prior) to the decisions played in recorded games.
+    Policy(super::train_policy::PolicyArgs),
 }
 
 /// Fit the learned value model to recorded games.
@@ -109,6 +111,7 @@ pub fn run(args: Args) -> CliResult {
                 dir.join("curve.svg").display()
             ))
         }
+        Some(Command::Policy(a)) => super::train_policy::run(a),
         None => match args.fit {
             Some(fit) => run_fit(fit),
             None => Err(
