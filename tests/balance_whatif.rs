@@ -1,0 +1,268 @@
+//! Rule what-ifs read with a study of the printed rules (`balance --from PRINTED WHATIF`): each
+//! what-if is reported as its paired change from the printed rules on the same deals.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("toybattle-whatif-{name}-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&d);
+    d
+}
+
+fn balance(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .arg("balance")
+        .args(args)
+        .arg("--quiet")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A small study of random play on two terrains, normal variant, with `extra` what-ifs.
+fn study(out: &Path, seed: &str, extra: &[&str]) {
+    let mut args = vec![
+        "--bots",
+        "random",
+        "--games",
+        "8",
+        "--terrains",
+        "castle_field,tropical_pool",
+        "--variants",
+        "normal",
+        "--seed",
+        seed,
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    let (ok, err) = balance(&args);
+    assert!(ok, "{err}");
+}
+
+fn report_from(dirs: &[&Path], out: &Path) -> (bool, String) {
+    let mut args: Vec<&str> = vec!["--from"];
+    args.extend(dirs.iter().map(|d| d.to_str().unwrap()));
+    args.extend(["--out", out.to_str().unwrap()]);
+    balance(&args)
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Per terrain, each deal's mean of `score` over the games of a study's normal run.
+fn deal_means(
+    dir: &Path,
+    score: fn(&serde_json::Value) -> f64,
+) -> BTreeMap<String, BTreeMap<u64, f64>> {
+    let mut sums: BTreeMap<String, BTreeMap<u64, (f64, f64)>> = BTreeMap::new();
+    let games = fs::read_to_string(dir.join("runs/random-normal/games.jsonl")).unwrap();
+    for line in games.lines() {
+        let g: serde_json::Value = serde_json::from_str(line).unwrap();
+        let terrain = g["terrain"].as_str().unwrap().to_string();
+        let deal = g["deal_seed"].as_u64().unwrap();
+        let s = sums.entry(terrain).or_default().entry(deal).or_default();
+        *s = (s.0 + score(&g), s.1 + 1.0);
+    }
+    sums.into_iter()
+        .map(|(t, deals)| (t, deals.into_iter().map(|(d, (s, n))| (d, s / n)).collect()))
+        .collect()
+}
+
+/// 1 for a win, 1/2 for a turn cap, 0 for a loss, of the colour `of(game)`.
+fn score_of(g: &serde_json::Value, colour: &str) -> f64 {
+    match g["winner_colour"].as_str() {
+        None => 0.5,
+        Some(w) => (w == colour) as u8 as f64,
+    }
+}
+
+fn first_score(g: &serde_json::Value) -> f64 {
+    score_of(g, g["first"].as_str().unwrap())
+}
+
+fn blue_score(g: &serde_json::Value) -> f64 {
+    score_of(g, "blue")
+}
+
+/// The what-if minus the printed rules, by hand: per deal the difference of the two means,
+/// then their mean over the deals of a terrain (`Some`) or of every terrain (`None`).
+fn by_hand(
+    what_if: &Path,
+    printed: &Path,
+    score: fn(&serde_json::Value) -> f64,
+    terrain: Option<&str>,
+) -> (f64, usize) {
+    let (a, b) = (deal_means(what_if, score), deal_means(printed, score));
+    let mut diffs = Vec::new();
+    for (t, deals) in &a {
+        if terrain.is_some_and(|want| want != t) {
+            continue;
+        }
+        for (deal, x) in deals {
+            diffs.push(x - b[t][deal]);
+        }
+    }
+    (diffs.iter().sum::<f64>() / diffs.len() as f64, diffs.len())
+}
+
+/// The report's what-if rows, by terrain key (`all` for every terrain).
+fn rows(report: &Path) -> BTreeMap<String, serde_json::Value> {
+    let j = json(&report.join("balance.json"));
+    j["what_if_changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["terrain"].as_str().unwrap().to_string(), r.clone()))
+        .collect()
+}
+
+/// A study of the printed rules and one with other opening racks on the same seed, read
+/// together: the report's figures are those of the printed rules alone, and the what-if's rows
+/// are the per-deal differences computed here by hand, per terrain and over all terrains, in
+/// balance.json, report.md and what_if_changes.csv, with a family of comparisons in the summary.
+#[test]
+fn a_what_if_is_reported_as_its_paired_change_from_the_printed_rules_on_the_same_deals() {
+    let (printed, racks, report) = (
+        temp_dir("paired-printed"),
+        temp_dir("paired-racks"),
+        temp_dir("paired-report"),
+    );
+    study(&printed, "7", &[]);
+    study(&racks, "7", &["--racks", "4,4"]);
+    let (ok, err) = report_from(&[&printed, &racks], &report);
+    assert!(ok, "{err}");
+    let rows = rows(&report);
+    assert_eq!(
+        rows.keys().collect::<Vec<_>>(),
+        ["all", "castle_field", "tropical_pool"]
+    );
+    for (terrain, row) in &rows {
+        assert_eq!(
+            row["what_if"], "opening racks 4 (first) and 4 (second)",
+            "{row}"
+        );
+        let t = (terrain != "all").then_some(terrain.as_str());
+        for (field, score) in [
+            ("first_player", first_score as fn(&serde_json::Value) -> f64),
+            ("blue", blue_score),
+        ] {
+            let (want, deals) = by_hand(&racks, &printed, score, t);
+            let got = row[field]["value"].as_f64().unwrap();
+            assert!(
+                (got - want).abs() < 1e-12,
+                "{terrain} {field}: {got} vs {want}"
+            );
+            assert_eq!(row["deals"], deals as u64, "{row}");
+        }
+    }
+    assert_eq!(rows["all"]["deals"], 8);
+    // The report's own figures are the printed rules' alone: the what-if's games are not
+    // pooled in.
+    let (own, alone) = (
+        json(&report.join("balance.json")),
+        json(&printed.join("balance.json")),
+    );
+    assert_eq!(own["seats"], alone["seats"]);
+    assert_eq!(own["what_ifs"], alone["what_ifs"]);
+    let family = own["families"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["what"].as_str().unwrap().contains("rule what-if"))
+        .expect("a family of the what-ifs' comparisons");
+    assert_eq!(
+        family["comparisons"].as_u64().unwrap() as usize,
+        family["tests"].as_array().unwrap().len()
+    );
+    let md = fs::read_to_string(report.join("report.md")).unwrap();
+    for phrase in [
+        "## Rule what-ifs against the printed rules",
+        "- W1: opening racks 4 (first) and 4 (second)",
+        "| W1 | normal | Castle Field | 4 |",
+    ] {
+        assert!(md.contains(phrase), "{phrase} not in:\n{md}");
+    }
+    assert!(md
+        .lines()
+        .all(|l| l.starts_with('|') || l.chars().count() <= 100));
+    let csv = fs::read_to_string(report.join("what_if_changes.csv")).unwrap();
+    assert!(csv.starts_with("preset,what_if,variant,terrain,deals,first_player,"));
+    assert!(csv.contains("\nrandom,opening racks 4 (first) and 4 (second),normal,all,8,"));
+    for d in [printed, racks, report] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// A what-if study on another seed plays other deals: it is refused, naming both folders and
+/// the seeds. Two what-ifs without the printed rules are refused too, naming each.
+#[test]
+fn what_if_studies_of_other_deals_or_without_the_printed_rules_are_refused() {
+    let (printed, other, objective, report) = (
+        temp_dir("refused-printed"),
+        temp_dir("refused-other-seed"),
+        temp_dir("refused-objective"),
+        temp_dir("refused-report"),
+    );
+    study(&printed, "7", &[]);
+    study(&other, "8", &["--racks", "4,4"]);
+    study(&objective, "8", &["--objective", "castle_field=5"]);
+    let (ok, err) = report_from(&[&printed, &other], &report);
+    assert!(!ok, "{err}");
+    for part in [
+        printed.to_str().unwrap(),
+        other.to_str().unwrap(),
+        "same deals",
+        "seed: 8 here, 7 in",
+    ] {
+        assert!(err.contains(part), "{part} not in: {err}");
+    }
+    let (ok, err) = report_from(&[&other, &objective], &report);
+    assert!(!ok, "{err}");
+    for part in [
+        other.to_str().unwrap(),
+        objective.to_str().unwrap(),
+        "none plays the printed rules",
+        "objective 5 medals on castle_field",
+    ] {
+        assert!(err.contains(part), "{part} not in: {err}");
+    }
+    assert!(!report.join("balance.json").exists());
+    for d in [printed, other, objective] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// The printed objective given explicitly is a what-if that changes nothing: every change,
+/// per terrain and over all terrains, is exactly 0.
+#[test]
+fn a_what_if_that_changes_nothing_changes_every_figure_by_exactly_zero() {
+    let (printed, same, report) = (
+        temp_dir("zero-printed"),
+        temp_dir("zero-same"),
+        temp_dir("zero-report"),
+    );
+    study(&printed, "7", &[]);
+    study(&same, "7", &["--objective", "castle_field=7"]);
+    let (ok, err) = report_from(&[&printed, &same], &report);
+    assert!(ok, "{err}");
+    let rows = rows(&report);
+    assert_eq!(rows.len(), 3);
+    for (terrain, row) in &rows {
+        assert_eq!(row["what_if"], "objective 7 medals on castle_field");
+        for field in ["first_player", "blue", "turns"] {
+            assert_eq!(row[field]["value"].as_f64(), Some(0.0), "{terrain} {field}");
+        }
+        assert!(row["deals"].as_u64().unwrap() >= 4);
+    }
+    for d in [printed, same, report] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
