@@ -266,3 +266,123 @@ fn a_what_if_that_changes_nothing_changes_every_figure_by_exactly_zero() {
         fs::remove_dir_all(d).unwrap();
     }
 }
+
+/// `--design-search` plays the printed rules and every candidate one step away (each terrain's
+/// objective −1 and +1, 3 and 5 tiles removed, racks 2,4 4,4 3,3 3,5) on the same deals, and
+/// ranks, per terrain and over all terrains, the printed rules and each candidate by how close
+/// to even they bring the first player and blue; each candidate's change is its paired change
+/// from the printed rules, and each ranking states the rules chosen against the printed ones.
+#[test]
+fn the_designers_search_ranks_every_candidate_against_the_printed_rules_on_every_terrain() {
+    let dir = temp_dir("design");
+    let (ok, err) = balance(&[
+        "--bots",
+        "random",
+        "--games",
+        "4",
+        "--terrains",
+        "castle_field,caribbean_sea",
+        "--variants",
+        "normal",
+        "--seed",
+        "3",
+        "--design-search",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let mut folders: Vec<String> = fs::read_dir(dir.join("designs"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    folders.sort();
+    assert_eq!(
+        folders,
+        [
+            "objective-minus-1",
+            "objective-plus-1",
+            "printed",
+            "racks-2-4",
+            "racks-3-3",
+            "racks-3-5",
+            "racks-4-4",
+            "removed-3",
+            "removed-5"
+        ]
+    );
+    let j = json(&dir.join("balance.json"));
+    let search = &j["design_search"];
+    assert_eq!(search["candidates"].as_array().unwrap().len(), 8);
+    let rows = search["rows"].as_array().unwrap();
+    let distance = |r: &serde_json::Value| {
+        let d = |f: &str| (r[f]["value"].as_f64().unwrap() - 0.5).abs();
+        let (a, b) = (d("first_player"), d("blue"));
+        (a.max(b), a + b)
+    };
+    for terrain in ["castle_field", "caribbean_sea", "all"] {
+        let ranking: Vec<&serde_json::Value> =
+            rows.iter().filter(|r| r["terrain"] == terrain).collect();
+        assert_eq!(ranking.len(), 9, "{terrain}");
+        for (i, r) in ranking.iter().enumerate() {
+            assert_eq!(r["rank"], i as u64 + 1);
+        }
+        assert!(ranking.windows(2).all(|w| distance(w[0]) <= distance(w[1])));
+        // The printed rules' row is the report's seat row; each candidate's change is its
+        // row of the what-if changes.
+        let seat = j["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["terrain"] == terrain)
+            .unwrap();
+        let printed = ranking
+            .iter()
+            .find(|r| r["candidate"] == "printed")
+            .unwrap();
+        assert_eq!(printed["first_player"], seat["first_player"]);
+        assert_eq!(printed["rules"], "printed rules");
+        let racks = ranking
+            .iter()
+            .find(|r| r["candidate"] == "racks-4-4")
+            .unwrap();
+        let change = j["what_if_changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| {
+                c["terrain"] == terrain && c["what_ifs"]["racks"] == serde_json::json!([4, 4])
+            })
+            .unwrap();
+        assert_eq!(racks["first_player_change"], change["first_player"]);
+        assert_eq!(racks["first_player"], change["score_first_player"]);
+    }
+    let castle_objectives: Vec<&str> = rows
+        .iter()
+        .filter(|r| {
+            r["terrain"] == "castle_field"
+                && r["candidate"].as_str().unwrap().starts_with("objective")
+        })
+        .map(|r| r["rules"].as_str().unwrap())
+        .collect();
+    assert_eq!(castle_objectives.len(), 2);
+    assert!(castle_objectives.contains(&"objective 6 medals"));
+    assert!(castle_objectives.contains(&"objective 8 medals"));
+    let chosen: Vec<&str> = search["chosen"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(chosen.len(), 3);
+    assert!(chosen
+        .iter()
+        .all(|c| c.starts_with("random, normal variant, ")
+            && c.contains("of 9 rules tried")
+            && (c.contains("against the printed rules' first player")
+                || c.contains("the printed rules come closest to even"))));
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("## Designer's search"), "{md}");
+    let csv = fs::read_to_string(dir.join("design_search.csv")).unwrap();
+    assert_eq!(csv.lines().count(), 1 + 27);
+    fs::remove_dir_all(dir).unwrap();
+}

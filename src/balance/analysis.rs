@@ -2,6 +2,7 @@
 //! pass to group the games, then a few passes per figure). Proportions and their differences
 //! are fractions here (0.05 is 5 percentage points); the renderers show percent.
 
+use super::design::DesignSearch;
 use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, Estimate};
 use super::multiplicity::{cochran_q, p_value, Family, Test, ALPHA};
 use super::objective::ObjectiveSearch;
@@ -77,6 +78,9 @@ pub struct Report {
     /// The medal-objective search, when the study was one (`--objective-search`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objective_search: Option<ObjectiveSearch>,
+    /// The designer's search, when the study was one (`--design-search`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub design_search: Option<DesignSearch>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -211,6 +215,10 @@ pub struct WhatIfChange {
     pub terrain: String,
     /// Games played under the what-if.
     pub games: u64,
+    /// The first player's score under the what-if (0.5 is even).
+    pub score_first_player: Option<Estimate>,
+    /// Blue's score under the what-if.
+    pub score_blue: Option<Estimate>,
     /// Deals played under both rules.
     pub deals: u64,
     /// The what-if minus the printed rules, each paired by deal: the first player's score.
@@ -421,6 +429,7 @@ pub fn analyse(study: &Study) -> Report {
         forfeits: forfeit_warnings(study),
         summary: Vec::new(),
         objective_search: None,
+        design_search: None,
     };
     report.families = families(&report);
     report.summary = summarise(&report);
@@ -754,6 +763,8 @@ fn what_if_changes(study: &Study, cells: &Cells, variants: &[Variant]) -> Vec<Wh
                         variant: v,
                         terrain: change.terrain,
                         games: under.len() as u64,
+                        score_first_player: proportion(&mut items(under, first_score)),
+                        score_blue: proportion(&mut items(under, blue_score)),
                         deals: change.deals,
                         first_player: change.first_player,
                         blue: change.blue,

@@ -6,6 +6,7 @@ use super::analysis::{
     family_line, figure, p_text, pct, pp, Report, RestrictedRow, SeatRow, SkillChange, SpecialRow,
     WhatIfChange, ALL,
 };
+use super::design::DesignSearch;
 use super::estimate::Estimate;
 use super::multiplicity::{games_needed, standard_error, Family};
 use super::objective::{ObjectiveRow, ObjectiveSearch};
@@ -183,7 +184,77 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
             .map_or(0, |i| i + 1);
         out.insert(at, objective_section(search));
     }
+    if let Some(search) = &r.design_search {
+        let at = out
+            .iter()
+            .position(|s| s.title == "Summary")
+            .map_or(0, |i| i + 1);
+        out.insert(at, design_section(r, search));
+    }
     out
+}
+
+/// The designer's search: the rules chosen per terrain, and every terrain's ranking.
+fn design_section(r: &Report, s: &DesignSearch) -> Section {
+    let mut text = vec![format!(
+        "The printed rules and {} candidates, each changing one rules parameter (the medal \
+         objective, the tiles removed at setup, an opening rack), all played on the same deals. \
+         Per terrain they are ranked by how close to even they bring the first player and the \
+         side: by the larger of the first player's and blue's distances from 50%, then by their \
+         sum (ties keep the printed rules first). The changes from the printed rules are paired \
+         by deal, with 95% intervals; where the chosen rules' intervals overlap the printed \
+         rules', the choice is a hint, not a finding (section Rule what-ifs against the printed \
+         rules, and its family in the summary, say which changes survive Holm's correction).",
+        s.candidates.len()
+    )];
+    text.extend(s.chosen.iter().map(|c| format!("- {c}")));
+    let headers = [
+        "terrain",
+        "rank",
+        "rules",
+        "games",
+        "first player's score",
+        "blue's score",
+        "change, first player, pp",
+        "change, blue, pp",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut tables = Vec::new();
+    for preset in &r.presets {
+        for &v in &r.variants {
+            let rows: Vec<Vec<String>> = s
+                .rows
+                .iter()
+                .filter(|row| row.preset == *preset && row.variant == v)
+                .map(|row| {
+                    vec![
+                        r.terrain_name(&row.terrain),
+                        row.rank.to_string(),
+                        row.rules.clone(),
+                        row.games.to_string(),
+                        opt(&row.first_player, pct),
+                        opt(&row.blue, pct),
+                        cell(&row.first_player_change, pp),
+                        cell(&row.blue_change, pp),
+                    ]
+                })
+                .collect();
+            if !rows.is_empty() {
+                tables.push(Table {
+                    caption: format!("{preset}, {v} variant: rules ranked per terrain"),
+                    headers: headers.clone(),
+                    rows,
+                });
+            }
+        }
+    }
+    Section {
+        title: "Designer's search".into(),
+        text,
+        tables,
+        plots: Vec::new(),
+    }
 }
 
 /// The medal-objective search: every candidate's seat scores, and the best objectives.
@@ -1354,6 +1425,27 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
             );
         }
     }
+    let mut design = format!(
+        "preset,variant,terrain,rank,candidate,rules,games,{}\n",
+        csv_header(&["first_player", "blue", "first_player_change", "blue_change"])
+    );
+    for row in r.design_search.iter().flat_map(|s| &s.rows) {
+        let _ = writeln!(
+            design,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            row.preset,
+            row.variant,
+            row.terrain,
+            row.rank,
+            row.candidate,
+            row.rules.replace(", ", "; "),
+            row.games,
+            e(&row.first_player),
+            e(&row.blue),
+            e(&row.first_player_change),
+            e(&row.blue_change)
+        );
+    }
     let mut troop_cells =
         String::from("preset,variant,terrain,troop,games,value,value_lo,value_hi\n");
     for c in &r.troop_cells {
@@ -1435,6 +1527,9 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
     }
     if !r.what_if_changes.is_empty() {
         tables.push(("what_if_changes.csv", what_if));
+    }
+    if r.design_search.is_some() {
+        tables.push(("design_search.csv", design));
     }
     if r.objective_search.is_some() {
         tables.push(("objective_search.csv", search));
