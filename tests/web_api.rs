@@ -797,10 +797,10 @@ fn searches_beyond_the_servers_threads_wait_for_a_free_core() {
     assert_eq!(again["thinking"]["queued"], false);
     poll_until(addr, &b, humans_turn);
 
-    // With one search under way, the next still waits. The search under way is `strong`'s,
+    // With one search under way, the next still waits. The search under way is `strongest`'s,
     // seconds long, so that it cannot end before the next is asked (a `casual` search could,
     // on a fast machine).
-    let e = bot_first_game(addr, "strong", 5);
+    let e = bot_first_game(addr, "strongest", 5);
     let e_asked = post(addr, &format!("/api/games/{e}/bot"), "").json();
     assert_eq!(e_asked["thinking"]["queued"], false, "{e_asked}");
     let d = bot_first_game(addr, "casual", 4);
