@@ -235,7 +235,36 @@ fn what_if_studies_of_other_deals_or_without_the_printed_rules_are_refused() {
         assert!(err.contains(part), "{part} not in: {err}");
     }
     assert!(!report.join("balance.json").exists());
-    for d in [printed, other, objective] {
+    // Restricted play is compared with the normal games of its own rules: a what-if study's
+    // restricted runs are not read with the printed rules.
+    let restricted = temp_dir("refused-restricted");
+    let (ok, err) = balance(&[
+        "--bots",
+        "random",
+        "--games",
+        "8",
+        "--terrains",
+        "castle_field,tropical_pool",
+        "--variants",
+        "normal",
+        "--seed",
+        "7",
+        "--racks",
+        "4,4",
+        "--restricted-play",
+        "--out",
+        restricted.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let (ok, err) = report_from(&[&printed, &restricted], &report);
+    assert!(!ok, "{err}");
+    for part in [
+        restricted.to_str().unwrap(),
+        "a restricted-play run under what-ifs (opening racks 4 (first) and 4 (second))",
+    ] {
+        assert!(err.contains(part), "{part} not in: {err}");
+    }
+    for d in [printed, other, objective, restricted] {
         fs::remove_dir_all(d).unwrap();
     }
 }

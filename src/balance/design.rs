@@ -4,7 +4,7 @@
 //! deal by deal, and per terrain the candidates ranked by how close to even they bring the
 //! first player and the side. See docs/balance.md, *Designer's search*.
 
-use super::analysis::{Report, SeatRow, WhatIfChange, ALL};
+use super::analysis::{pct, pp, Report, SeatRow, WhatIfChange, ALL};
 use super::estimate::Estimate;
 use crate::rules::{Variant, WhatIfs};
 use crate::terrain::Terrain;
@@ -229,9 +229,8 @@ fn chosen_sentence(report: &Report, ranking: &[DesignRow]) -> String {
     let scores = |r: &DesignRow| {
         format!(
             "first player {}, blue {}",
-            r.first_player
-                .map_or("-".into(), |e| super::analysis::pct(&e)),
-            r.blue.map_or("-".into(), |e| super::analysis::pct(&e))
+            r.first_player.map_or("-".into(), |e| pct(&e)),
+            r.blue.map_or("-".into(), |e| pct(&e))
         )
     };
     let head = format!(
@@ -250,9 +249,9 @@ fn chosen_sentence(report: &Report, ranking: &[DesignRow]) -> String {
             scores(best),
             scores(p),
             best.first_player_change
-                .map_or("-".into(), |e| format!("{} (first player)", super::analysis::pp(&e))),
+                .map_or("-".into(), |e| format!("{} (first player)", pp(&e))),
             best.blue_change
-                .map_or("-".into(), |e| format!("{} (blue)", super::analysis::pp(&e))),
+                .map_or("-".into(), |e| format!("{} (blue)", pp(&e))),
         )
         }
         _ => format!(
