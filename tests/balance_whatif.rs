@@ -182,6 +182,9 @@ fn a_what_if_is_reported_as_its_paired_change_from_the_printed_rules_on_the_same
         family["comparisons"].as_u64().unwrap() as usize,
         family["tests"].as_array().unwrap().len()
     );
+    assert!(family["tests"].as_array().unwrap().iter().any(
+        |t| t["label"] == "opening racks 4 (first) and 4 (second), Castle Field: first player"
+    ));
     let md = fs::read_to_string(report.join("report.md")).unwrap();
     for phrase in [
         "## Rule what-ifs against the printed rules",
@@ -414,4 +417,80 @@ fn the_designers_search_ranks_every_candidate_against_the_printed_rules_on_every
     let csv = fs::read_to_string(dir.join("design_search.csv")).unwrap();
     assert_eq!(csv.lines().count(), 1 + 27);
     fs::remove_dir_all(dir).unwrap();
+}
+
+/// The summary's line of a what-if on one terrain names what it changes there ("objective 8
+/// medals"), not the objectives of every terrain; over all terrains it names the what-if in full.
+#[test]
+fn the_summary_names_a_what_if_by_what_it_changes_on_each_terrain() {
+    use toybattle::balance::{analyse, End, Study, StudyGame};
+    use toybattle::rules::{Colour, Variant, WhatIfs};
+    let game = |deal: u64, first: Colour, first_wins: bool, rules: u16| StudyGame {
+        preset: 0,
+        terrain: 0,
+        variant: Variant::Normal,
+        restricted: Default::default(),
+        rules,
+        deal,
+        first,
+        winner: Some(if first_wins { first } else { first.opponent() }),
+        end: End::Medals,
+        turns: 20,
+        lost: [[0; 8]; 2],
+        placed: None,
+        choices: None,
+        tension: None,
+    };
+    let mut games = Vec::new();
+    for deal in 0..40 {
+        for first in Colour::BOTH {
+            games.push(game(deal, first, deal % 3 == 0, 0));
+            games.push(game(deal, first, deal % 2 == 0, 1));
+        }
+    }
+    let what_if = WhatIfs {
+        objectives: [
+            ("castle_field".to_string(), 8),
+            ("caribbean_sea".to_string(), 6),
+        ]
+        .into(),
+        ..WhatIfs::default()
+    };
+    let report = analyse(&Study {
+        presets: vec!["greedy".into()],
+        terrains: vec!["castle_field".into(), "caribbean_sea".into()],
+        terrain_names: vec!["Castle Field".into(), "Caribbean Sea".into()],
+        games,
+        what_ifs: WhatIfs::default(),
+        compared: vec![what_if],
+    });
+    let family = report
+        .families
+        .iter()
+        .find(|f| f.what.contains("rule what-if"))
+        .unwrap();
+    let labels: Vec<&str> = family.tests.iter().map(|t| t.label.as_str()).collect();
+    assert!(
+        labels.contains(&"objective 8 medals, Castle Field: first player"),
+        "{labels:?}"
+    );
+    assert!(
+        labels.contains(
+            &"objective 6 medals on caribbean_sea, objective 8 medals on castle_field, all \
+              terrains: first player"
+        ),
+        "{labels:?}"
+    );
+    // Each deal's change is its mean under the what-if minus its mean under the printed rules.
+    let row = report
+        .what_if_changes
+        .iter()
+        .find(|c| c.terrain == "castle_field")
+        .unwrap();
+    let by_hand = (0..40)
+        .map(|d| (d % 2 == 0) as u8 as f64 - (d % 3 == 0) as u8 as f64)
+        .sum::<f64>()
+        / 40.0;
+    assert!((row.first_player.unwrap().value - by_hand).abs() < 1e-12);
+    assert_eq!(row.deals, 40);
 }

@@ -1179,8 +1179,9 @@ fn families(r: &Report) -> Vec<Family> {
                 .iter()
                 .filter(|c| c.preset == *preset && c.variant == variant)
                 .flat_map(|c| {
+                    let what_if = what_if_on(c);
                     both(&c.terrain, c.first_player, c.blue)
-                        .map(move |(label, e)| (format!("{}, {label}", c.what_if), e))
+                        .map(move |(label, e)| (format!("{what_if}, {label}"), e))
                 })
                 .collect::<Vec<_>>(),
         ));
@@ -1203,6 +1204,17 @@ fn families(r: &Report) -> Vec<Family> {
         ));
     }
     out
+}
+
+/// A what-if as it changes the rules of its row's terrain ("objective 8 medals"), or in full
+/// over all terrains and where it leaves the terrain as printed: an objective what-if of every
+/// terrain would otherwise name all eight objectives on each terrain's line.
+fn what_if_on(c: &WhatIfChange) -> String {
+    let here = c.what_ifs.for_terrain(&c.terrain).describe();
+    match c.terrain == ALL || here.is_empty() {
+        true => c.what_if.clone(),
+        false => here,
+    }
 }
 
 /// Plain-language findings for the top of the report: per family, the comparisons that
