@@ -17,7 +17,7 @@ use super::greedy::GreedyBot;
 use super::random::RandomBot;
 use super::search::{make_player, Algorithm, OptionRangeError, SearchConfig};
 use super::{Budget, Player};
-use crate::model::weights;
+use crate::model::{weights, PolicyModel};
 use crate::terrain::input;
 use crate::vocabulary::hash::fnv1a;
 use serde::Deserialize;
@@ -383,8 +383,8 @@ impl Preset {
     }
 
     /// A short hash (12 hex digits) of what the preset plays with: algorithm, budget and every
-    /// search parameter with defaults filled in, and the value model's weights when it plays with
-    /// one. Comments, layout, name and description do not change it; any change of play does.
+    /// search parameter with defaults filled in, and the value and policy models' weights when it
+    /// plays with them. Comments, layout, name and description do not change it; any change of play does.
     /// Stable across builds (FNV-1a, not std's hasher).
     pub fn version(&self) -> String {
         let search = match &self.config {
@@ -398,6 +398,10 @@ impl Preset {
                 if config.value_model {
                     let weights = weights::to_bytes(config.value_weights_model());
                     text.push_str(&format!("weights={:016x}\n", fnv1a(&weights)));
+                }
+                if config.policy_prior {
+                    let policy = PolicyModel::shipped().to_json();
+                    text.push_str(&format!("policy={:016x}\n", fnv1a(policy.as_bytes())));
                 }
                 text
             }

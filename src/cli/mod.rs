@@ -14,6 +14,8 @@ pub mod terrains;
 pub mod tournament;
 #[cfg(feature = "train")]
 pub mod train;
+#[cfg(feature = "train")]
+mod train_policy;
 
 /// What a subcommand returns: a message for the user on failure.
 pub type CliResult = Result<(), String>;

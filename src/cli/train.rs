@@ -46,6 +46,8 @@ enum Command {
     Run(RunArgs),
     /// Fit the value model to recorded games and write a weights file.
     Fit(FitArgs),
+    /// Fit the policy model (the search's prior) to the decisions played in recorded games.
+    Policy(super::train_policy::PolicyArgs),
 }
 
 /// Fit the learned value model to recorded games.
@@ -89,6 +91,7 @@ pub fn run(args: Args) -> CliResult {
     match args.command {
         Some(Command::Run(a)) => run_loop(a),
         Some(Command::Fit(a)) => run_fit(a),
+        Some(Command::Policy(a)) => super::train_policy::run(a),
         None => match args.fit {
             Some(fit) => run_fit(fit),
             None => Err(

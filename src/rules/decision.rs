@@ -131,6 +131,15 @@ pub enum ParseDecisionError {
 }
 
 impl Decision {
+    /// The troop a placement takes from the rack; `None` for every other decision.
+    #[inline]
+    pub fn troop(&self) -> Option<Troop> {
+        match *self {
+            Decision::Place { troop, .. } => Some(troop),
+            _ => None,
+        }
+    }
+
     /// The decision in text notation, with node ids of `terrain`.
     pub fn notation(&self, terrain: &Terrain) -> String {
         Notation { d: *self, terrain }.to_string()

@@ -4,6 +4,8 @@
 //! into positions: at every decision of a player, the encoding of that player's observation,
 //! with the game's outcome for them as the target (1 won, 0 lost, ½ when the turn cap stopped
 //! the game). With the `train` feature, `fit` trains the value model on them with candle.
+//! [`PolicyData`] turns them into the search's choices among legal decisions, to which
+//! [`fit_policy`] fits the policy model (no feature needed: it has sixteen weights).
 //!
 //! Training sits above `tournament`, beside `balance`: it reads the records that self-play
 //! tournaments write, and its models are used by the search below it only through weights.
@@ -14,9 +16,11 @@ mod fit;
 pub mod gate;
 #[cfg(feature = "train")]
 pub mod generation;
+pub mod policy;
 mod positions;
 
 pub use baseline::{compare_with_fitted, Comparison};
 #[cfg(feature = "train")]
 pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};
+pub use policy::{fit_policy, PolicyData, PolicyScore, Split};
 pub use positions::{Dataset, DatasetError};

@@ -19,6 +19,7 @@ mod tree;
 
 pub use estimate::{playout_mean, win_probability};
 pub use options::{OptionRangeError, SearchConfig};
+pub use playout::Tactics;
 
 use playout::Evaluation;
 

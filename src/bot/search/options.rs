@@ -225,6 +225,12 @@ search_options! {
     /// Measured against `greedy` at 2,000 iterations: it lifts ISMCTS from 54% to 61%
     /// (results/search-strength.md).
     prior: f64 = 1.0, in Real(0.0, 100.0), for TREES;
+    /// The prior's weights come from the shipped policy model
+    /// ([`PolicyModel::shipped`](crate::model::PolicyModel::shipped), fitted to the search's
+    /// own decisions in self-play by `toybattle train policy`), which weighs the troop placed
+    /// too, instead of the hand-set tactical weights. Needs `prior`.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    policy_prior: bool = false, in Any, for TREES;
     /// Chance outcomes the searching player sees (its own draws, XB-42 discards, a freeze of
     /// its own tile) branch the tree, so that its later decisions are conditioned on them
     /// (see `tree.rs`); off = every chance outcome is merged, as in the paper.

@@ -56,7 +56,8 @@
 use super::{fitted_logit, PlayoutPolicy, SearchConfig, Settings};
 use crate::bot::greedy::{EvalCache, Horizon, Judge};
 use crate::info::Observation;
-use crate::model::{encode, Input, ValueModel};
+use crate::model::policy::hand_set_weight;
+use crate::model::{encode, Input, Tactic, ValueModel};
 use crate::rules::{random_decision, sample_chance, Colour, Decision, DecisionList, Game, State};
 use crate::terrain::{bits, NodeMask, Terrain, MAX_NODES};
 use rand::Rng;
@@ -236,12 +237,8 @@ fn combined_blue(game: &Game, judge: &Judge, model: &ValueModel, s: &State) -> f
     }
 }
 
+/// The weight of a decision that wins at once: playouts always take it.
 pub(super) const WIN: u32 = u32::MAX;
-const W_DEFEND: u32 = 256;
-pub(super) const W_REGION: u32 = 64;
-const W_ATTACK: u32 = 8;
-const W_PLAIN: u32 = 4;
-const W_OWN_STACK: u32 = 1;
 
 /// What the policies need to know about the position, read once per decision.
 pub(super) struct Context {
@@ -293,36 +290,62 @@ impl Context {
         }
     }
 
-    /// The policy weight of `d`; [`WIN`] for a decision that wins at once.
+    /// The policy weight of `d` ([`hand_set_weight`] of its tactic); [`WIN`] for a decision
+    /// that wins at once.
     #[inline]
     pub(super) fn weight(&self, d: Decision) -> u32 {
+        match self.tactic(d) {
+            Tactic::Win => WIN,
+            t => hand_set_weight(t),
+        }
+    }
+
+    /// What `d` does on the board (see [`Tactic`]).
+    #[inline]
+    pub(super) fn tactic(&self, d: Decision) -> Tactic {
         match d {
-            Decision::Place { node, .. } => self.placement_weight(node.bit()),
+            Decision::Place { node, .. } => self.placement_tactic(node.bit()),
             Decision::Discard { node } | Decision::Move { from: node, .. }
                 if self.threats & node.bit() != 0 =>
             {
-                W_DEFEND
+                Tactic::Defend
             }
-            Decision::Discard { .. } => W_ATTACK,
-            _ => W_PLAIN,
+            Decision::Discard { .. } => Tactic::Discard,
+            _ => Tactic::Other,
         }
     }
 
     #[inline]
-    fn placement_weight(&self, bit: NodeMask) -> u32 {
+    fn placement_tactic(&self, bit: NodeMask) -> Tactic {
         if (self.enemy_hqs | self.wins_medals) & bit != 0 {
-            WIN
+            Tactic::Win
         } else if self.threats & bit != 0 {
-            W_DEFEND
+            Tactic::Defend
         } else if self.takes_region & bit != 0 {
-            W_REGION
+            Tactic::TakeRegion
         } else if self.theirs & bit != 0 {
-            W_ATTACK
+            Tactic::CoverEnemy
         } else if self.mine & bit != 0 {
-            W_OWN_STACK
+            Tactic::OwnStack
         } else {
-            W_PLAIN
+            Tactic::EmptyBase
         }
+    }
+}
+
+/// What each decision of the player to decide does on the board, as the tree's prior reads it
+/// (the tactical reading of [`Context`]): training fits the policy model to it.
+pub struct Tactics(Context);
+
+impl Tactics {
+    /// The reading of state `s` of `game`, for the player to decide.
+    pub fn new(game: &Game, s: &State) -> Tactics {
+        Tactics(Context::new(game, s, true))
+    }
+
+    /// What `d`, a legal decision in that state, does.
+    pub fn of(&self, d: Decision) -> Tactic {
+        self.0.tactic(d)
     }
 }
 

@@ -336,14 +336,60 @@ fn evaluated_search_is_legal_on_every_terrain_and_deterministic() {
     legal_everywhere_and_deterministic(&fitted, 7);
 }
 
-/// ISMCTS scoring its cut playouts with the combined evaluation (`value_model`, the shipped
-/// weights) plays whole games on every terrain in both variants: every decision legal (the
-/// record replays), every invariant kept, and the same seeds give the same game.
+/// With `policy_prior`, a small search spends its visits where the policy model looks: over
+/// mid-game positions of every terrain, the root's visits go to decisions of higher model
+/// probability than with the hand-set prior, which is blind to the troop placed.
+#[test]
+fn the_policy_prior_leads_the_tree_to_the_models_decisions() {
+    use crate::model::PolicyModel;
+    let model = PolicyModel::shipped();
+    let mean_log_probability = |config: &SearchConfig| {
+        let (mut sum, mut visits) = (0.0, 0.0);
+        for terrain in builtin_terrains() {
+            let game = game_of(&terrain.key);
+            for s in random_game_positions(&game, 11).iter().step_by(9) {
+                let legal = legal_of(&game, s);
+                if legal.len() < 2 {
+                    continue;
+                }
+                let tactics = playout::Tactics::new(&game, s);
+                let strength = |d: Decision| model.strength(tactics.of(d), d.troop());
+                let total: f64 = legal.iter().map(|&d| strength(d)).sum();
+                let choice = decide(&game, s, Algorithm::Ismcts, config, 40);
+                for c in choice.analysis.expect("a search reports").candidates {
+                    sum += c.visits as f64 * (strength(c.decision) / total).ln();
+                    visits += c.visits as f64;
+                }
+            }
+        }
+        sum / visits
+    };
+    let hand_set = SearchConfig {
+        prior: 2.0,
+        ..small()
+    };
+    let learned = SearchConfig {
+        policy_prior: true,
+        ..hand_set.clone()
+    };
+    let (with, without) = (
+        mean_log_probability(&learned),
+        mean_log_probability(&hand_set),
+    );
+    assert!(with > without + 0.05, "{with} against {without}");
+    legal_everywhere_and_deterministic(&learned, 12);
+}
+
+/// ISMCTS with both learned models (the combined evaluation at the playout cut, `value_model`,
+/// and the policy model as the tree's prior, `policy_prior`; the shipped weights) plays whole
+/// games on every terrain in both variants: every decision legal (the record replays), every
+/// invariant kept, and the same seeds give the same game.
 #[test]
 fn learned_search_plays_legal_deterministic_games_on_every_terrain_and_variant() {
     let config = SearchConfig {
         eval_turns: 2,
         value_model: true,
+        policy_prior: true,
         playout: PlayoutPolicy::GreedyEffects,
         ..small()
     };
@@ -659,8 +705,8 @@ fn tactical_weights_take_a_medal_win_and_defend_the_hq() {
     let plain = playout::Context::new(&game, &s, false);
     let defence = legal_of(&game, &s)
         .into_iter()
-        .find(|&d| ctx.weight(d) > playout::W_REGION)
-        .expect("a defending placement outweighs a region");
+        .find(|&d| ctx.tactic(d) == crate::model::Tactic::Defend)
+        .expect("a defending placement is among the legal decisions");
     assert!(plain.weight(defence) < ctx.weight(defence));
 }
 

@@ -27,20 +27,20 @@
 //! proportion to their weight and a child's UCB score gains `prior × w / (visits + 1)` — so that
 //! a small budget looks at region takes, HQ defences and attacks first. Against `greedy` at
 //! 2,000 iterations they raise ISMCTS from about 54% to 64% (results/search-strength.md).
+//! With `policy_prior`, the prior's weights are the learned policy model's
+//! (`model::policy`), which also weighs the troop placed, instead of the hand-set ones.
 //!
 //! Nodes live in one arena `Vec` with index links (first child, next sibling).
 
 use super::playout::{play_out, Context, Reward, Scratch, WIN};
 use super::{Root, RootStats, Settings, Stop};
+use crate::model::policy::{PolicyModel, PRIOR_CAP};
 use crate::rules::{sample_chance, Chance, Colour, Decision, DecisionList, Phase, State};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::OnceLock;
 
 const NONE: u32 = u32::MAX;
-/// Policy weights are capped here for the prior (an HQ defence; wins are capped with it), and
-/// the bias is the capped weight divided by it, so in 0..1.
-const PRIOR_CAP: u32 = 256;
 
 struct Node {
     /// The decision leading here from the parent.
@@ -172,8 +172,23 @@ impl Tree {
                 legal.push(win);
             }
         }
-        let prior = |d: Decision| match (&ctx, settings.config.prior > 0.0) {
-            (Some(ctx), true) => ctx.weight(d).min(PRIOR_CAP),
+        // Hand-set prior weights are capped (an HQ defence; wins are capped with it), and the
+        // bias is the capped weight divided by the cap, so in 0..1. The policy model's weight
+        // is the decision's probability among the legal ones, scaled to the cap (at least 1,
+        // so that every decision can be expanded).
+        let policy = settings.config.policy_prior.then(PolicyModel::shipped);
+        let strength =
+            |m: &PolicyModel, ctx: &Context, d: Decision| m.strength(ctx.tactic(d), d.troop());
+        let total: f64 = match (&ctx, policy) {
+            (Some(ctx), Some(m)) => legal.iter().map(|&d| strength(m, ctx, d)).sum(),
+            _ => 0.0,
+        };
+        let prior = |d: Decision| match (&ctx, settings.config.prior > 0.0, policy) {
+            (Some(ctx), true, Some(m)) => {
+                let p = strength(m, ctx, d) / total;
+                ((f64::from(PRIOR_CAP) * p).round() as u32).max(1)
+            }
+            (Some(ctx), true, None) => ctx.weight(d).min(PRIOR_CAP),
             _ => 1,
         };
         let generation = self.index.fill(&self.nodes, node);
