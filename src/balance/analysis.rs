@@ -2,6 +2,7 @@
 //! pass to group the games, then a few passes per figure). Proportions and their differences
 //! are fractions here (0.05 is 5 percentage points); the renderers show percent.
 
+use super::design::DesignSearch;
 use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, Estimate};
 use super::multiplicity::{cochran_q, p_value, Family, Test, ALPHA};
 use super::objective::ObjectiveSearch;
@@ -62,6 +63,11 @@ pub struct Report {
     /// Per preset after the first, variant and terrain (and all terrains): the change from the
     /// preset named before it, paired by deal.
     pub skill_changes: Vec<SkillChange>,
+    /// Per rule what-if compared with the study's (printed) rules, preset, variant and terrain
+    /// (and all terrains): the what-if minus the printed rules, paired by deal; empty when
+    /// every run played the study's rules (and then left out of `balance.json`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub what_if_changes: Vec<WhatIfChange>,
     /// The families of comparisons the summary's headlines are chosen from, each with Holm's
     /// correction for its number of comparisons.
     pub families: Vec<Family>,
@@ -72,6 +78,9 @@ pub struct Report {
     /// The medal-objective search, when the study was one (`--objective-search`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objective_search: Option<ObjectiveSearch>,
+    /// The designer's search, when the study was one (`--design-search`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub design_search: Option<DesignSearch>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -192,6 +201,37 @@ pub struct SkillChange {
 }
 
 #[derive(Clone, Debug, Serialize)]
+/// How a rule what-if changes a preset's games from the printed rules, on the same deals.
+pub struct WhatIfChange {
+    /// The what-if in words, e.g. "objective 6 medals on castle_field".
+    pub what_if: String,
+    /// The what-if's rules parameters.
+    pub what_ifs: WhatIfs,
+    /// The preset playing itself.
+    pub preset: String,
+    /// The variant played.
+    pub variant: Variant,
+    /// Terrain key, or `all`.
+    pub terrain: String,
+    /// Games played under the what-if.
+    pub games: u64,
+    /// The first player's score under the what-if (0.5 is even).
+    pub score_first_player: Option<Estimate>,
+    /// Blue's score under the what-if.
+    pub score_blue: Option<Estimate>,
+    /// Deals played under both rules.
+    pub deals: u64,
+    /// The what-if minus the printed rules, each paired by deal: the first player's score.
+    pub first_player: Option<Estimate>,
+    /// Change in blue's score.
+    pub blue: Option<Estimate>,
+    /// Change in mean length (turns).
+    pub turns: Option<Estimate>,
+    /// Change in the share of each end type.
+    pub ends: Vec<(End, Option<Estimate>)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
 /// How one troop is played by one preset in one variant.
 pub struct PlayRow {
     /// The preset playing itself.
@@ -271,25 +311,29 @@ fn variant_index(v: Variant) -> usize {
 
 const VARIANTS: [Variant; 2] = [Variant::Normal, Variant::Beginner];
 
-/// The games of a study grouped by (preset, variant, terrain); terrain index `terrains.len()`
-/// holds all terrains.
+/// The games of a study grouped by (rules, preset, variant, terrain); terrain index
+/// `terrains.len()` holds all terrains.
 struct Cells<'a> {
     terrains: usize,
+    presets: usize,
     cells: Vec<Vec<&'a StudyGame>>,
 }
 
 impl<'a> Cells<'a> {
     fn new(study: &'a Study) -> Cells<'a> {
         let t = study.terrains.len() + 1;
+        let presets = study.presets.len();
         // Restricted-play games are other rules: compared with these, never pooled in.
         let games = || study.games.iter().filter(|g| g.restricted.is_empty());
         let places = |g: &StudyGame| {
-            let base = (g.preset as usize * 2 + variant_index(g.variant)) * t;
+            let base = ((g.rules as usize * presets + g.preset as usize) * 2
+                + variant_index(g.variant))
+                * t;
             [base + g.terrain as usize, base + t - 1]
         };
         // Counted first, so that each cell is allocated once at its size: grown by doubling,
         // the cells of a 640,000-game study would hold up to twice the memory they use.
-        let mut sizes = vec![0usize; study.presets.len() * 2 * t];
+        let mut sizes = vec![0usize; (study.compared.len() + 1) * presets * 2 * t];
         for g in games() {
             places(g).into_iter().for_each(|c| sizes[c] += 1);
         }
@@ -297,13 +341,29 @@ impl<'a> Cells<'a> {
         for g in games() {
             places(g).into_iter().for_each(|c| cells[c].push(g));
         }
-        Cells { terrains: t, cells }
+        Cells {
+            terrains: t,
+            presets,
+            cells,
+        }
     }
 
-    /// `terrain` = `None` for all terrains.
+    /// The games of the study's own rules; `terrain` = `None` for all terrains.
     fn get(&self, preset: usize, variant: Variant, terrain: Option<usize>) -> &[&'a StudyGame] {
+        self.under(0, preset, variant, terrain)
+    }
+
+    /// The games of rules `rules` ([`StudyGame::rules`]).
+    fn under(
+        &self,
+        rules: usize,
+        preset: usize,
+        variant: Variant,
+        terrain: Option<usize>,
+    ) -> &[&'a StudyGame] {
         let t = terrain.unwrap_or(self.terrains - 1);
-        &self.cells[(preset * 2 + variant_index(variant)) * self.terrains + t]
+        let at = (rules * self.presets + preset) * 2 + variant_index(variant);
+        &self.cells[at * self.terrains + t]
     }
 }
 
@@ -312,14 +372,14 @@ pub fn analyse(study: &Study) -> Report {
     let cells = Cells::new(study);
     let variants: Vec<Variant> = VARIANTS
         .into_iter()
-        .filter(|v| study.games.iter().any(|g| g.variant == *v))
+        .filter(|v| study.games.iter().any(|g| g.variant == *v && g.rules == 0))
         .collect();
     let terrain_choices = || {
         (0..study.terrains.len())
             .map(Some)
             .chain(std::iter::once(None))
     };
-    let terrain_name = |t: Option<usize>| t.map_or(ALL.to_string(), |t| study.terrains[t].clone());
+    let terrain_name = |t: Option<usize>| terrain_key(study, t);
     let mut seats = Vec::new();
     let mut plays = Vec::new();
     let mut special_bases = Vec::new();
@@ -364,10 +424,12 @@ pub fn analyse(study: &Study) -> Report {
         restricted_play,
         repeats: repeated_games(study, &cells, &variants),
         skill_changes: skill_changes(study, &cells, &variants),
+        what_if_changes: what_if_changes(study, &cells, &variants),
         families: Vec::new(),
         forfeits: forfeit_warnings(study),
         summary: Vec::new(),
         objective_search: None,
+        design_search: None,
     };
     report.families = families(&report);
     report.summary = summarise(&report);
@@ -465,7 +527,11 @@ fn restricted_rows(study: &Study, cells: &Cells) -> Vec<RestrictedRow> {
     // (preset, terrain, restricted nodes) and the games played so.
     type Group<'a> = ((u16, u16, Restricted), Vec<&'a StudyGame>);
     let mut groups: Vec<Group> = Vec::new();
-    for g in study.games.iter().filter(|g| !g.restricted.is_empty()) {
+    for g in study
+        .games
+        .iter()
+        .filter(|g| !g.restricted.is_empty() && g.rules == 0)
+    {
         let key = (g.preset, g.terrain, g.restricted);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, games)) => games.push(g),
@@ -668,6 +734,53 @@ fn skill_changes(study: &Study, cells: &Cells, variants: &[Variant]) -> Vec<Skil
         }
     }
     out
+}
+
+/// How each rule what-if changes each preset's figures from the printed rules, per variant
+/// and terrain and over all terrains: the what-if's mean on each deal minus the printed
+/// rules' mean on the same deal, with a t interval over deals (as [`special_row`]). A preset
+/// or variant the what-if was not played in has no rows.
+fn what_if_changes(study: &Study, cells: &Cells, variants: &[Variant]) -> Vec<WhatIfChange> {
+    let mut out = Vec::new();
+    for (k, what_ifs) in study.compared.iter().enumerate() {
+        for p in 0..study.presets.len() {
+            for &v in variants {
+                if cells.under(k + 1, p, v, None).is_empty() {
+                    continue;
+                }
+                for t in (0..study.terrains.len()).map(Some).chain([None]) {
+                    let under = cells.under(k + 1, p, v, t);
+                    let change = special_row(
+                        &study.presets[p],
+                        &terrain_key(study, t),
+                        under,
+                        cells.get(p, v, t),
+                    );
+                    out.push(WhatIfChange {
+                        what_if: what_ifs.describe(),
+                        what_ifs: what_ifs.clone(),
+                        preset: change.preset,
+                        variant: v,
+                        terrain: change.terrain,
+                        games: under.len() as u64,
+                        score_first_player: proportion(&mut items(under, first_score)),
+                        score_blue: proportion(&mut items(under, blue_score)),
+                        deals: change.deals,
+                        first_player: change.first_player,
+                        blue: change.blue,
+                        turns: change.turns,
+                        ends: change.ends,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A terrain's key, or `all` for `None`.
+fn terrain_key(study: &Study, t: Option<usize>) -> String {
+    t.map_or(ALL.to_string(), |t| study.terrains[t].clone())
 }
 
 /// Per terrain, the presets whose beginner games are exactly their normal games (same deal,
@@ -1044,6 +1157,35 @@ fn families(r: &Report) -> Vec<Family> {
                 .collect::<Vec<_>>(),
         ));
     }
+    if let Some(change) = r.what_if_changes.last() {
+        // The last preset the what-ifs were played by, in the first variant they were played in.
+        let (preset, variant) = (&change.preset, change.variant);
+        let variant = r
+            .variants
+            .iter()
+            .copied()
+            .find(|v| {
+                r.what_if_changes
+                    .iter()
+                    .any(|c| c.preset == *preset && c.variant == *v)
+            })
+            .unwrap_or(variant);
+        out.push(Family::new(
+            "the change in the first player's and blue's scores under each rule what-if against \
+             the printed rules (paired by deal), per terrain and over all terrains",
+            format!("{preset}, {variant} variant"),
+            0.0,
+            r.what_if_changes
+                .iter()
+                .filter(|c| c.preset == *preset && c.variant == variant)
+                .flat_map(|c| {
+                    let what_if = what_if_on(c);
+                    both(&c.terrain, c.first_player, c.blue)
+                        .map(move |(label, e)| (format!("{what_if}, {label}"), e))
+                })
+                .collect::<Vec<_>>(),
+        ));
+    }
     if r.presets.len() > 1 {
         out.push(Family::new(
             "the change in the first player's and blue's scores from each preset to the next \
@@ -1062,6 +1204,17 @@ fn families(r: &Report) -> Vec<Family> {
         ));
     }
     out
+}
+
+/// A what-if as it changes the rules of its row's terrain ("objective 8 medals"), or in full
+/// over all terrains and where it leaves the terrain as printed: an objective what-if of every
+/// terrain would otherwise name all eight objectives on each terrain's line.
+fn what_if_on(c: &WhatIfChange) -> String {
+    let here = c.what_ifs.for_terrain(&c.terrain).describe();
+    match c.terrain == ALL || here.is_empty() {
+        true => c.what_if.clone(),
+        false => here,
+    }
 }
 
 /// Plain-language findings for the top of the report: per family, the comparisons that

@@ -7,8 +7,8 @@ use super::tension::{Estimates, Tension};
 use super::{BalanceError, End, PerTroop, Study, StudyGame};
 use crate::record::GameRecord;
 use crate::rules::{
-    DealError, Decision, DecisionList, Game, IllegalDecision, ParseDecisionError, Restricted,
-    Troop, Variant, WhatIfs,
+    DealError, Decision, DecisionList, Game, IllegalDecision, ParseDecisionError, Troop, Variant,
+    WhatIf, WhatIfs,
 };
 use crate::terrain::{input, Terrain};
 use crate::tournament::store::{each_game, read_run, GameLine, GAMES_FILE, RUN_FILE};
@@ -134,7 +134,8 @@ struct Run {
 /// be given together). `terrains` are the terrains the records may name.
 pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded, BalanceError> {
     let runs = gather_runs(&run_folders(paths)?)?;
-    // The study's terrains and what-ifs are those of its runs without restricted play.
+    let (what_ifs, compared) = rule_sets(&runs)?;
+    // The study's terrains are those of its runs without restricted play.
     let first = runs
         .iter()
         .find(|r| r.config.what_ifs.restricted.is_empty())
@@ -149,7 +150,7 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
     let by_key: HashMap<&str, &Arc<Terrain>> =
         terrains.iter().map(|t| (t.key.as_str(), t)).collect();
     let terrain_display = |key: &str| by_key.get(key).map_or(key.to_string(), |t| t.name.clone());
-    let mut rules: HashMap<(String, Variant, Restricted), Game> = HashMap::new();
+    let mut rules: HashMap<(String, Variant, WhatIf), Game> = HashMap::new();
     for r in &runs {
         for t in &r.config.terrains {
             let what_if = r.config.what_ifs.for_terrain(t);
@@ -161,7 +162,7 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
                     "terrain '{t}' is not among the terrains given (pass the run's --terrain-file)"
                 ),
                 })?;
-            let key = (t.clone(), r.config.variant, what_if.restricted);
+            let key = (t.clone(), r.config.variant, what_if);
             if let Entry::Vacant(slot) = rules.entry(key) {
                 let game = Game::new(Arc::clone(terrain), r.config.variant)
                     .with_what_if(what_if)
@@ -199,36 +200,39 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
         .collect();
     // Lines are read one at a time and reduced to games a batch at a time (the batch's records
     // replayed in parallel), so memory holds the compact games, never the lines.
-    let convert = |batch: &mut Vec<(u16, &Path, Restricted, GameLine)>,
-                   games: &mut Vec<StudyGame>|
-     -> Result<(), BalanceError> {
-        let converted = batch
-            .par_iter()
-            .map(|(preset, dir, restricted, line)| {
-                let game = &rules[&(line.terrain.clone(), line.variant, *restricted)];
-                let terrain = terrain_index.get(line.terrain.as_str()).ok_or_else(|| {
-                    BalanceError::Settings {
-                        dir: dir.display().to_string(),
-                        reason: format!(
-                            "terrain '{}' is not among the study's terrains ({})",
-                            line.terrain,
-                            terrain_names.join(", ")
-                        ),
-                    }
-                })?;
-                study_game(*preset, *terrain, dir, line, game)
-            })
-            .collect::<Result<Vec<StudyGame>, BalanceError>>()?;
-        games.extend(converted);
-        batch.clear();
-        Ok(())
-    };
+    let convert =
+        |batch: &mut Vec<Pending>, games: &mut Vec<StudyGame>| -> Result<(), BalanceError> {
+            let converted = batch
+                .par_iter()
+                .map(|(preset, dir, (what_if, rules_index), line)| {
+                    let game = &rules[&(line.terrain.clone(), line.variant, *what_if)];
+                    let terrain = terrain_index.get(line.terrain.as_str()).ok_or_else(|| {
+                        BalanceError::Settings {
+                            dir: dir.display().to_string(),
+                            reason: format!(
+                                "terrain '{}' is not among the study's terrains ({})",
+                                line.terrain,
+                                terrain_names.join(", ")
+                            ),
+                        }
+                    })?;
+                    study_game((*preset, *rules_index), *terrain, dir, line, game)
+                })
+                .collect::<Result<Vec<StudyGame>, BalanceError>>()?;
+            games.extend(converted);
+            batch.clear();
+            Ok(())
+        };
     let mut games: Vec<StudyGame> = Vec::new();
-    let mut batch: Vec<(u16, &Path, Restricted, GameLine)> = Vec::with_capacity(BATCH);
+    let mut batch: Vec<Pending> = Vec::with_capacity(BATCH);
     let mut unrecorded = 0usize;
     let mut counted: Vec<HashMap<String, u32>> = Vec::new();
     for r in &runs {
         let preset = presets.iter().position(|p| *p == r.preset).unwrap_or(0) as u16;
+        let rules_index = compared
+            .iter()
+            .position(|w| *w == rules_of(&r.config))
+            .map_or(0, |k| k as u16 + 1);
         let mut per_terrain: HashMap<String, u32> = HashMap::new();
         let mut seen = Counted::new(&r.config);
         for dir in &r.dirs {
@@ -243,10 +247,10 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
                     twice = Some((line_no, g.game, g.position));
                     return;
                 }
-                let restricted = r.config.what_ifs.for_terrain(&g.terrain).restricted;
+                let what_if = r.config.what_ifs.for_terrain(&g.terrain);
                 *per_terrain.entry(g.terrain.clone()).or_default() += 1;
                 unrecorded += g.record.is_empty() as usize;
-                batch.push((preset, dir.as_path(), restricted, g));
+                batch.push((preset, dir.as_path(), (what_if, rules_index), g));
                 if batch.len() == BATCH {
                     failed = convert(&mut batch, &mut games).err();
                 }
@@ -276,7 +280,7 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
         counted.push(per_terrain);
     }
     convert(&mut batch, &mut games)?;
-    let missing = missing_pieces(&runs, &counted, &presets, &terrain_display);
+    let missing = missing_pieces(&runs, &counted, &presets, &what_ifs, &terrain_display);
     let without = games.iter().filter(|g| g.placed.is_none()).count();
     if let Some(note) = records_note(unrecorded, without - unrecorded, games.len()) {
         notes.push(note);
@@ -290,7 +294,8 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
                 .collect(),
             terrains: terrain_names,
             games,
-            what_ifs: first.config.what_ifs.clone(),
+            what_ifs,
+            compared,
         },
         notes,
         missing,
@@ -299,11 +304,13 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
 
 /// What the runs do not cover (see [`Loaded::missing`]): per run, the shards of its split not
 /// given and each terrain with fewer games than it plays; per preset, the variants the other
-/// presets played and it did not.
+/// presets played under the study's rules `what_ifs` and it did not (runs of compared
+/// what-ifs are compared where they have games).
 fn missing_pieces(
     runs: &[Run],
     counted: &[HashMap<String, u32>],
     presets: &[String],
+    what_ifs: &WhatIfs,
     terrain_name: &dyn Fn(&str) -> String,
 ) -> Vec<String> {
     let mut out = Vec::new();
@@ -350,10 +357,7 @@ fn missing_pieces(
             }
         }
     }
-    let unrestricted = || {
-        runs.iter()
-            .filter(|r| r.config.what_ifs.restricted.is_empty())
-    };
+    let unrestricted = || runs.iter().filter(|r| r.config.what_ifs == *what_ifs);
     let mut variants: Vec<Variant> = unrestricted().map(|r| r.config.variant).collect();
     variants.sort_by_key(|v| v.to_string());
     variants.dedup();
@@ -402,8 +406,9 @@ fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
                 .collect();
             if !differences.is_empty() {
                 return Err(settings(format!(
-                    "its runs do not play the same deals as the others ({}); a study's runs must \
-                     share seed, terrains, games, turn cap and what-ifs",
+                    "its runs do not play the same deals as the others ({}); a study's runs, \
+                     and runs of rule what-ifs compared with it deal by deal, must share seed, \
+                     terrains, games and turn cap",
                     differences.join("; ")
                 )));
             }
@@ -417,7 +422,7 @@ fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
                 if let Some(other) = runs.iter().find(|r| {
                     r.preset == preset
                         && r.config.variant == config.variant
-                        && r.config.what_ifs.restricted == config.what_ifs.restricted
+                        && r.config.what_ifs == config.what_ifs
                 }) {
                     return Err(settings(format!(
                         "a second run of {preset} in the {} variant{} with other settings than {} ({})",
@@ -440,6 +445,69 @@ fn gather_runs(dirs: &[PathBuf]) -> Result<Vec<Run>, BalanceError> {
         return Err(BalanceError::Usage("no run folder given".into()));
     }
     Ok(runs)
+}
+
+/// A game line waiting to be reduced: its preset's index, its run folder, the what-if of its
+/// terrain and the index of its rules ([`StudyGame::rules`]).
+type Pending<'a> = (u16, &'a Path, (WhatIf, u16), GameLine);
+
+/// The rules of a run without its restricted play: one rule set of the study.
+fn rules_of(c: &RunConfig) -> WhatIfs {
+    WhatIfs {
+        restricted: Default::default(),
+        ..c.what_ifs.clone()
+    }
+}
+
+/// The study's rules and the rule what-ifs compared with them. Runs of one rule set (restricted
+/// play aside) are a study of those rules, compared with nothing. Runs of several are what-ifs
+/// compared with the printed rules on the same deals: the printed rules must be among them,
+/// the others are compared in the order read, and restricted play is read only under the
+/// printed rules (its rows compare it with the study's normal games).
+fn rule_sets(runs: &[Run]) -> Result<(WhatIfs, Vec<WhatIfs>), BalanceError> {
+    let mut sets: Vec<(WhatIfs, &Path)> = Vec::new();
+    for r in runs {
+        let w = rules_of(&r.config);
+        if !sets.iter().any(|(s, _)| *s == w) {
+            sets.push((w, &r.dirs[0]));
+        }
+    }
+    let printed = WhatIfs::default();
+    if sets.len() == 1 {
+        return Ok((sets.swap_remove(0).0, Vec::new()));
+    }
+    if !sets.iter().any(|(s, _)| *s == printed) {
+        return Err(BalanceError::Usage(format!(
+            "the runs read play {} different rule what-ifs and none plays the printed rules: \
+             {}; what-ifs are compared with the printed rules on the same deals, so give the \
+             folder of a study of the printed rules too (same seed, terrains, games and turn cap)",
+            sets.len(),
+            sets.iter()
+                .map(|(s, dir)| format!("{} in {}", s.describe(), dir.display()))
+                .collect::<Vec<_>>()
+                .join("; ")
+        )));
+    }
+    if let Some(r) = runs
+        .iter()
+        .find(|r| !r.config.what_ifs.restricted.is_empty() && rules_of(&r.config) != printed)
+    {
+        return Err(BalanceError::Settings {
+            dir: r.dirs[0].display().to_string(),
+            reason: format!(
+                "a restricted-play run under what-ifs ({}) read with runs of the printed rules: \
+                 restricted play is compared with the normal games of its own rules, so report \
+                 that what-if's study on its own",
+                rules_of(&r.config).describe()
+            ),
+        });
+    }
+    let compared = sets
+        .into_iter()
+        .map(|(s, _)| s)
+        .filter(|s| *s != printed)
+        .collect();
+    Ok((printed, compared))
 }
 
 /// " with restricted play on castle_field: no effect of node 15", or nothing.
@@ -488,14 +556,12 @@ fn check_terrains(c: &RunConfig, runs: &[Run]) -> Result<(), String> {
 }
 
 /// The settings every run of a study shares: those that fix the deals and the game lengths.
-/// Terrains are checked by [`check_terrains`], and restricted play differs from run to run.
+/// Terrains are checked by [`check_terrains`]; what-ifs may differ from run to run (restricted
+/// play, and rule what-ifs compared with the printed rules: see [`rule_sets`]).
 fn study_settings(c: &RunConfig) -> RunConfig {
     RunConfig {
         terrains: Vec::new(),
-        what_ifs: WhatIfs {
-            restricted: Default::default(),
-            ..c.what_ifs.clone()
-        },
+        what_ifs: WhatIfs::default(),
         bots: Vec::new(),
         gauntlet: None,
         variant: Variant::Normal,
@@ -545,7 +611,7 @@ fn records_note(unrecorded: usize, lost: usize, games: usize) -> Option<String> 
 /// The game of a line, with the tiles each colour lost (from the deal of its seed) and placed
 /// (by replaying its record, when the record is there).
 fn study_game(
-    preset: u16,
+    (preset, rules): (u16, u16),
     terrain: u16,
     dir: &Path,
     line: &GameLine,
@@ -588,6 +654,7 @@ fn study_game(
         terrain,
         variant: line.variant,
         restricted: game.what_if().restricted,
+        rules,
         deal: line.deal_seed,
         first: line.first,
         winner: line.winner_colour,

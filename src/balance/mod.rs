@@ -9,6 +9,7 @@
 //! presets, are compared on identical luck.
 
 pub mod analysis;
+pub mod design;
 pub mod estimate;
 pub mod load;
 pub mod multiplicity;
@@ -111,6 +112,9 @@ pub struct StudyGame {
     pub variant: Variant,
     /// Restricted play: the nodes whose effect was never used (none for the study's rules).
     pub restricted: Restricted,
+    /// The rules played: 0 for the study's own ([`Study::what_ifs`]), `k` for the rule
+    /// what-if [`Study::compared`]`[k − 1]`, compared with the study's rules deal by deal.
+    pub rules: u16,
     /// The deal seed: games on one deal share their tiles (one cluster in every interval).
     pub deal: u64,
     /// The player who moved first.
@@ -157,6 +161,11 @@ pub struct Study {
     pub terrain_names: Vec<String>,
     /// Every game read.
     pub games: Vec<StudyGame>,
-    /// Rules parameters changed from the printed game, shared by every run of the study.
+    /// Rules parameters changed from the printed game, shared by every run of the study
+    /// (restricted play aside); the printed rules when runs of several what-ifs were read.
     pub what_ifs: WhatIfs,
+    /// Rule what-ifs of other runs read with the study, each compared with the study's rules
+    /// on the same deals (games with [`StudyGame::rules`] `k` play `compared[k − 1]`); empty
+    /// when every run plays the study's rules.
+    pub compared: Vec<WhatIfs>,
 }

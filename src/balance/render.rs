@@ -4,8 +4,9 @@
 
 use super::analysis::{
     family_line, figure, p_text, pct, pp, Report, RestrictedRow, SeatRow, SkillChange, SpecialRow,
-    ALL,
+    WhatIfChange, ALL,
 };
+use super::design::DesignSearch;
 use super::estimate::Estimate;
 use super::multiplicity::{games_needed, standard_error, Family};
 use super::objective::{ObjectiveRow, ObjectiveSearch};
@@ -170,6 +171,9 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
     if !r.restricted_play.is_empty() {
         out.push(restricted_section(r));
     }
+    if !r.what_if_changes.is_empty() {
+        out.push(what_if_section(r));
+    }
     if !r.families.is_empty() {
         out.push(families_section(r));
     }
@@ -180,7 +184,77 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
             .map_or(0, |i| i + 1);
         out.insert(at, objective_section(search));
     }
+    if let Some(search) = &r.design_search {
+        let at = out
+            .iter()
+            .position(|s| s.title == "Summary")
+            .map_or(0, |i| i + 1);
+        out.insert(at, design_section(r, search));
+    }
     out
+}
+
+/// The designer's search: the rules chosen per terrain, and every terrain's ranking.
+fn design_section(r: &Report, s: &DesignSearch) -> Section {
+    let mut text = vec![format!(
+        "The printed rules and {} candidates, each changing one rules parameter (the medal \
+         objective, the tiles removed at setup, an opening rack), all played on the same deals. \
+         Per terrain they are ranked by how close to even they bring the first player and the \
+         side: by the larger of the first player's and blue's distances from 50%, then by their \
+         sum (ties keep the printed rules first). The changes from the printed rules are paired \
+         by deal, with 95% intervals; where the chosen rules' intervals overlap the printed \
+         rules', the choice is a hint, not a finding (section Rule what-ifs against the printed \
+         rules, and its family in the summary, say which changes survive Holm's correction).",
+        s.candidates.len()
+    )];
+    text.extend(s.chosen.iter().map(|c| format!("- {c}")));
+    let headers = [
+        "terrain",
+        "rank",
+        "rules",
+        "games",
+        "first player's score",
+        "blue's score",
+        "change, first player, pp",
+        "change, blue, pp",
+    ]
+    .map(String::from)
+    .to_vec();
+    let mut tables = Vec::new();
+    for preset in &r.presets {
+        for &v in &r.variants {
+            let rows: Vec<Vec<String>> = s
+                .rows
+                .iter()
+                .filter(|row| row.preset == *preset && row.variant == v)
+                .map(|row| {
+                    vec![
+                        r.terrain_name(&row.terrain),
+                        row.rank.to_string(),
+                        row.rules.clone(),
+                        row.games.to_string(),
+                        opt(&row.first_player, pct),
+                        opt(&row.blue, pct),
+                        cell(&row.first_player_change, pp),
+                        cell(&row.blue_change, pp),
+                    ]
+                })
+                .collect();
+            if !rows.is_empty() {
+                tables.push(Table {
+                    caption: format!("{preset}, {v} variant: rules ranked per terrain"),
+                    headers: headers.clone(),
+                    rows,
+                });
+            }
+        }
+    }
+    Section {
+        title: "Designer's search".into(),
+        text,
+        tables,
+        plots: Vec::new(),
+    }
 }
 
 /// The medal-objective search: every candidate's seat scores, and the best objectives.
@@ -801,9 +875,49 @@ impl<'a> ChangeRow<'a> {
             ends: &row.ends,
         }
     }
+
+    fn what_if(r: &Report, row: &'a WhatIfChange) -> ChangeRow<'a> {
+        let tag = what_if_tag(r, &row.what_if);
+        let terrain = r.terrain_name(&row.terrain);
+        let (variant, deals) = (row.variant.to_string(), row.deals.to_string());
+        ChangeRow {
+            preset: &row.preset,
+            label: format!("{tag} {variant} {terrain}"),
+            // The what-if in words, its parts separated by semicolons: one CSV field.
+            csv_key: vec![
+                row.what_if.replace(", ", "; "),
+                variant.clone(),
+                row.terrain.clone(),
+                deals.clone(),
+            ],
+            key: vec![tag, variant, terrain, deals],
+            first_player: row.first_player,
+            blue: row.blue,
+            turns: row.turns,
+            ends: &row.ends,
+        }
+    }
 }
 
-/// What tells the "Special bases" and "Restricted play" sections apart.
+/// The what-ifs of a report in order, each once.
+fn what_ifs_of(r: &Report) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for c in &r.what_if_changes {
+        if !out.contains(&c.what_if.as_str()) {
+            out.push(&c.what_if);
+        }
+    }
+    out
+}
+
+/// The short name of a what-if in the tables and plots, "W1", "W2"…, in report order (the
+/// section's text says what each is): the what-ifs in words would make rows of 200 columns.
+fn what_if_tag(r: &Report, what_if: &str) -> String {
+    let k = what_ifs_of(r).iter().position(|w| *w == what_if);
+    format!("W{}", k.map_or(0, |k| k + 1))
+}
+
+/// What tells the "Special bases", "Restricted play" and "Rule what-ifs" sections apart.
 struct ChangeSection<'a> {
     title: &'a str,
     text: &'a str,
@@ -960,11 +1074,57 @@ fn restricted_section(r: &Report) -> Section {
     change_section(r, &spec, &rows)
 }
 
-/// The rules the games were played under: "retail rules" or the what-ifs.
+/// Rule what-ifs against the printed rules: per preset, a row per what-if, variant and terrain,
+/// and a plot of the change in the first player's and blue's scores.
+fn what_if_section(r: &Report) -> Section {
+    let spec = ChangeSection {
+        title: "Rule what-ifs against the printed rules",
+        text: "Runs of other rules were read with the study: each plays the deals of the \
+               printed rules' games (the same seed, terrains, games and turn cap), so every \
+               change below (the what-if minus the printed rules) is paired deal by deal: each \
+               deal's mean under the what-if minus its mean under the printed rules, with a \
+               95% interval over deals. A negative first-player change means the what-if \
+               takes from the first player's edge. The summary says which changes survive \
+               Holm's correction for the number of comparisons of their family.",
+        change: "what-if minus printed rules",
+        key_headers: &["what-if", "variant", "terrain", "deals"],
+        plot_titles: [
+            "Rule what-ifs: change in the first player's score",
+            "Rule what-ifs: change in blue's score",
+        ],
+        unit: "deals per terrain",
+    };
+    let rows: Vec<ChangeRow> = r
+        .what_if_changes
+        .iter()
+        .map(|c| ChangeRow::what_if(r, c))
+        .collect();
+    let mut section = change_section(r, &spec, &rows);
+    section
+        .text
+        .push("The what-ifs, as the tables and plots name them:".into());
+    section.text.extend(
+        what_ifs_of(r)
+            .into_iter()
+            .map(|w| format!("- {}: {w}", what_if_tag(r, w))),
+    );
+    section
+}
+
+/// The rules the games were played under: "retail rules" or the what-ifs, and the rule
+/// what-ifs compared with them.
 fn rules(r: &Report) -> String {
-    match r.what_ifs.is_retail() {
+    let own = match r.what_ifs.is_retail() {
         true => "retail rules".into(),
         false => format!("what-ifs: {}", r.what_ifs.describe()),
+    };
+    match what_ifs_of(r).len() {
+        0 => own,
+        n => format!(
+            "{own}, compared with {n} rule what-if{} on the same deals (section Rule what-ifs \
+             against the printed rules)",
+            if n == 1 { "" } else { "s" }
+        ),
     }
 }
 
@@ -1237,6 +1397,13 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
             .map(|x| ChangeRow::restricted(r, x))
             .collect(),
     );
+    let what_if = changes(
+        "what_if,variant,terrain,deals",
+        r.what_if_changes
+            .iter()
+            .map(|c| ChangeRow::what_if(r, c))
+            .collect(),
+    );
     let mut search = String::from(
         "terrain,preset,variant,objective,games,first_player,first_player_lo,first_player_hi,\
          blue,blue_lo,blue_hi,turns_mean,turns_mean_lo,turns_mean_hi\n",
@@ -1257,6 +1424,27 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
                 e(&row.turns_mean)
             );
         }
+    }
+    let mut design = format!(
+        "preset,variant,terrain,rank,candidate,rules,games,{}\n",
+        csv_header(&["first_player", "blue", "first_player_change", "blue_change"])
+    );
+    for row in r.design_search.iter().flat_map(|s| &s.rows) {
+        let _ = writeln!(
+            design,
+            "{},{},{},{},{},{},{},{},{},{},{}",
+            row.preset,
+            row.variant,
+            row.terrain,
+            row.rank,
+            row.candidate,
+            row.rules.replace(", ", "; "),
+            row.games,
+            e(&row.first_player),
+            e(&row.blue),
+            e(&row.first_player_change),
+            e(&row.blue_change)
+        );
     }
     let mut troop_cells =
         String::from("preset,variant,terrain,troop,games,value,value_lo,value_hi\n");
@@ -1336,6 +1524,12 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
     }
     if !r.skill_changes.is_empty() {
         tables.push(("skill_changes.csv", skill));
+    }
+    if !r.what_if_changes.is_empty() {
+        tables.push(("what_if_changes.csv", what_if));
+    }
+    if r.design_search.is_some() {
+        tables.push(("design_search.csv", design));
     }
     if r.objective_search.is_some() {
         tables.push(("objective_search.csv", search));

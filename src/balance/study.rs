@@ -238,11 +238,20 @@ fn earlier_runs(plan: &StudyPlan, named: &[String]) -> Result<Vec<String>, Balan
 }
 
 /// What only a balance folder holds: a study's list of runs and its runs, a report, an
-/// objective search's studies.
-const STUDY_MARKS: [&str; 4] = [STUDY_FILE, RUNS_DIR, REPORT_FILE, OBJECTIVES_DIR];
+/// objective search's or a designer's search's studies.
+const STUDY_MARKS: [&str; 5] = [
+    STUDY_FILE,
+    RUNS_DIR,
+    REPORT_FILE,
+    OBJECTIVES_DIR,
+    DESIGNS_DIR,
+];
 
 /// The folder of an objective search's studies, one per candidate objective.
 pub const OBJECTIVES_DIR: &str = "objectives";
+
+/// The folder of a designer's search's studies: the printed rules' and one per candidate.
+pub const DESIGNS_DIR: &str = "designs";
 
 /// The report's data file, which marks a folder a balance report was written to.
 const REPORT_FILE: &str = "balance.json";

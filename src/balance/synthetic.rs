@@ -77,6 +77,7 @@ pub fn synthetic_study_of_presets(
                         terrain: t as u16,
                         variant,
                         restricted: Default::default(),
+                        rules: 0,
                         deal: deal.seed,
                         first,
                         winner: Some(winner),
@@ -101,5 +102,6 @@ pub fn synthetic_study_of_presets(
         terrain_names: Vec::new(),
         games,
         what_ifs: Default::default(),
+        compared: Vec::new(),
     }
 }

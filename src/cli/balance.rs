@@ -5,9 +5,10 @@ use super::{select_terrains, CliResult};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
+use toybattle::balance::design;
 use toybattle::balance::objective::{candidates, rows_of, search};
 use toybattle::balance::render::write_report;
-use toybattle::balance::study::{lock_out_dir, OBJECTIVES_DIR};
+use toybattle::balance::study::{lock_out_dir, DESIGNS_DIR, OBJECTIVES_DIR};
 use toybattle::balance::{analyse, load_study, run_study, Report, StudyPlan};
 use toybattle::rules::{Variant, WhatIfs};
 use toybattle::terrain::{input, Terrain};
@@ -83,6 +84,24 @@ pub struct Args {
         requires = "objective_search"
     )]
     objective_spread: u8,
+    /// The designer's search: play the study under the printed rules and under each
+    /// candidate within --design-spread of them (every terrain's medal objective, the tiles
+    /// removed at setup, either opening rack; one at a time), each in OUT/designs/NAME/, and
+    /// rank the rules of every terrain by how close to even they bring the first player and
+    /// the side, each against the printed rules on the same deals.
+    #[arg(long, conflicts_with_all = [
+        "from", "shard", "objective_search", "restricted_play", "objective", "removed", "racks"
+    ])]
+    design_search: bool,
+    /// Candidates of --design-search: each parameter this many steps either side of its
+    /// printed value.
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = 1,
+        requires = "design_search"
+    )]
+    design_spread: u8,
     /// Restricted play: also play, in the normal variant, every special base (and restricted
     /// HQ) of every terrain with its effect never used by either player, one run each on the
     /// same deals, and report each as a change against the normal games.
@@ -157,6 +176,55 @@ fn objective_search(args: &Args, plan: StudyPlan, start: Instant) -> CliResult {
     let (mut report, notes) = printed.ok_or("the printed objective is always a candidate")?;
     report.objective_search = Some(search(&key, terrain.medals_to_win, rows));
     finish(args, &report, &notes, start)
+}
+
+/// The designer's search: the study played under the printed rules in `OUT/designs/printed/`
+/// and under every candidate in `OUT/designs/NAME/` (study folders, resumed like any), and the
+/// report of the printed rules with every candidate's paired changes and the rankings.
+fn design_search(args: &Args, plan: StudyPlan, start: Instant) -> CliResult {
+    let candidates = design::candidates(&plan.terrains, args.design_spread);
+    let mut studies = Vec::new();
+    let names = std::iter::once(("printed".to_string(), "the printed rules".to_string()))
+        .chain(candidates.iter().map(|c| (c.name.clone(), c.label.clone())));
+    for (i, (name, label)) in names.enumerate() {
+        let out = args.out.join(DESIGNS_DIR).join(&name);
+        if !args.quiet {
+            eprintln!(
+                "design {}/{}: {label}: {}",
+                i + 1,
+                candidates.len() + 1,
+                out.display()
+            );
+        }
+        let what_ifs = match i {
+            0 => WhatIfs::default(),
+            _ => candidates[i - 1].what_ifs.clone(),
+        };
+        let candidate = StudyPlan {
+            what_ifs,
+            out: out.clone(),
+            terrains: plan.terrains.clone(),
+            presets: plan.presets.clone(),
+            variants: plan.variants.clone(),
+            terrain_file_hash: plan.terrain_file_hash.clone(),
+            ..plan
+        };
+        run_study(&candidate).map_err(|e| e.to_string())?;
+        studies.push(out);
+    }
+    let loaded = load_study(&studies, &plan.terrains).map_err(|e| e.to_string())?;
+    for n in &loaded.notes {
+        eprintln!("note: {n}");
+    }
+    let mut report = analyse(&loaded.study);
+    report.incomplete = complete(args, &loaded.missing)?;
+    report.design_search = Some(design::rank(&report, &candidates));
+    if !args.quiet {
+        for line in report.design_search.iter().flat_map(|s| &s.chosen) {
+            eprintln!("{line}");
+        }
+    }
+    finish(args, &report, &loaded.notes, start)
 }
 
 /// The what-ifs of the options, checked against every terrain of the study before any game
@@ -244,6 +312,9 @@ pub fn run(args: Args) -> CliResult {
             };
             if args.objective_search.is_some() {
                 return objective_search(&args, plan, start);
+            }
+            if args.design_search {
+                return design_search(&args, plan, start);
             }
             let dirs = run_study(&plan).map_err(|e| e.to_string())?;
             if let Some(s) = args.shard {
