@@ -926,9 +926,7 @@ fn scores_count_a_turn_cap_half() {
         end: toybattle::balance::End::TurnCap,
         turns: 300,
         lost: [[0; 8]; 2],
-        placed: None,
-        choices: None,
-        tension: None,
+        record: None,
     };
     assert_eq!(g.score(Colour::Red), 0.5);
     assert_eq!(g.score(Colour::Blue), 0.5);
@@ -1400,9 +1398,7 @@ fn restricted_play_is_the_paired_change_against_the_normal_games() {
             end: End::Medals,
             turns,
             lost: [[0; 8]; 2],
-            placed: None,
-            choices: None,
-            tension: None,
+            record: None,
         };
     let fifteen = Restricted::of([NodeId(15)]);
     let mut games = Vec::new();

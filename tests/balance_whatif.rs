@@ -437,9 +437,7 @@ fn the_summary_names_a_what_if_by_what_it_changes_on_each_terrain() {
         end: End::Medals,
         turns: 20,
         lost: [[0; 8]; 2],
-        placed: None,
-        choices: None,
-        tension: None,
+        record: None,
     };
     let mut games = Vec::new();
     for deal in 0..40 {

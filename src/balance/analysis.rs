@@ -455,7 +455,7 @@ fn seat_row(preset: &str, variant: Variant, terrain: &str, games: &[&StudyGame])
             &mut games
                 .iter()
                 .filter_map(|g| {
-                    let (decisions, legal) = g.choices?;
+                    let (decisions, legal) = g.record.as_ref()?.choices?;
                     (decisions > 0).then(|| (g.deal, legal as f64 / decisions as f64))
                 })
                 .collect::<Vec<_>>(),
@@ -480,7 +480,7 @@ fn tension_mean(games: &[&StudyGame], f: impl Fn(&Tension) -> Option<f64>) -> Op
     mean(
         &mut games
             .iter()
-            .filter_map(|g| Some((g.deal, f(g.tension.as_ref()?)?)))
+            .filter_map(|g| Some((g.deal, f(g.record.as_ref()?.tension.as_ref()?)?)))
             .collect::<Vec<_>>(),
     )
 }
@@ -573,7 +573,8 @@ fn play_rows(preset: &str, variant: Variant, games: &[&StudyGame]) -> Vec<PlayRo
             let per_player = |f: &dyn Fn(&StudyGame, Colour, u8) -> Option<f64>| {
                 let mut v = Vec::with_capacity(games.len() * 2);
                 for g in games {
-                    let Some(placed) = &g.placed else { continue };
+                    let Some(record) = &g.record else { continue };
+                    let placed = &record.placed;
                     for c in Colour::BOTH {
                         if let Some(x) = f(g, c, placed[c.index()][k]) {
                             v.push((g.deal, x));

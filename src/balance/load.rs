@@ -4,7 +4,7 @@
 //! damaged folder is reported, never repaired, so no completed game is lost.
 
 use super::tension::{Estimates, Tension};
-use super::{BalanceError, End, PerTroop, Study, StudyGame};
+use super::{BalanceError, End, PerTroop, RecordFacts, Study, StudyGame};
 use crate::record::GameRecord;
 use crate::rules::{
     DealError, Decision, DecisionList, Game, IllegalDecision, ParseDecisionError, Troop, Variant,
@@ -281,7 +281,7 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
     }
     convert(&mut batch, &mut games)?;
     let missing = missing_pieces(&runs, &counted, &presets, &what_ifs, &terrain_display);
-    let without = games.iter().filter(|g| g.placed.is_none()).count();
+    let without = games.iter().filter(|g| g.record.is_none()).count();
     if let Some(note) = records_note(unrecorded, without - unrecorded, games.len()) {
         notes.push(note);
     }
@@ -645,10 +645,13 @@ fn study_game(
             Some(placements(game, &record).map_err(|e| bad(e.to_string()))?)
         }
     };
-    let (placed, choices, tension) = match placed {
-        Some(r) => (Some(r.placed), Some((r.decisions, r.legal)), r.tension),
-        None => (None, None, None),
-    };
+    let record = placed.map(|r| {
+        Box::new(RecordFacts {
+            placed: r.placed,
+            choices: Some((r.decisions, r.legal)),
+            tension: r.tension,
+        })
+    });
     Ok(StudyGame {
         preset,
         terrain,
@@ -665,9 +668,7 @@ fn study_game(
             .as_array()
             .each_ref()
             .map(|r| count(r.iter().copied())),
-        placed,
-        choices,
-        tension,
+        record,
     })
 }
 

@@ -127,14 +127,21 @@ pub struct StudyGame {
     pub turns: u16,
     /// Copies of each troop removed unseen at setup, per colour.
     pub lost: [PerTroop; 2],
-    /// Tiles of each troop placed on the board during the game, per colour; `None` when the
-    /// game's record is not at hand (result folders keep games, not records).
-    pub placed: Option<[PerTroop; 2]>,
+    /// What the game's record tells beyond its line; `None` when the record is not at hand
+    /// (result folders keep games, not records). Boxed: most games of a large study have no
+    /// record, and a study holds every game, so each costs a pointer instead of the facts.
+    pub record: Option<Box<RecordFacts>>,
+}
+
+/// What a game's replayed record tells that its line in `games.jsonl` does not.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordFacts {
+    /// Tiles of each troop placed on the board during the game, per colour.
+    pub placed: [PerTroop; 2],
     /// Player decisions made and legal decisions summed over them (the branching factor is
-    /// their ratio); `None` without the game's record.
+    /// their ratio).
     pub choices: Option<(u32, u32)>,
-    /// Ludii's tension metrics from the win estimate along the game; `None` without the
-    /// game's record.
+    /// Ludii's tension metrics from the win estimate along the game.
     pub tension: Option<tension::Tension>,
 }
 

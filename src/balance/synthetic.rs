@@ -2,7 +2,7 @@
 //! the analysis: real deals (so the tiles lost at setup have their true distribution), and
 //! winners drawn with a win probability built from planted effects.
 
-use super::{End, PerTroop, Study, StudyGame};
+use super::{End, PerTroop, RecordFacts, Study, StudyGame};
 use crate::rules::{Colour, Deal, Troop, Variant};
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -88,9 +88,11 @@ pub fn synthetic_study_of_presets(
                         },
                         turns: rng.random_range(15..60),
                         lost,
-                        placed: Some([[1; Troop::ALL.len()]; 2]),
-                        choices: None,
-                        tension: None,
+                        record: Some(Box::new(RecordFacts {
+                            placed: [[1; Troop::ALL.len()]; 2],
+                            choices: None,
+                            tension: None,
+                        })),
                     });
                 }
             }
