@@ -334,7 +334,7 @@ impl Context {
 }
 
 /// What each decision of the player to decide does on the board, as the tree's prior reads it
-/// (the tactical reading of [`Context`]): training fits the policy model to it.
+/// (the tactical reading of the playouts' context): training fits the policy model to it.
 pub struct Tactics(Context);
 
 impl Tactics {
