@@ -24,6 +24,7 @@ use std::path::Path;
 use toybattle::bot::greedy::{evaluation_terms, TERMS};
 use toybattle::info::Observation;
 use toybattle::rules::{Colour, Decision, Phase};
+use toybattle::vocabulary::linear::solve;
 
 /// Intercept, one weight per term, and the nuisance term (see [`strength_side`]).
 const K: usize = TERMS.len() + 2;
@@ -223,29 +224,4 @@ fn fit(samples: &[Sample]) -> [f64; K] {
         }
     }
     w
-}
-
-/// Solves `a x = b` by Gaussian elimination with partial pivoting (`a` is positive definite).
-fn solve(mut a: [[f64; K]; K], mut b: [f64; K]) -> [f64; K] {
-    for c in 0..K {
-        let p = (c..K)
-            .max_by(|&i, &j| a[i][c].abs().total_cmp(&a[j][c].abs()))
-            .unwrap_or(c);
-        a.swap(c, p);
-        b.swap(c, p);
-        for r in c + 1..K {
-            let f = a[r][c] / a[c][c];
-            let pivot = a[c];
-            for (x, p) in a[r][c..].iter_mut().zip(&pivot[c..]) {
-                *x -= f * p;
-            }
-            b[r] -= f * b[c];
-        }
-    }
-    let mut x = [0.0; K];
-    for r in (0..K).rev() {
-        let tail: f64 = (r + 1..K).map(|k| a[r][k] * x[k]).sum();
-        x[r] = (b[r] - tail) / a[r][r];
-    }
-    x
 }

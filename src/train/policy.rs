@@ -12,6 +12,7 @@ use crate::bot::search::Tactics;
 use crate::model::{PolicyModel, Tactic};
 use crate::record::{replay, GameRecord};
 use crate::rules::{Decision, DecisionList, Game};
+use crate::vocabulary::linear::solve;
 use std::path::Path;
 
 /// Weights of the model: eight tactics, then eight troops.
@@ -278,31 +279,6 @@ fn derivatives(
 fn features(tactic: u8, troop: u8) -> [Option<usize>; 2] {
     let troop = (troop != NO_TROOP).then(|| 8 + usize::from(troop));
     [Some(usize::from(tactic)), troop]
-}
-
-/// Solves `a x = b` by Gaussian elimination with partial pivoting (`a` positive definite).
-fn solve(mut a: Matrix, mut b: [f64; PARAMS]) -> [f64; PARAMS] {
-    for col in 0..PARAMS {
-        let pivot = (col..PARAMS)
-            .max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs()))
-            .expect("a column has rows");
-        a.swap(col, pivot);
-        b.swap(col, pivot);
-        for row in col + 1..PARAMS {
-            let f = a[row][col] / a[col][col];
-            let pivot_row = a[col];
-            for (x, p) in a[row][col..].iter_mut().zip(&pivot_row[col..]) {
-                *x -= f * p;
-            }
-            b[row] -= f * b[col];
-        }
-    }
-    let mut x = [0.0; PARAMS];
-    for row in (0..PARAMS).rev() {
-        let rest: f64 = (row + 1..PARAMS).map(|k| a[row][k] * x[k]).sum();
-        x[row] = (b[row] - rest) / a[row][row];
-    }
-    x
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 
 mod by_colour;
 pub mod hash;
+pub mod linear;
 
 pub use by_colour::{named as by_colour_named, ByColour};
 
