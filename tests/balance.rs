@@ -3,8 +3,11 @@
 //! rendered from a small real study, and bad input.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+
+mod balance_support;
+use balance_support::{balance, temp_dir};
 use toybattle::balance::analysis::troop_fit;
 use toybattle::balance::estimate::proportion;
 use toybattle::balance::synthetic::{synthetic_study, synthetic_study_of_presets, Planted};
@@ -318,25 +321,6 @@ fn read_report(dir: &Path) -> String {
         }
     }
     out
-}
-
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("toybattle-balance-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    d
-}
-
-fn balance(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_toybattle"))
-        .arg("balance")
-        .args(args)
-        .arg("--quiet")
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
 }
 
 fn small_study(out: &Path, seed: &str) -> (bool, String) {

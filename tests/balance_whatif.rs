@@ -3,27 +3,10 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-fn temp_dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("toybattle-whatif-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&d);
-    d
-}
-
-fn balance(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_toybattle"))
-        .arg("balance")
-        .args(args)
-        .arg("--quiet")
-        .output()
-        .unwrap();
-    (
-        out.status.success(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+mod balance_support;
+use balance_support::{balance, temp_dir};
 
 /// A small study of random play on two terrains, normal variant, with `extra` what-ifs.
 fn study(out: &Path, seed: &str, extra: &[&str]) {
