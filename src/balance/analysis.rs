@@ -1079,6 +1079,10 @@ fn forfeit_warnings(study: &Study) -> Vec<String> {
         .collect()
 }
 
+/// The most troop values per terrain the summary lists: at scale most of the 64 survive, and
+/// a designer reads the largest in the summary and the others in the heat map.
+pub const TROOP_CELLS_LISTED: usize = 5;
+
 /// The families of comparisons the headlines are chosen from, for the last preset named (the
 /// most skilled, when named weakest first) in the first variant: each terrain's first player
 /// and blue against 50%; each troop's value against the average troop, over all terrains
@@ -1117,16 +1121,26 @@ fn families(r: &Report) -> Vec<Family> {
             .filter_map(|t| Some((t.to_string(), r.pooled_troop(preset, t).ok()??)))
             .collect::<Vec<_>>(),
     ));
-    out.push(Family::new(
-        "each troop's value on each terrain against the average troop",
-        tag.clone(),
-        0.0,
-        r.troop_cells
-            .iter()
-            .filter(|c| c.preset == *preset && c.variant == variant && c.terrain != ALL)
-            .map(|c| (format!("{} on {}", c.troop, name(&c.terrain)), c.value))
-            .collect::<Vec<_>>(),
-    ));
+    out.push(
+        Family::new(
+            "each troop's value on each terrain against the average troop",
+            tag.clone(),
+            0.0,
+            r.troop_cells
+                .iter()
+                .filter(|c| c.preset == *preset && c.variant == variant && c.terrain != ALL)
+                .map(|c| (format!("{} on {}", c.troop, name(&c.terrain)), c.value))
+                .collect::<Vec<_>>(),
+        )
+        .listing_at_most(
+            TROOP_CELLS_LISTED,
+            format!(
+                "the troop × terrain heat map of report.html and the table of report.md \
+                 (section Troop values, {preset}, {variant} variant), and in \
+                 troops_by_terrain.csv"
+            ),
+        ),
+    );
     if !r.special_bases.is_empty() {
         out.push(Family::new(
             "the change in the first player's and blue's scores made by each terrain's special \
@@ -1252,7 +1266,8 @@ fn summarise(r: &Report) -> Vec<String> {
     out
 }
 
-/// "Of the 18 comparisons of …, Holm at 5%: shown: …" or "not shown: none survives …".
+/// "…: 18 comparisons; 6 of 18 survive Holm's correction: …", only the largest few of a
+/// family listed at most (and where the others are), or "not shown: none survives …".
 pub fn family_line(f: &Family) -> String {
     let head = format!(
         "{} ({}): {} comparisons",
@@ -1263,8 +1278,14 @@ pub fn family_line(f: &Family) -> String {
     if f.comparisons == 0 {
         return format!("{head}: none estimable.");
     }
+    let survive = f.shown().count();
+    let listed = f
+        .listed
+        .as_ref()
+        .map_or(survive, |l| l.at_most.min(survive));
     let shown: Vec<String> = f
         .shown()
+        .take(listed)
         .map(|t| format!("{} {} (Holm p {})", t.label, figure(t), p_is(t.holm)))
         .collect();
     if shown.is_empty() {
@@ -1278,11 +1299,21 @@ pub fn family_line(f: &Family) -> String {
             p_text(largest.holm)
         );
     }
-    format!(
-        "{head}; {} of them shown after Holm's correction: {}.",
-        shown.len(),
-        shown.join("; ")
-    )
+    let of = format!(
+        "{survive} of {} {} Holm's correction",
+        f.comparisons,
+        if survive == 1 { "survives" } else { "survive" }
+    );
+    match f.listed.as_ref().filter(|_| listed < survive) {
+        Some(l) => format!(
+            "{head}; {of}; the {listed} largest: {}; the other {} and those that do not survive \
+             are in {}.",
+            shown.join("; "),
+            survive - listed,
+            l.rest_in
+        ),
+        None => format!("{head}; {of}: {}.", shown.join("; ")),
+    }
 }
 
 /// A comparison's figure: a score in percent, a change or value in percentage points.

@@ -226,6 +226,20 @@ pub struct Family {
     /// Every comparison, with its estimate, unadjusted and Holm-adjusted p, largest effect
     /// first.
     pub tests: Vec<Test>,
+    /// How many surviving comparisons the summary lists, largest first, and where the others
+    /// are read; `None` to list them all. A family of many cells (a troop on each terrain)
+    /// would otherwise make one paragraph of dozens of figures.
+    #[serde(skip)]
+    pub listed: Option<Listed>,
+}
+
+/// The summary's listing of a large family: its largest surviving comparisons only.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    /// The most comparisons listed.
+    pub at_most: usize,
+    /// Where every comparison is read, e.g. "the heat map … and troops_by_terrain.csv".
+    pub rest_in: String,
 }
 
 /// One comparison of a family.
@@ -284,7 +298,18 @@ impl Family {
             preset: preset.into(),
             comparisons: tests.len(),
             tests,
+            listed: None,
         }
+    }
+
+    /// The family with only its `at_most` largest surviving comparisons listed in the summary,
+    /// the rest to be read in `rest_in`.
+    pub fn listing_at_most(mut self, at_most: usize, rest_in: impl Into<String>) -> Family {
+        self.listed = Some(Listed {
+            at_most,
+            rest_in: rest_in.into(),
+        });
+        self
     }
 
     /// The comparisons that survive, largest effect first.
