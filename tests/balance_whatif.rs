@@ -402,6 +402,67 @@ fn the_designers_search_ranks_every_candidate_against_the_printed_rules_on_every
     fs::remove_dir_all(dir).unwrap();
 }
 
+/// The designer's search is plotted, one SVG file per preset and variant beside the report and
+/// linked from report.md and report.html: for every terrain (by name) and all terrains, one
+/// group per candidate with its paired changes, the printed rules at 0, the rules chosen marked
+/// once per terrain. The file parses as XML.
+#[test]
+fn the_designers_search_is_plotted_with_every_candidate_on_every_terrain() {
+    let dir = temp_dir("design-plot");
+    let (ok, err) = balance(&[
+        "--bots",
+        "random",
+        "--games",
+        "4",
+        "--terrains",
+        "castle_field,caribbean_sea",
+        "--variants",
+        "normal",
+        "--seed",
+        "5",
+        "--design-search",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(ok, "{err}");
+    let name = "design_search-random-normal.svg";
+    let text = fs::read_to_string(dir.join(name)).unwrap();
+    let svg = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let class = |c: &str| {
+        svg.descendants()
+            .filter(|n| n.has_tag_name("g") && n.attribute("class") == Some(c))
+            .collect::<Vec<_>>()
+    };
+    let texts: Vec<&str> = svg
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text())
+        .collect();
+    let groups = ["Castle Field", "Caribbean Sea", "all terrains"];
+    for terrain in groups {
+        assert!(texts.contains(&terrain), "{terrain}: {texts:?}");
+    }
+    assert!(!texts.contains(&"castle_field"), "names, not keys");
+    // 8 candidates (objective −1 and +1, 3 and 5 removed, four racks) under each terrain,
+    // each one group with a dot per panel; the printed rules once per terrain.
+    let candidates = class("entry");
+    assert_eq!(candidates.len(), 8 * groups.len());
+    for g in &candidates {
+        assert_eq!(
+            g.descendants().filter(|n| n.has_tag_name("circle")).count(),
+            2
+        );
+    }
+    assert_eq!(class("baseline").len(), groups.len());
+    let chosen = texts.iter().filter(|t| t.starts_with("chosen: ")).count();
+    assert_eq!(chosen, groups.len(), "the rules chosen, once per terrain");
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains(&format!("[{name}]({name})")), "{md}");
+    let html = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains(&format!("<a href=\"{name}\">")), "linked");
+    fs::remove_dir_all(dir).unwrap();
+}
+
 /// The summary's line of a what-if on one terrain names what it changes there ("objective 8
 /// medals"), not the objectives of every terrain; over all terrains it names the what-if in full.
 #[test]

@@ -141,6 +141,8 @@ impl DesignRow {
 pub struct DesignSearch {
     /// The candidates, in words, in the order played.
     pub candidates: Vec<String>,
+    /// The candidates' names (their study folders), in the order played.
+    pub names: Vec<String>,
     /// Per preset, variant and terrain (and all terrains), the printed rules and every
     /// candidate that changes that terrain's rules, best first.
     pub rows: Vec<DesignRow>,
@@ -177,6 +179,7 @@ pub fn rank(report: &Report, candidates: &[Candidate]) -> DesignSearch {
     }
     DesignSearch {
         candidates: candidates.iter().map(|c| c.label.clone()).collect(),
+        names: candidates.iter().map(|c| c.name.clone()).collect(),
         rows,
         chosen,
     }

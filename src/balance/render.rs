@@ -6,11 +6,15 @@ use super::analysis::{
     family_line, figure, p_text, pct, pp, Report, RestrictedRow, SeatRow, SkillChange, SpecialRow,
     WhatIfChange, ALL,
 };
-use super::design::DesignSearch;
+use super::design::{DesignRow, DesignSearch};
 use super::estimate::Estimate;
 use super::multiplicity::{games_needed, standard_error, Family};
 use super::objective::{ObjectiveRow, ObjectiveSearch};
-use super::svg::{dot_plot, escape, heat_map, shared_range, DotPlot, HeatMap, Series};
+use super::study::run_name;
+use super::svg::{
+    change_plot, dot_plot, escape, heat_map, shared_range, ChangeEntry, ChangeGroup, ChangePlot,
+    DotPlot, HeatMap, Series,
+};
 use super::End;
 use crate::rules::{Troop, Variant};
 use crate::tournament::store::{write_atomic, write_json_atomic};
@@ -48,6 +52,9 @@ pub struct Section {
     pub tables: Vec<Table>,
     /// SVG plots (HTML only).
     pub plots: Vec<String>,
+    /// Plots written as files beside the report, as (file name, SVG): linked from report.md
+    /// and report.html, and drawn in report.html.
+    pub files: Vec<(String, String)>,
 }
 
 fn opt(e: &Option<Estimate>, f: fn(&Estimate) -> String) -> String {
@@ -140,6 +147,7 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
             .chain(r.incomplete.iter().map(|m| format!("- {m}")))
             .collect(),
             tables: Vec::new(),
+            files: Vec::new(),
             plots: Vec::new(),
         });
     }
@@ -155,6 +163,7 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
             .chain(r.repeats.iter().map(|n| format!("Note: {n}")))
             .collect(),
         tables: Vec::new(),
+        files: Vec::new(),
         plots: Vec::new(),
     });
     out.push(seats_section(r));
@@ -204,7 +213,10 @@ fn design_section(r: &Report, s: &DesignSearch) -> Section {
          sum (ties keep the printed rules first). The changes from the printed rules are paired \
          by deal, with 95% intervals; where the chosen rules' intervals overlap the printed \
          rules', the choice is a hint, not a finding (section Rule what-ifs against the printed \
-         rules, and its family in the summary, say which changes survive Holm's correction).",
+         rules, and its family in the summary, say which changes survive Holm's correction). \
+         The plot of each preset and variant, a file beside this report (linked below), draws \
+         every candidate's paired change per terrain with its 95% interval, the printed rules \
+         at 0 and the rules chosen marked, on one axis for every terrain.",
         s.candidates.len()
     )];
     text.extend(s.chosen.iter().map(|c| format!("- {c}")));
@@ -221,8 +233,10 @@ fn design_section(r: &Report, s: &DesignSearch) -> Section {
     .map(String::from)
     .to_vec();
     let mut tables = Vec::new();
+    let mut files = Vec::new();
     for preset in &r.presets {
         for &v in &r.variants {
+            files.extend(design_plot(r, s, preset, v));
             let rows: Vec<Vec<String>> = s
                 .rows
                 .iter()
@@ -253,8 +267,76 @@ fn design_section(r: &Report, s: &DesignSearch) -> Section {
         title: "Designer's search".into(),
         text,
         tables,
+        files,
         plots: Vec::new(),
     }
+}
+
+/// The designer's search of one preset and variant as a plot file: per terrain (and all
+/// terrains), every candidate's paired change in the first player's and blue's scores from the
+/// printed rules (drawn at 0) with its 95% interval, the rules chosen marked; one x-axis for
+/// every terrain and both panels. Rows keep the order the candidates were played in, so a
+/// candidate sits at the same place under every terrain. `None` when the preset did not play
+/// the variant.
+fn design_plot(
+    r: &Report,
+    s: &DesignSearch,
+    preset: &str,
+    variant: Variant,
+) -> Option<(String, String)> {
+    let rows: Vec<&DesignRow> = s
+        .rows
+        .iter()
+        .filter(|row| row.preset == preset && row.variant == variant)
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let order = |row: &DesignRow| {
+        std::iter::once("printed")
+            .chain(s.names.iter().map(String::as_str))
+            .position(|n| n == row.candidate)
+    };
+    let groups = r
+        .terrains
+        .iter()
+        .map(String::as_str)
+        .chain([ALL])
+        .filter_map(|terrain| {
+            let mut here: Vec<&DesignRow> = rows
+                .iter()
+                .copied()
+                .filter(|row| row.terrain == terrain)
+                .collect();
+            here.sort_by_key(|row| order(row));
+            (!here.is_empty()).then(|| ChangeGroup {
+                name: r.terrain_name(terrain),
+                entries: here
+                    .into_iter()
+                    .map(|row| ChangeEntry {
+                        label: row.rules.clone(),
+                        changes: [row.first_player_change, row.blue_change],
+                        baseline: row.candidate == "printed",
+                        chosen: row.rank == 1,
+                    })
+                    .collect(),
+            })
+        })
+        .collect();
+    let svg = change_plot(&ChangePlot {
+        title: format!("Designer's search: {preset}, {variant} variant"),
+        panels: [
+            "change in the first player's score".into(),
+            "change in blue's score".into(),
+        ],
+        axis: "pp, paired by deal against the printed rules (the same deals)".into(),
+        scale: 100.0,
+        groups,
+    });
+    Some((
+        format!("design_search-{}.svg", run_name(preset, variant)),
+        svg,
+    ))
 }
 
 /// The medal-objective search: every candidate's seat scores, and the best objectives.
@@ -312,6 +394,7 @@ fn objective_section(s: &ObjectiveSearch) -> Section {
             headers,
             rows: s.rows.iter().map(cells).collect(),
         }],
+        files: Vec::new(),
         plots: Vec::new(),
     }
 }
@@ -425,6 +508,7 @@ fn seats_section(r: &Report) -> Section {
         title: "First player and side".into(),
         text,
         tables,
+        files: Vec::new(),
         plots,
     }
 }
@@ -541,6 +625,7 @@ fn skill_section(r: &Report) -> Section {
         title: "Balance by skill".into(),
         text,
         tables,
+        files: Vec::new(),
         plots: vec![dot_plot(&DotPlot {
             title: format!("Advantage against skill, all terrains, {variant} variant"),
             axis: "score (%), 50 = balanced".into(),
@@ -709,6 +794,7 @@ fn troops_section(r: &Report) -> Section {
         title: "Troop values".into(),
         text,
         tables,
+        files: Vec::new(),
         plots,
     }
 }
@@ -760,6 +846,7 @@ fn plays_section(r: &Report) -> Section {
                 .into(),
         ],
         tables,
+        files: Vec::new(),
         plots: Vec::new(),
     }
 }
@@ -818,6 +905,7 @@ fn families_section(r: &Report) -> Section {
             .filter(|f| f.comparisons > 0)
             .map(table)
             .collect(),
+        files: Vec::new(),
         plots: Vec::new(),
     }
 }
@@ -1015,6 +1103,7 @@ fn change_section(r: &Report, spec: &ChangeSection, rows: &[ChangeRow]) -> Secti
         title: spec.title.into(),
         text,
         tables,
+        files: Vec::new(),
         plots: vec![
             plot(spec.plot_titles[0], |row| row.first_player),
             plot(spec.plot_titles[1], |row| row.blue),
@@ -1194,6 +1283,9 @@ pub fn markdown(r: &Report, sections: &[Section]) -> String {
         if list || s.text.last().is_some_and(|t| t.starts_with("- ")) {
             md.push('\n');
         }
+        for (name, _) in &s.files {
+            let _ = writeln!(md, "Plot: [{name}]({name})\n");
+        }
         for t in &s.tables {
             let _ = writeln!(md, "**{}**\n", wrap(&t.caption, MD_WIDTH - 4, ""));
             let _ = writeln!(md, "| {} |", t.headers.join(" | "));
@@ -1249,6 +1341,10 @@ pub fn html(r: &Report, sections: &[Section]) -> String {
         for p in &s.plots {
             h.push_str(p);
             h.push('\n');
+        }
+        for (name, svg) in &s.files {
+            let name = escape(name);
+            let _ = writeln!(h, "<p>Plot: <a href=\"{name}\">{name}</a></p>\n{svg}");
         }
         for t in &s.tables {
             let _ = write!(h, "<table><caption>{}</caption><tr>", escape(&t.caption));
@@ -1545,6 +1641,9 @@ pub fn write_report(dir: &Path, r: &Report, notes: &[String]) -> Result<String, 
     write_atomic(&dir.join("report.md"), md.as_bytes())?;
     write_atomic(&dir.join("report.html"), html(r, &sections).as_bytes())?;
     write_json_atomic(&dir.join("balance.json"), r)?;
+    for (name, svg) in sections.iter().flat_map(|s| &s.files) {
+        write_atomic(&dir.join(name), svg.as_bytes())?;
+    }
     for (name, text) in csv_tables(r) {
         write_atomic(&dir.join(name), text.as_bytes())?;
     }

@@ -1,7 +1,8 @@
 //! Plots as inline SVG, written directly: dot plots with 95% error bars (rows of labels, one
-//! dot per series, a reference line for "no effect") and one heat map (troop × terrain, each
-//! cell's value and interval written in it), which a few small functions draw and the tests
-//! check. A plotting crate would bring fonts,
+//! dot per series, a reference line for "no effect"), one heat map (troop × terrain, each
+//! cell's value and interval written in it) and the change plot of a search (paired changes
+//! against a baseline, grouped by terrain, in two panels on one axis), which a few small
+//! functions draw and the tests check. A plotting crate would bring fonts,
 //! backends and far more code for this one shape.
 
 use super::estimate::Estimate;
@@ -334,6 +335,194 @@ fn shade(t: f64) -> String {
         (255.0 + 155.0 * t, 255.0 + 155.0 * t * 0.6, 255.0)
     };
     format!("rgb({:.0},{:.0},{:.0})", r, g, b)
+}
+
+/// Paired changes of a search's entries against a baseline drawn at 0, in two panels side by
+/// side on one x-axis (e.g. the first player's and blue's changes): per group (a terrain) a
+/// heading and one row per entry, each entry one `<g class="entry">` (the baseline's row
+/// `<g class="baseline">`), the chosen entry of each group marked.
+pub struct ChangePlot {
+    /// Plot title.
+    pub title: String,
+    /// The two panels' titles, left then right.
+    pub panels: [String; 2],
+    /// Axis label under both panels.
+    pub axis: String,
+    /// Factor from data units to the units shown (100 for percentage points).
+    pub scale: f64,
+    /// The groups, top to bottom.
+    pub groups: Vec<ChangeGroup>,
+}
+
+/// One group of a [`ChangePlot`]: a heading and its entries.
+pub struct ChangeGroup {
+    /// The heading, e.g. a terrain's name.
+    pub name: String,
+    /// The entries, top to bottom.
+    pub entries: Vec<ChangeEntry>,
+}
+
+/// One row of a [`ChangePlot`].
+pub struct ChangeEntry {
+    /// The row's label, e.g. "objective 8 medals".
+    pub label: String,
+    /// Its change in each panel; `None` for the baseline (drawn at 0) or a missing figure.
+    pub changes: [Option<Estimate>; 2],
+    /// The baseline every change is measured from.
+    pub baseline: bool,
+    /// The entry chosen in its group.
+    pub chosen: bool,
+}
+
+const CHANGE_WIDTH: f64 = 960.0;
+const CHANGE_LEFT: f64 = 300.0;
+const CHANGE_GAP: f64 = 30.0;
+const CHANGE_ROW: f64 = 17.0;
+const CHANGE_TOP: f64 = 78.0;
+
+/// The data range of a change plot: every finite interval end and 0, padded by 5%.
+fn change_range(plot: &ChangePlot) -> (f64, f64) {
+    let points = plot
+        .groups
+        .iter()
+        .flat_map(|g| &g.entries)
+        .flat_map(|e| e.changes.iter().flatten())
+        .map(|e| (String::new(), *e))
+        .collect();
+    shared_range(&[DotPlot {
+        title: String::new(),
+        axis: String::new(),
+        reference: Some(0.0),
+        scale: plot.scale,
+        range: None,
+        series: vec![Series {
+            name: String::new(),
+            colour: "",
+            points,
+        }],
+    }])
+}
+
+/// The change plot as one `<svg>` element.
+pub fn change_plot(plot: &ChangePlot) -> String {
+    let rows: usize = plot.groups.iter().map(|g| g.entries.len() + 1).sum();
+    let height = CHANGE_TOP + CHANGE_ROW * rows as f64 + 40.0;
+    let panel = (CHANGE_WIDTH - CHANGE_LEFT - 20.0 - CHANGE_GAP) / 2.0;
+    let (lo, hi) = change_range(plot);
+    let x = |p: usize, v: f64| {
+        CHANGE_LEFT + p as f64 * (panel + CHANGE_GAP) + (v.clamp(lo, hi) - lo) / (hi - lo) * panel
+    };
+    let mut svg = format!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{CHANGE_WIDTH}" height="{height}" viewBox="0 0 {CHANGE_WIDTH} {height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = write!(
+        svg,
+        r##"<text x="10" y="18" font-size="14" font-weight="bold">{}</text><circle cx="14" cy="34" r="3.5" fill="#1f77b4"/><text x="22" y="38">a candidate's paired change, 95% interval</text><circle cx="290" cy="34" r="5" fill="#d62728" stroke="#000"/><text x="300" y="38">the rules chosen (closest to even)</text><path d="M 520 30 l 4 4 l -4 4 l -4 -4 z" fill="#555"/><text x="530" y="38">the printed rules (0)</text>"##,
+        escape(&plot.title)
+    );
+    let bottom = height - 40.0;
+    for (p, name) in plot.panels.iter().enumerate() {
+        let _ = write!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-weight="bold">{}</text>"#,
+            x(p, lo) + panel / 2.0,
+            CHANGE_TOP - 12.0,
+            escape(name)
+        );
+        for t in ticks(lo * plot.scale, hi * plot.scale) {
+            let tx = x(p, t / plot.scale);
+            let _ = write!(
+                svg,
+                r##"<line x1="{tx:.1}" y1="{CHANGE_TOP}" x2="{tx:.1}" y2="{bottom}" stroke="#ddd"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle">{}</text>"##,
+                bottom + 14.0,
+                trim(t)
+            );
+        }
+        let zero = x(p, 0.0);
+        let _ = write!(
+            svg,
+            r##"<line x1="{zero:.1}" y1="{CHANGE_TOP}" x2="{zero:.1}" y2="{bottom}" stroke="#555" stroke-dasharray="4 3"/>"##
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+        CHANGE_LEFT + panel + CHANGE_GAP / 2.0,
+        height - 8.0,
+        escape(&plot.axis)
+    );
+    let mut y = CHANGE_TOP;
+    for g in &plot.groups {
+        let _ = write!(
+            svg,
+            r##"<rect x="4" y="{y:.1}" width="{:.1}" height="{CHANGE_ROW}" fill="#f2f2f2"/><text x="8" y="{:.1}" font-weight="bold">{}</text>"##,
+            CHANGE_WIDTH - 8.0,
+            y + CHANGE_ROW - 5.0,
+            escape(&g.name)
+        );
+        y += CHANGE_ROW;
+        for e in &g.entries {
+            change_row(&mut svg, plot, e, y, &x);
+            y += CHANGE_ROW;
+        }
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// One entry's row: its label, and in each panel its interval and dot (the baseline: a
+/// diamond at 0).
+fn change_row(
+    svg: &mut String,
+    plot: &ChangePlot,
+    e: &ChangeEntry,
+    y: f64,
+    x: &dyn Fn(usize, f64) -> f64,
+) {
+    let class = if e.baseline { "baseline" } else { "entry" };
+    let cy = y + CHANGE_ROW / 2.0;
+    let weight = if e.chosen { "bold" } else { "normal" };
+    let mark = if e.chosen { "chosen: " } else { "" };
+    let _ = write!(
+        svg,
+        r#"<g class="{class}"><text x="{:.1}" y="{:.1}" text-anchor="end" font-weight="{weight}">{mark}{}</text>"#,
+        CHANGE_LEFT - 8.0,
+        cy + 4.0,
+        escape(&e.label)
+    );
+    for (p, change) in e.changes.iter().enumerate() {
+        if e.baseline {
+            let zx = x(p, 0.0);
+            let _ = write!(
+                svg,
+                r##"<path d="M {zx:.1} {:.1} l 4 4 l -4 4 l -4 -4 z" fill="#555"/>"##,
+                cy - 4.0
+            );
+            continue;
+        }
+        let Some(c) = change else { continue };
+        let (colour, r, ring) = match e.chosen {
+            true => ("#d62728", 5.0, r##" stroke="#000""##),
+            false => ("#1f77b4", 3.5, ""),
+        };
+        let interval = if c.is_estimable() {
+            format!("[{}, {}]", trim(c.lo * plot.scale), trim(c.hi * plot.scale))
+        } else {
+            c.not_estimable_note()
+        };
+        let _ = write!(
+            svg,
+            r#"<line x1="{:.1}" y1="{cy:.1}" x2="{:.1}" y2="{cy:.1}" stroke="{colour}" stroke-width="2"/><circle cx="{:.1}" cy="{cy:.1}" r="{r}" fill="{colour}"{ring}><title>{}: {}: {:+.1} {}</title></circle>"#,
+            x(p, if c.is_estimable() { c.lo } else { c.value }),
+            x(p, if c.is_estimable() { c.hi } else { c.value }),
+            x(p, c.value),
+            escape(&e.label),
+            escape(&plot.panels[p]),
+            c.value * plot.scale,
+            interval
+        );
+    }
+    svg.push_str("</g>");
 }
 
 #[cfg(test)]
