@@ -1129,8 +1129,9 @@ fn impossible_what_ifs_are_refused_before_playing() {
     }
 }
 
-/// The medal-objective search plays each candidate around the printed objective and reports
-/// the one closest to even, in report.md, balance.json and a CSV.
+/// The medal-objective search is the designer's search of the objective alone: it plays each
+/// candidate around the printed objective on the same deals and reports the one closest to
+/// even, in report.md, balance.json and a CSV, as the designer's search does.
 #[test]
 fn the_objective_search_reports_every_candidate_and_the_best() {
     let dir = temp_dir("objective-search");
@@ -1149,55 +1150,69 @@ fn the_objective_search_reports_every_candidate_and_the_best() {
         dir.to_str().unwrap(),
     ]);
     assert!(ok, "{err}");
-    let printed = 5; // Caribbean Sea's objective (R2.4)
-    for n in printed - 1..=printed + 1 {
+    // Caribbean Sea's printed objective is 5 medals (R2.4).
+    for name in ["objective-minus-1", "printed", "objective-plus-1"] {
         assert!(dir
-            .join(format!("objectives/{n}/runs/random-normal"))
+            .join(format!("designs/{name}/runs/random-normal"))
             .is_dir());
     }
+    assert_eq!(fs::read_dir(dir.join("designs")).unwrap().count(), 3);
     let json: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(dir.join("balance.json")).unwrap()).unwrap();
-    let search = &json["objective_search"];
-    assert_eq!(search["printed"], printed);
-    let objectives: Vec<u64> = search["rows"]
+    let search = &json["design_search"];
+    assert_eq!(search["parameters"], "the medal objective");
+    let rows: Vec<&serde_json::Value> = search["rows"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| r["objective"].as_u64().unwrap())
+        .filter(|r| r["terrain"] == "caribbean_sea")
         .collect();
-    assert_eq!(objectives, [4, 5, 6]);
-    let best = &search["best_first_player"][0];
-    let distance =
-        |r: &serde_json::Value| (r["first_player"]["value"].as_f64().unwrap() - 0.5).abs();
-    for r in search["rows"].as_array().unwrap() {
-        assert!(distance(best) <= distance(r));
-    }
+    let mut objectives: Vec<String> = rows
+        .iter()
+        .map(|r| r["rules"].as_str().unwrap().to_string())
+        .collect();
+    objectives.sort();
     assert_eq!(
-        json["games"], 4,
-        "the report's other figures are the printed objective's"
+        objectives,
+        ["objective 4 medals", "objective 6 medals", "printed rules"]
     );
+    assert_eq!(rows[0]["rank"], 1);
+    let distance = |r: &serde_json::Value| {
+        let d = |f: &str| (r[f]["value"].as_f64().unwrap() - 0.5).abs();
+        d("first_player").max(d("blue"))
+    };
+    for r in &rows {
+        assert!(distance(rows[0]) <= distance(r));
+    }
+    for seat in json["seats"].as_array().unwrap() {
+        assert_eq!(
+            seat["games"], 4,
+            "the report's other figures are the printed objective's"
+        );
+    }
     let md = read_report(&dir);
+    assert!(md.contains("## Designer's search"), "{md}");
     assert!(
-        md.contains("## Medal objective search: caribbean_sea"),
+        md.contains("printed rules come closest to even of 3 rules tried")
+            || md.contains("comes closest to even of 3 rules tried"),
         "{md}"
     );
-    assert!(
-        md.contains("by the first player's score, objective"),
-        "{md}"
+    let csv = fs::read_to_string(dir.join("design_search.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        1 + 2 * 3,
+        "Caribbean Sea and all terrains"
     );
-    let csv = fs::read_to_string(dir.join("objective_search.csv")).unwrap();
-    assert_eq!(csv.lines().count(), 4);
-    let (ok, err) = balance(&[
-        "--bots",
-        "random",
-        "--objective-search",
-        "caribbean_sea",
-        "--objective",
-        "caribbean_sea=4",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(!ok && err.contains("leave out --objective"), "{err}");
+    for (extra, words) in [
+        (["--objective", "caribbean_sea=4"], "leave out --objective"),
+        (["--racks", "4,4"], "leave out --racks"),
+    ] {
+        let mut args = vec!["--bots", "random", "--objective-search", "caribbean_sea"];
+        args.extend(extra);
+        args.extend(["--out", dir.to_str().unwrap()]);
+        let (ok, err) = balance(&args);
+        assert!(!ok && err.contains(words), "{err}");
+    }
     fs::remove_dir_all(dir).unwrap();
 }
 

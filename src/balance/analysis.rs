@@ -5,7 +5,6 @@
 use super::design::DesignSearch;
 use super::estimate::{balance_of, mean, paired_difference, proportion, std_dev, Estimate};
 use super::multiplicity::{cochran_q, p_value, Family, Test, ALPHA};
-use super::objective::ObjectiveSearch;
 use super::regression::{fit, FitError, Observations};
 use super::tension::Tension;
 use super::{End, Study, StudyGame};
@@ -75,10 +74,8 @@ pub struct Report {
     pub forfeits: Vec<String>,
     /// The plain-language summary, computed from the figures above.
     pub summary: Vec<String>,
-    /// The medal-objective search, when the study was one (`--objective-search`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub objective_search: Option<ObjectiveSearch>,
-    /// The designer's search, when the study was one (`--design-search`).
+    /// The designer's search, when the study was one (`--design-search`, or
+    /// `--objective-search`: the designer's search of the medal objective alone).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub design_search: Option<DesignSearch>,
 }
@@ -428,7 +425,6 @@ pub fn analyse(study: &Study) -> Report {
         families: Vec::new(),
         forfeits: forfeit_warnings(study),
         summary: Vec::new(),
-        objective_search: None,
         design_search: None,
     };
     report.families = families(&report);

@@ -23,12 +23,32 @@ pub struct Candidate {
     pub what_ifs: WhatIfs,
 }
 
+/// The rules parameters a search changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parameters {
+    /// Every parameter a designer changes to fix balance: the medal objective, the tiles
+    /// removed at setup and the opening racks (`--design-search`).
+    All,
+    /// The medal objective alone (`--objective-search`).
+    Objective,
+}
+
+impl Parameters {
+    /// The parameters in words, e.g. "the medal objective".
+    pub fn describe(self) -> &'static str {
+        match self {
+            Parameters::All => "the medal objective, the tiles removed at setup, an opening rack",
+            Parameters::Objective => "the medal objective",
+        }
+    }
+}
+
 /// The candidates within `spread` of the printed rules, one parameter at a time: the objective
 /// of every terrain moved by ±1…±spread (each terrain within 1 and the medals its regions
-/// hold), the tiles removed at setup ±1…±spread, and either opening rack ±1…±spread. A
-/// candidate that some terrain cannot play (e.g. more tiles removed than a player has) is left
-/// out.
-pub fn candidates(terrains: &[Arc<Terrain>], spread: u8) -> Vec<Candidate> {
+/// hold) and, searching all parameters, the tiles removed at setup ±1…±spread and either
+/// opening rack ±1…±spread. A candidate that some terrain cannot play (e.g. more tiles removed
+/// than a player has) is left out.
+pub fn candidates(terrains: &[Arc<Terrain>], spread: u8, parameters: Parameters) -> Vec<Candidate> {
     let printed = WhatIfs::default();
     let mut out = Vec::new();
     for d in 1..=spread as i32 {
@@ -50,6 +70,9 @@ pub fn candidates(terrains: &[Arc<Terrain>], spread: u8) -> Vec<Candidate> {
                     ..printed.clone()
                 },
             });
+        }
+        if parameters == Parameters::Objective {
+            continue;
         }
         for sign in [-1, 1] {
             let Some(removed) = shifted(printed.removed, sign * d) else {
@@ -139,6 +162,8 @@ impl DesignRow {
 /// entry chosen and what it was compared against.
 #[derive(Clone, Debug, Serialize)]
 pub struct DesignSearch {
+    /// The rules parameters searched, in words, e.g. "the medal objective".
+    pub parameters: String,
     /// The candidates, in words, in the order played.
     pub candidates: Vec<String>,
     /// The candidates' names (their study folders), in the order played.
@@ -155,7 +180,7 @@ pub struct DesignSearch {
 /// candidate played by that preset in that variant; a candidate that leaves a terrain's rules
 /// as printed (its objective at a bound) is not ranked there. Ties keep the printed rules
 /// first, then the candidates' order.
-pub fn rank(report: &Report, candidates: &[Candidate]) -> DesignSearch {
+pub fn rank(report: &Report, candidates: &[Candidate], parameters: Parameters) -> DesignSearch {
     let mut rows = Vec::new();
     let mut chosen = Vec::new();
     for seat in &report.seats {
@@ -178,6 +203,7 @@ pub fn rank(report: &Report, candidates: &[Candidate]) -> DesignSearch {
         rows.extend(ranking);
     }
     DesignSearch {
+        parameters: parameters.describe().into(),
         candidates: candidates.iter().map(|c| c.label.clone()).collect(),
         names: candidates.iter().map(|c| c.name.clone()).collect(),
         rows,
@@ -277,7 +303,10 @@ mod tests {
     #[test]
     fn candidates_change_one_parameter_each_and_every_terrain_can_play_them() {
         let t = terrains(&["castle_field", "caribbean_sea"]);
-        let names: Vec<String> = candidates(&t, 1).into_iter().map(|c| c.name).collect();
+        let names: Vec<String> = candidates(&t, 1, Parameters::All)
+            .into_iter()
+            .map(|c| c.name)
+            .collect();
         assert_eq!(
             names,
             [
@@ -292,7 +321,7 @@ mod tests {
             ]
         );
         let printed = WhatIfs::default();
-        for c in candidates(&t, 30) {
+        for c in candidates(&t, 30, Parameters::All) {
             let w = &c.what_ifs;
             let changed = [
                 !w.objectives.is_empty(),
@@ -306,12 +335,41 @@ mod tests {
         }
         // Tiles removed from 0 to 20: with the second player's 4 in the opening rack, a
         // player holds 24.
-        let removed: Vec<u8> = candidates(&t, 30)
+        let removed: Vec<u8> = candidates(&t, 30, Parameters::All)
             .iter()
             .filter(|c| c.name.starts_with("removed-"))
             .map(|c| c.what_ifs.removed)
             .collect();
         assert_eq!(removed.len(), 20);
         assert!(removed.iter().all(|&r| r <= 20 && r != 4));
+    }
+
+    /// The objective search is the designer's search of the objective alone: the printed
+    /// objective and `spread` either side, within 1 and the medals the regions hold.
+    #[test]
+    fn the_objective_search_changes_the_objective_alone_within_the_medals_available() {
+        let t = terrains(&["caribbean_sea"]);
+        let sea = &t[0];
+        let objectives = |spread| -> Vec<u8> {
+            candidates(&t, spread, Parameters::Objective)
+                .iter()
+                .map(|c| {
+                    let w = &c.what_ifs;
+                    assert!(w.removed == 4 && w.racks == [3, 4], "{c:?}");
+                    w.objectives[&sea.key]
+                })
+                .collect()
+        };
+        let n = sea.medals_to_win;
+        assert_eq!(objectives(2), [n - 1, n + 1, n - 2, n + 2]);
+        let all = objectives(200);
+        assert!(all
+            .iter()
+            .all(|&o| o >= 1 && o as u32 <= sea.total_medals()));
+        assert_eq!(
+            all.len() as u32,
+            sea.total_medals() - 1,
+            "every other objective"
+        );
     }
 }

@@ -13,7 +13,6 @@ pub mod design;
 pub mod estimate;
 pub mod load;
 pub mod multiplicity;
-pub mod objective;
 pub mod regression;
 pub mod render;
 pub mod study;

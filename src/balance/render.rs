@@ -9,7 +9,6 @@ use super::analysis::{
 use super::design::{DesignRow, DesignSearch};
 use super::estimate::Estimate;
 use super::multiplicity::{games_needed, standard_error, Family};
-use super::objective::{ObjectiveRow, ObjectiveSearch};
 use super::study::run_name;
 use super::svg::{
     change_plot, dot_plot, escape, heat_map, shared_range, ChangeEntry, ChangeGroup, ChangePlot,
@@ -186,13 +185,6 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
     if !r.families.is_empty() {
         out.push(families_section(r));
     }
-    if let Some(search) = &r.objective_search {
-        let at = out
-            .iter()
-            .position(|s| s.title == "Summary")
-            .map_or(0, |i| i + 1);
-        out.insert(at, objective_section(search));
-    }
     if let Some(search) = &r.design_search {
         let at = out
             .iter()
@@ -206,8 +198,8 @@ pub fn sections(r: &Report, notes: &[String]) -> Vec<Section> {
 /// The designer's search: the rules chosen per terrain, and every terrain's ranking.
 fn design_section(r: &Report, s: &DesignSearch) -> Section {
     let mut text = vec![format!(
-        "The printed rules and {} candidates, each changing one rules parameter (the medal \
-         objective, the tiles removed at setup, an opening rack), all played on the same deals. \
+        "The printed rules and {} candidates, each changing one rules parameter ({}), all \
+         played on the same deals. \
          Per terrain they are ranked by how close to even they bring the first player and the \
          side: by the larger of the first player's and blue's distances from 50%, then by their \
          sum (ties keep the printed rules first). The changes from the printed rules are paired \
@@ -217,7 +209,8 @@ fn design_section(r: &Report, s: &DesignSearch) -> Section {
          The plot of each preset and variant, a file beside this report (linked below), draws \
          every candidate's paired change per terrain with its 95% interval, the printed rules \
          at 0 and the rules chosen marked, on one axis for every terrain.",
-        s.candidates.len()
+        s.candidates.len(),
+        s.parameters
     )];
     text.extend(s.chosen.iter().map(|c| format!("- {c}")));
     let headers = [
@@ -337,66 +330,6 @@ fn design_plot(
         format!("design_search-{}.svg", run_name(preset, variant)),
         svg,
     ))
-}
-
-/// The medal-objective search: every candidate's seat scores, and the best objectives.
-fn objective_section(s: &ObjectiveSearch) -> Section {
-    let cells = |r: &ObjectiveRow| {
-        vec![
-            r.preset.clone(),
-            r.variant.to_string(),
-            r.objective.to_string(),
-            r.games.to_string(),
-            opt(&r.first_player, pct),
-            opt(&r.blue, pct),
-            opt(&r.turns_mean, num),
-        ]
-    };
-    let headers = [
-        "preset",
-        "variant",
-        "objective",
-        "games",
-        "first player's score",
-        "blue's score",
-        "turns (mean)",
-    ]
-    .map(String::from)
-    .to_vec();
-    let mut text = vec![format!(
-        "{} played at each candidate medal objective (printed: {}); the objective whose \
-         score is closest to 50% is the most balanced by that measure.",
-        s.terrain, s.printed
-    )];
-    for (measure, best, f) in [
-        (
-            "first player's score",
-            &s.best_first_player,
-            (|r: &ObjectiveRow| r.first_player) as fn(&ObjectiveRow) -> Option<Estimate>,
-        ),
-        ("blue's score", &s.best_side, |r: &ObjectiveRow| r.blue),
-    ] {
-        for b in best {
-            text.push(format!(
-                "{}, {} variant: by the {measure}, objective {} ({})",
-                b.preset,
-                b.variant,
-                b.objective,
-                opt(&f(b), pct)
-            ));
-        }
-    }
-    Section {
-        title: format!("Medal objective search: {}", s.terrain),
-        text,
-        tables: vec![Table {
-            caption: "Scores per candidate objective".into(),
-            headers,
-            rows: s.rows.iter().map(cells).collect(),
-        }],
-        files: Vec::new(),
-        plots: Vec::new(),
-    }
 }
 
 /// End types that occur in some row: a column every row of which is 0 says nothing.
@@ -1500,27 +1433,7 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
             .map(|c| ChangeRow::what_if(r, c))
             .collect(),
     );
-    let mut search = String::from(
-        "terrain,preset,variant,objective,games,first_player,first_player_lo,first_player_hi,\
-         blue,blue_lo,blue_hi,turns_mean,turns_mean_lo,turns_mean_hi\n",
-    );
     let e = csv_estimate;
-    if let Some(s) = &r.objective_search {
-        for row in &s.rows {
-            let _ = writeln!(
-                search,
-                "{},{},{},{},{},{},{},{}",
-                s.terrain,
-                row.preset,
-                row.variant,
-                row.objective,
-                row.games,
-                e(&row.first_player),
-                e(&row.blue),
-                e(&row.turns_mean)
-            );
-        }
-    }
     let mut design = format!(
         "preset,variant,terrain,rank,candidate,rules,games,{}\n",
         csv_header(&["first_player", "blue", "first_player_change", "blue_change"])
@@ -1626,9 +1539,6 @@ pub fn csv_tables(r: &Report) -> Vec<(&'static str, String)> {
     }
     if r.design_search.is_some() {
         tables.push(("design_search.csv", design));
-    }
-    if r.objective_search.is_some() {
-        tables.push(("objective_search.csv", search));
     }
     tables
 }

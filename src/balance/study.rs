@@ -237,18 +237,9 @@ fn earlier_runs(plan: &StudyPlan, named: &[String]) -> Result<Vec<String>, Balan
         .collect())
 }
 
-/// What only a balance folder holds: a study's list of runs and its runs, a report, an
-/// objective search's or a designer's search's studies.
-const STUDY_MARKS: [&str; 5] = [
-    STUDY_FILE,
-    RUNS_DIR,
-    REPORT_FILE,
-    OBJECTIVES_DIR,
-    DESIGNS_DIR,
-];
-
-/// The folder of an objective search's studies, one per candidate objective.
-pub const OBJECTIVES_DIR: &str = "objectives";
+/// What only a balance folder holds: a study's list of runs and its runs, a report, a
+/// designer's search's studies.
+const STUDY_MARKS: [&str; 4] = [STUDY_FILE, RUNS_DIR, REPORT_FILE, DESIGNS_DIR];
 
 /// The folder of a designer's search's studies: the printed rules' and one per candidate.
 pub const DESIGNS_DIR: &str = "designs";
@@ -259,7 +250,7 @@ const REPORT_FILE: &str = "balance.json";
 /// Takes the lock of the folder a balance command writes to (`--out`, created if need be):
 /// the very lock of a tournament run folder (`run.lock`), so that a tournament or another
 /// balance command cannot write there at the same time. A folder that holds files but no
-/// study, report or objective search is refused: a study does not mix with other files.
+/// study, report or designer's search is refused: a study does not mix with other files.
 pub fn lock_out_dir(dir: &Path) -> Result<RunLock, BalanceError> {
     std::fs::create_dir_all(dir).map_err(|e| TournamentError::io(dir, e))?;
     let lock = RunLock::acquire(dir).map_err(TournamentError::from)?;

@@ -5,10 +5,9 @@ use super::{select_terrains, CliResult};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
-use toybattle::balance::design;
-use toybattle::balance::objective::{candidates, rows_of, search};
+use toybattle::balance::design::{self, Parameters};
 use toybattle::balance::render::write_report;
-use toybattle::balance::study::{lock_out_dir, DESIGNS_DIR, OBJECTIVES_DIR};
+use toybattle::balance::study::{lock_out_dir, DESIGNS_DIR};
 use toybattle::balance::{analyse, load_study, run_study, Report, StudyPlan};
 use toybattle::rules::{Variant, WhatIfs};
 use toybattle::terrain::{input, Terrain};
@@ -71,10 +70,12 @@ pub struct Args {
     /// What-if: opening rack sizes of the first and the second player [printed rules: 3,4].
     #[arg(long, value_name = "FIRST,SECOND", conflicts_with = "from")]
     racks: Option<String>,
-    /// Search the medal objective of this terrain (the study's one terrain) that brings the
-    /// first player's and blue's scores closest to 50%: the study is played at each candidate
-    /// objective, in OUT/objectives/N/.
-    #[arg(long, value_name = "TERRAIN", conflicts_with_all = ["from", "shard"])]
+    /// The designer's search of the medal objective alone, on these terrains ("all", or keys
+    /// or names separated by commas; they replace --terrains): the study played under the
+    /// printed rules and with every terrain's objective moved by 1 to --objective-spread
+    /// either way, each in OUT/designs/NAME/, the objectives of every terrain ranked by how
+    /// close to even they bring the first player and the side.
+    #[arg(long, value_name = "TERRAINS", conflicts_with_all = ["from", "shard"])]
     objective_search: Option<String>,
     /// Candidates of --objective-search: the printed objective and this many either side.
     #[arg(
@@ -128,61 +129,21 @@ fn list(spec: &str) -> Vec<String> {
         .collect()
 }
 
-/// The medal-objective search: the study (of one terrain) played at every candidate objective,
-/// each in `OUT/objectives/N/` (a study folder, resumed like any), and the report of the
-/// printed objective's games with the search's table added.
-fn objective_search(args: &Args, plan: StudyPlan, start: Instant) -> CliResult {
-    let [terrain] = plan.terrains.as_slice() else {
-        return Err(format!(
-            "--objective-search plays one terrain: give --terrains {}",
-            args.objective_search.as_deref().unwrap_or("TERRAIN")
-        ));
-    };
-    let key = terrain.key.clone();
-    if plan.what_ifs.objectives.contains_key(&key) {
-        return Err(format!(
-            "--objective-search {key} tries objectives itself: leave out --objective {key}=N"
-        ));
-    }
-    let mut rows = Vec::new();
-    let mut printed = None;
-    for n in candidates(terrain, args.objective_spread) {
-        let mut what_ifs = plan.what_ifs.clone();
-        if n != terrain.medals_to_win {
-            what_ifs.objectives.insert(key.clone(), n);
-        }
-        let out = args.out.join(OBJECTIVES_DIR).join(n.to_string());
-        if !args.quiet {
-            eprintln!("objective {n} medals on {key}: {}", out.display());
-        }
-        let candidate = StudyPlan {
-            what_ifs,
-            out,
-            terrains: plan.terrains.clone(),
-            presets: plan.presets.clone(),
-            variants: plan.variants.clone(),
-            terrain_file_hash: plan.terrain_file_hash.clone(),
-            ..plan
-        };
-        let dirs = run_study(&candidate).map_err(|e| e.to_string())?;
-        let loaded = load_study(&dirs, &plan.terrains).map_err(|e| e.to_string())?;
-        let mut report = analyse(&loaded.study);
-        report.incomplete = complete(args, &loaded.missing)?;
-        rows.extend(rows_of(&report, &key, n));
-        if n == terrain.medals_to_win {
-            printed = Some((report, loaded.notes));
-        }
-    }
-    let (mut report, notes) = printed.ok_or("the printed objective is always a candidate")?;
-    report.objective_search = Some(search(&key, terrain.medals_to_win, rows));
-    finish(args, &report, &notes, start)
-}
-
 /// The designer's search: the study played under the printed rules in `OUT/designs/printed/`
 /// and under every candidate in `OUT/designs/NAME/` (study folders, resumed like any), and the
-/// report of the printed rules with every candidate's paired changes and the rankings.
-fn design_search(args: &Args, plan: StudyPlan, start: Instant) -> CliResult {
-    let candidates = design::candidates(&plan.terrains, args.design_spread);
+/// report of the printed rules with every candidate's paired changes and the rankings. The
+/// objective search is the same search of the medal objective alone.
+fn design_search(
+    args: &Args,
+    plan: StudyPlan,
+    start: Instant,
+    parameters: Parameters,
+) -> CliResult {
+    let spread = match parameters {
+        Parameters::All => args.design_spread,
+        Parameters::Objective => args.objective_spread,
+    };
+    let candidates = design::candidates(&plan.terrains, spread, parameters);
     let mut studies = Vec::new();
     let names = std::iter::once(("printed".to_string(), "the printed rules".to_string()))
         .chain(candidates.iter().map(|c| (c.name.clone(), c.label.clone())));
@@ -218,13 +179,37 @@ fn design_search(args: &Args, plan: StudyPlan, start: Instant) -> CliResult {
     }
     let mut report = analyse(&loaded.study);
     report.incomplete = complete(args, &loaded.missing)?;
-    report.design_search = Some(design::rank(&report, &candidates));
+    report.design_search = Some(design::rank(&report, &candidates, parameters));
     if !args.quiet {
         for line in report.design_search.iter().flat_map(|s| &s.chosen) {
             eprintln!("{line}");
         }
     }
     finish(args, &report, &loaded.notes, start)
+}
+
+/// Refuses the rules options beside `--objective-search`: its candidates are each compared
+/// with the printed rules, so the objectives it tries, the tiles removed and the racks are
+/// all as printed.
+fn objective_search_alone(args: &Args, searched: &str) -> Result<(), String> {
+    if let Some(spec) = args.objective.first() {
+        return Err(format!(
+            "--objective-search {searched} tries objectives itself, each against the printed \
+             rules: leave out --objective {spec}"
+        ));
+    }
+    for (given, flag) in [
+        (args.removed.is_some(), "--removed"),
+        (args.racks.is_some(), "--racks"),
+    ] {
+        if given {
+            return Err(format!(
+                "--objective-search compares each objective with the printed rules on the same \
+                 deals: leave out {flag} (or search it with --design-search)"
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The what-ifs of the options, checked against every terrain of the study before any game
@@ -272,7 +257,7 @@ pub fn run(args: Args) -> CliResult {
     let _lock = lock_out_dir(&args.out).map_err(|e| e.to_string())?;
     let _reaper = super::tournament::Reaper::start()?;
     let terrains = match &args.bots {
-        // An objective search plays its one terrain.
+        // An objective search plays the terrains it names.
         Some(_) => select_terrains(
             args.objective_search.as_deref().unwrap_or(&args.terrains),
             args.terrain_file.as_deref(),
@@ -294,6 +279,9 @@ pub fn run(args: Args) -> CliResult {
                 )),
                 None => None,
             };
+            if let Some(searched) = &args.objective_search {
+                objective_search_alone(&args, searched)?;
+            }
             let plan = StudyPlan {
                 presets: list(bots),
                 variants,
@@ -311,10 +299,10 @@ pub fn run(args: Args) -> CliResult {
                 out: args.out.clone(),
             };
             if args.objective_search.is_some() {
-                return objective_search(&args, plan, start);
+                return design_search(&args, plan, start, Parameters::Objective);
             }
             if args.design_search {
-                return design_search(&args, plan, start);
+                return design_search(&args, plan, start, Parameters::All);
             }
             let dirs = run_study(&plan).map_err(|e| e.to_string())?;
             if let Some(s) = args.shard {
