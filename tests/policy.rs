@@ -136,3 +136,25 @@ fn train_policy_refuses_a_broken_record_naming_it() {
     assert!(!out.exists());
     let _ = std::fs::remove_dir_all(&records);
 }
+
+/// `--target visits` over records of runs that kept no root stats is refused, saying why, and
+/// no weights are written.
+#[cfg(feature = "train")]
+#[test]
+fn train_policy_refuses_visit_targets_without_root_stats() {
+    let records = some_records("novisits", 3);
+    let out = records.with_extension("v.json");
+    let run = train_policy(&[
+        "--records",
+        records.to_str().unwrap(),
+        "--target",
+        "visits",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success());
+    assert!(stderr.contains("kept root stats"), "{stderr}");
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(&records);
+}

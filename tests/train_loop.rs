@@ -17,7 +17,8 @@ use toybattle::train::generation::{
     base_preset, redraw_curve, run_generations, GenerationResult, StepSeconds, TrainConfig,
     TrainError, TrainOptions, TRAIN_FORMAT,
 };
-use toybattle::train::{fit, Dataset, FitOptions};
+use toybattle::train::policy::score;
+use toybattle::train::{fit, fit_policy, Dataset, FitOptions, PolicyData, PolicyTarget, Split};
 
 /// A fresh folder unique to this test process and `tag`.
 fn scratch(tag: &str) -> PathBuf {
@@ -510,6 +511,39 @@ fn a_generation_keeps_the_root_stats_of_every_selfplay_decision() {
         total += searched;
     }
     assert!(total > 100);
+}
+
+/// The policy fit to root visits (AlphaZero's target) reads the visits of every searched
+/// decision with a choice from a run's root stats, and each fit is the better one at its own
+/// target: fitting the played decisions and fitting the visit shares are different problems.
+#[test]
+fn the_policy_fits_the_root_visits_a_generation_kept() {
+    let root = scratch("policy-visits");
+    let base = preset(&root, "base", 60, None);
+    let ts = terrains(2);
+    let dir = root.join("run");
+    let mut cfg = config(&base, &ts, 17);
+    cfg.variants = vec![Variant::Normal];
+    run_generations(options(cfg, &ts, &dir)).unwrap();
+    let run = dir.join("gen-001/selfplay-normal");
+    let read = |target| {
+        let mut data = PolicyData::with_target(target);
+        data.add_records_under(&run).unwrap();
+        data
+    };
+    let (played, visits) = (read(PolicyTarget::Played), read(PolicyTarget::Visits));
+    assert_eq!(played.from_visits(), 0);
+    assert!(visits.len() > 50, "{} positions", visits.len());
+    assert_eq!(visits.len(), played.len());
+    // Every position with a choice was searched (no forced decision has two options).
+    assert_eq!(visits.from_visits(), visits.len());
+    let ridge = 1e-6;
+    let by_played = fit_policy(&played, Split::All, ridge);
+    let by_visits = fit_policy(&visits, Split::All, ridge);
+    assert_ne!(by_played, by_visits);
+    let loss = |m, d| score(m, d, Split::All).loss;
+    assert!(loss(&by_visits, &visits) < loss(&by_played, &visits));
+    assert!(loss(&by_played, &played) < loss(&by_visits, &played));
 }
 
 /// A self-play interrupted mid-way resumes with root stats consistent with its games: a game
