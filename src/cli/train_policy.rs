@@ -16,7 +16,8 @@ use toybattle::train::{fit_policy, PolicyData, PolicyTarget, Split};
 /// likelihood or, with `--target visits`, to the share of the search's root visits each
 /// decision got, where the run kept root stats (`tournament --root-stats`, `train run`). One
 /// game in `--validation-every` is held out, and the command prints how well a uniform prior,
-/// the hand-set tactical weights and the fitted model predict its targets.
+/// the hand-set tactical weights, the shipped policy model and the fitted model predict its
+/// targets.
 /// A search plays with the shipped model (`src/model/policy.weights`) with `policy_prior =
 /// true`.
 #[derive(clap::Args)]
@@ -92,6 +93,10 @@ pub fn run(args: PolicyArgs) -> CliResult {
         emit(&line(
             "hand-set tactical weights",
             score(&hand, &data, held),
+        ))?;
+        emit(&line(
+            "shipped policy model",
+            score(PolicyModel::shipped(), &data, held),
         ))?;
         emit(&line("fitted policy model", score(&model, &data, held)))?;
     }
