@@ -1,8 +1,10 @@
 //! Speed of the learned value model (issue 29): encoding an observation, and one evaluation of
 //! the hand-written forward pass with the shipped weights, on mid-game positions of three
 //! terrains; and what it costs a search: one decision of 1,000 iterations at the `strong`
-//! level's settings with the fitted evaluation at the playout cut and with the combined one
-//! (`value_model`: fitted plus the model's correction).
+//! level's settings with the fitted evaluation at the playout cut, with the combined one
+//! (`value_model`: fitted plus the model's correction), and with the fitted evaluation and the
+//! learned policy as the tree's prior (`policy_prior`, whose cost is a table lookup per legal
+//! decision at each tree node, where the hand-set prior compares tactical weights).
 //!
 //! `cargo bench --bench model`; criterion's time is per call. The search pays the encoding and
 //! the forward pass at every cut playout with `value_model` on (plus building the mover's
@@ -84,8 +86,13 @@ fn bench_search(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(5));
     let game = Game::builtin("castle_field", Variant::Normal).expect("shipped terrain");
     let s = decision_position(&game, 30);
-    for (name, combined) in [("fitted", false), ("combined", true)] {
-        // bots/strong.toml's [search] section, one evaluation or the other.
+    for (name, combined, policy) in [
+        ("fitted", false, false),
+        ("combined", true, false),
+        ("fitted+policy_prior", false, true),
+    ] {
+        // bots/strong.toml's [search] section, one evaluation or the other, one prior or the
+        // other.
         let config = SearchConfig {
             exploration: 0.4,
             eval_turns: 2,
@@ -94,6 +101,8 @@ fn bench_search(c: &mut Criterion) {
             playout: PlayoutPolicy::GreedyEffects,
             observed_chance: true,
             rack_belief: true,
+            policy_prior: policy,
+            prior: if policy { 0.5 } else { 1.0 },
             ..SearchConfig::default()
         };
         let mut player = make_player(name, Algorithm::Ismcts, &config);

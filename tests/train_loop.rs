@@ -14,10 +14,11 @@ use toybattle::tournament::stats::{SprtDecision, SprtParams};
 use toybattle::train::curve::{parse_curve_csv, CURVE_HEADER};
 use toybattle::train::gate::{gate, MatchSettings};
 use toybattle::train::generation::{
-    base_preset, redraw_curve, run_generations, GenerationResult, StepSeconds, TrainConfig,
+    base_preset, redraw_curve, run_generations, GenerationResult, Learn, StepSeconds, TrainConfig,
     TrainError, TrainOptions, TRAIN_FORMAT,
 };
-use toybattle::train::{fit, Dataset, FitOptions};
+use toybattle::train::policy::score;
+use toybattle::train::{fit, fit_policy, Dataset, FitOptions, PolicyData, PolicyTarget, Split};
 
 /// A fresh folder unique to this test process and `tag`.
 fn scratch(tag: &str) -> PathBuf {
@@ -54,7 +55,7 @@ fn config(base: &str, terrains: &[Arc<Terrain>], seed: u64) -> TrainConfig {
     TrainConfig {
         format: TRAIN_FORMAT.into(),
         base: base.into(),
-        base_version: base_preset(base).unwrap().version(),
+        base_version: base_preset(base, Learn::Value).unwrap().version(),
         terrains: terrains.iter().map(|t| t.key.clone()).collect(),
         variants: vec![Variant::Normal, Variant::Beginner],
         games: 2,
@@ -66,6 +67,8 @@ fn config(base: &str, terrains: &[Arc<Terrain>], seed: u64) -> TrainConfig {
         weight_decay: 1e-4,
         validation_every: 0,
         target_mix: 0.0,
+        learn: Learn::Value,
+        policy_strength: None,
         gate_games: 2,
         gate_variant: Variant::Normal,
         sprt: "0,50".parse().unwrap(),
@@ -510,6 +513,109 @@ fn a_generation_keeps_the_root_stats_of_every_selfplay_decision() {
         total += searched;
     }
     assert!(total > 100);
+}
+
+/// The policy fit to root visits (AlphaZero's target) reads the visits of every searched
+/// decision with a choice from a run's root stats, and each fit is the better one at its own
+/// target: fitting the played decisions and fitting the visit shares are different problems.
+#[test]
+fn the_policy_fits_the_root_visits_a_generation_kept() {
+    let root = scratch("policy-visits");
+    let base = preset(&root, "base", 60, None);
+    let ts = terrains(2);
+    let dir = root.join("run");
+    let mut cfg = config(&base, &ts, 17);
+    cfg.variants = vec![Variant::Normal];
+    run_generations(options(cfg, &ts, &dir)).unwrap();
+    let run = dir.join("gen-001/selfplay-normal");
+    let read = |target| {
+        let mut data = PolicyData::with_target(target);
+        data.add_records_under(&run).unwrap();
+        data
+    };
+    let (played, visits) = (read(PolicyTarget::Played), read(PolicyTarget::Visits));
+    assert_eq!(played.from_visits(), 0);
+    assert!(visits.len() > 50, "{} positions", visits.len());
+    assert_eq!(visits.len(), played.len());
+    // Every position with a choice was searched (no forced decision has two options).
+    assert_eq!(visits.from_visits(), visits.len());
+    let ridge = 1e-6;
+    let by_played = fit_policy(&played, Split::All, ridge);
+    let by_visits = fit_policy(&visits, Split::All, ridge);
+    assert_ne!(by_played, by_visits);
+    let loss = |m, d| score(m, d, Split::All).loss;
+    assert!(loss(&by_visits, &visits) < loss(&by_played, &visits));
+    assert!(loss(&by_played, &played) < loss(&by_visits, &played));
+}
+
+/// `--learn policy`: a generation fits the policy model to its self-play's root visits
+/// (`policy.json`, a weights file the search loads), its candidate is the base search with that
+/// model as its tree's prior at the strength asked, the gate is played, and a rerun reuses the
+/// fit instead of fitting again.
+#[test]
+fn a_policy_generation_fits_the_prior_to_root_visits_and_gates_it() {
+    let root = scratch("learn-policy");
+    let base = preset(&root, "base", 40, None);
+    let ts = terrains(2);
+    let dir = root.join("run");
+    let mut cfg = config(&base, &ts, 21);
+    cfg.variants = vec![Variant::Normal];
+    (cfg.learn, cfg.policy_strength) = (Learn::Policy, Some(0.5));
+    let report = run_generations(options(cfg.clone(), &ts, &dir)).unwrap();
+    let result = &report.generations[0];
+    assert!(result.trained_positions > 50, "{result:?}");
+    assert!(result.gate.result.games > 0);
+    let gen = dir.join("gen-001");
+    let policy = std::fs::read_to_string(gen.join("policy.json")).unwrap();
+    let fitted = toybattle::model::PolicyModel::from_json(&policy).unwrap();
+    assert_ne!(&fitted, toybattle::model::PolicyModel::shipped());
+    assert!(!gen.join("weights.bin").exists());
+    let candidate = std::fs::read_to_string(gen.join("candidate.toml")).unwrap();
+    for line in ["policy_prior = true", "prior = 0.5", "policy.json"] {
+        assert!(candidate.contains(line), "{line}: {candidate}");
+    }
+    assert!(!candidate.contains("value_model"), "{candidate}");
+    // The fit is the one `train policy --target visits` makes of the same self-play.
+    let mut data = PolicyData::with_target(PolicyTarget::Visits);
+    data.add_records_under(&gen.join("selfplay-normal"))
+        .unwrap();
+    assert_eq!(fit_policy(&data, Split::All, 1.0), fitted);
+    // A rerun asking one more generation finds the first complete and reuses nothing else.
+    std::fs::remove_file(gen.join("result.json")).unwrap();
+    let again = run_generations(options(cfg, &ts, &dir)).unwrap();
+    assert_eq!(again.fits_reused, 1);
+    assert_eq!(
+        again.generations[0].trained_positions,
+        result.trained_positions
+    );
+}
+
+/// A policy run needs a tree search as its base, and a prior strength only means something
+/// for a policy run: both are refused, saying why.
+#[test]
+fn a_policy_run_refuses_a_base_without_a_tree_and_a_strength_without_a_policy() {
+    let root = scratch("learn-policy-refused");
+    let flat = root.join("flat.toml");
+    std::fs::write(
+        &flat,
+        "description = \"x\"\nalgorithm = \"flat-mc\"\n[budget]\niterations = 10\n",
+    )
+    .unwrap();
+    let err = base_preset(flat.to_str().unwrap(), Learn::Policy)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no prior for a policy model"), "{err}");
+    let base = preset(&root, "base", 20, None);
+    let ts = terrains(1);
+    let mut cfg = config(&base, &ts, 3);
+    cfg.policy_strength = Some(0.5);
+    let err = run_generations(options(cfg, &ts, &root.join("run")))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("--policy-strength is for --learn policy"),
+        "{err}"
+    );
 }
 
 /// A self-play interrupted mid-way resumes with root stats consistent with its games: a game

@@ -17,7 +17,7 @@ use super::greedy::GreedyBot;
 use super::random::RandomBot;
 use super::search::{make_player, Algorithm, OptionRangeError, SearchConfig};
 use super::{Budget, Player};
-use crate::model::{weights, PolicyModel};
+use crate::model::weights;
 use crate::terrain::input;
 use crate::vocabulary::hash::fnv1a;
 use serde::Deserialize;
@@ -394,13 +394,14 @@ impl Preset {
                 // plays another bot; the same weights under another name play the same one.
                 let mut named = config.clone();
                 named.value_weights = String::new();
+                named.policy_weights = String::new();
                 let mut text = toml::to_string(&named).expect("a search config serializes to TOML");
                 if config.value_model {
                     let weights = weights::to_bytes(config.value_weights_model());
                     text.push_str(&format!("weights={:016x}\n", fnv1a(&weights)));
                 }
-                if config.policy_prior {
-                    let policy = PolicyModel::shipped().to_json();
+                if let Some(policy) = config.policy_model() {
+                    let policy = policy.to_json();
                     text.push_str(&format!("policy={:016x}\n", fnv1a(policy.as_bytes())));
                 }
                 text

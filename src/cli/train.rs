@@ -8,8 +8,8 @@ use toybattle::rules::Variant;
 use toybattle::tournament::config::check_concurrency;
 use toybattle::tournament::stats::SprtParams;
 use toybattle::train::generation::{
-    base_preset, describe, redraw_curve, run_generations, SelfPlayPlan, TrainConfig, TrainOptions,
-    TRAIN_FORMAT,
+    base_preset, describe, redraw_curve, run_generations, Learn, SelfPlayPlan, TrainConfig,
+    TrainOptions, TRAIN_FORMAT,
 };
 use toybattle::train::{compare_with_fitted, fit, Dataset, FitOptions};
 
@@ -32,8 +32,10 @@ enum Command {
     /// (a tournament folder per variant, gen-NNN/selfplay-VARIANT, keeping each decision's
     /// root stats in roots/); (2) the value model is fitted to those games and the games of
     /// the `--window - 1` generations before (targets: 1 for the winner's decisions, 0 for
-    /// the loser's, blended with the search's root value by `--target-mix`); (3) the
-    /// candidate, the base search with that model judging its cut playouts, meets the best in a
+    /// the loser's, blended with the search's root value by `--target-mix`), or with `--learn
+    /// policy` the policy model to the share of each decision in the searches' root visits;
+    /// (3) the candidate, the base search with that model judging its cut playouts (or as its
+    /// tree's prior), meets the best in a
     /// paired tournament (gen-NNN/gate) stopped by an SPRT with elo0 = 0, elo1 from `--sprt`:
     /// it becomes the best only if the test accepts H1, otherwise the best stays. A kept
     /// generation then plays the base search (generation 0) for the learning curve
@@ -222,6 +224,15 @@ struct RunArgs {
     /// Hold out one game in this many to report the fit's loss (0 = none).
     #[arg(long, default_value_t = 10)]
     validation_every: u32,
+    /// What each generation learns: "value" (the value model at the playout cut; the base
+    /// must cut its playouts) or "policy" (the policy model as the tree's prior, fitted to
+    /// root visits; the base must be a tree search).
+    #[arg(long, default_value = "value", value_parser = ["value", "policy"])]
+    learn: String,
+    /// With --learn policy: the candidate's prior strength (search option `prior`, above 0,
+    /// at most 100) [default: the base's].
+    #[arg(long, value_name = "X")]
+    policy_strength: Option<f64>,
     /// λ of the fit's target λ·(root value) + (1 − λ)·(outcome): the root value is the
     /// self-play search's own estimate at each decision (gen-NNN/selfplay-*/roots/); 0 =
     /// outcomes alone. Positions without root stats (forced decisions, --start-records) keep
@@ -280,7 +291,11 @@ fn parse_concurrency(s: &str) -> Result<usize, String> {
 
 fn run_loop(args: RunArgs) -> CliResult {
     let terrains = select_terrains(&args.terrains, None)?;
-    let base = base_preset(&args.base).map_err(|e| e.to_string())?;
+    let learn = match args.learn.as_str() {
+        "policy" => Learn::Policy,
+        _ => Learn::Value,
+    };
+    let base = base_preset(&args.base, learn).map_err(|e| e.to_string())?;
     let mut variants = args.variants.clone();
     variants.dedup();
     let config = TrainConfig {
@@ -297,6 +312,8 @@ fn run_loop(args: RunArgs) -> CliResult {
         learning_rate: args.learning_rate,
         weight_decay: args.weight_decay,
         target_mix: args.target_mix,
+        learn,
+        policy_strength: args.policy_strength,
         validation_every: args.validation_every,
         gate_games: args.gate_games,
         gate_variant: args.gate_variant,

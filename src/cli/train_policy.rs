@@ -5,7 +5,7 @@ use super::{emit, CliResult};
 use std::path::PathBuf;
 use toybattle::model::PolicyModel;
 use toybattle::train::policy::{score, score_with, PolicyScore};
-use toybattle::train::{fit_policy, PolicyData, Split};
+use toybattle::train::{fit_policy, PolicyData, PolicyTarget, Split};
 
 /// Fit the policy model, the prior of the search's tree, to recorded games.
 ///
@@ -13,8 +13,11 @@ use toybattle::train::{fit_policy, PolicyData, Split};
 /// position: what each legal decision does on the board (take a region, cover an enemy tile,
 /// defend an HQ, …) and the troop it places, and which one was played. The model's sixteen
 /// log-weights (one per tactic, one per troop) are fitted to the played decisions by maximum
-/// likelihood. One game in `--validation-every` is held out, and the command prints how well
-/// a uniform prior, the hand-set tactical weights and the fitted model predict its decisions.
+/// likelihood or, with `--target visits`, to the share of the search's root visits each
+/// decision got, where the run kept root stats (`tournament --root-stats`, `train run`). One
+/// game in `--validation-every` is held out, and the command prints how well a uniform prior,
+/// the hand-set tactical weights, the shipped policy model and the fitted model predict its
+/// targets.
 /// A search plays with the shipped model (`src/model/policy.weights`) with `policy_prior =
 /// true`.
 #[derive(clap::Args)]
@@ -33,6 +36,10 @@ pub struct PolicyArgs {
     /// Ridge penalty on the squared log-weights.
     #[arg(long, default_value_t = 1.0)]
     ridge: f64,
+    /// What the model learns to predict: the decision played, or the share of the root's
+    /// visits of each decision (where the run kept root stats; the played decision elsewhere).
+    #[arg(long, default_value = "played", value_parser = ["played", "visits"])]
+    target: String,
 }
 
 /// Runs `toybattle train policy`.
@@ -43,7 +50,11 @@ pub fn run(args: PolicyArgs) -> CliResult {
             args.ridge
         ));
     }
-    let mut data = PolicyData::new();
+    let target = match args.target.as_str() {
+        "visits" => PolicyTarget::Visits,
+        _ => PolicyTarget::Played,
+    };
+    let mut data = PolicyData::with_target(target);
     for dir in &args.records {
         let n = data.add_records_under(dir).map_err(|e| e.to_string())?;
         emit(&format!("{}: {n} records\n", dir.display()))?;
@@ -52,10 +63,18 @@ pub fn run(args: PolicyArgs) -> CliResult {
         return Err("the records hold no decision with a choice to learn from".into());
     }
     emit(&format!(
-        "{} positions from {} games\n",
+        "{} positions from {} games, {} with root visits as their target\n",
         data.len(),
-        data.games()
+        data.games(),
+        data.from_visits()
     ))?;
+    if target == PolicyTarget::Visits && data.from_visits() == 0 {
+        return Err(
+            "--target visits: none of these runs kept root stats (roots/); \
+             play them with `tournament --root-stats`"
+                .into(),
+        );
+    }
     let every = args.validation_every;
     let model = fit_policy(&data, Split::Training { every }, args.ridge);
     if every > 0 {
@@ -74,6 +93,10 @@ pub fn run(args: PolicyArgs) -> CliResult {
         emit(&line(
             "hand-set tactical weights",
             score(&hand, &data, held),
+        ))?;
+        emit(&line(
+            "shipped policy model",
+            score(PolicyModel::shipped(), &data, held),
         ))?;
         emit(&line("fitted policy model", score(&model, &data, held)))?;
     }

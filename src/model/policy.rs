@@ -18,7 +18,8 @@
 
 use crate::vocabulary::Troop;
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 /// What a decision does on the board, as the search's tactical policy classifies it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -239,6 +240,25 @@ impl PolicyModel {
     }
 }
 
+/// The policy model of the weights file at `path`, read and checked once per path for the
+/// life of the program (a search resolves it at every decision; `model::weights::load` does
+/// the same for the value model). A file that cannot be used is not kept; the error names it.
+pub fn load(path: &Path) -> Result<&'static PolicyModel, String> {
+    static LOADED: Mutex<Vec<(PathBuf, &'static PolicyModel)>> = Mutex::new(Vec::new());
+    let mut loaded = LOADED
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, model)) = loaded.iter().find(|(p, _)| p == path) {
+        return Ok(model);
+    }
+    let named = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let text = std::fs::read_to_string(path).map_err(|e| named(&e))?;
+    let model = PolicyModel::from_json(&text).map_err(|e| named(&e))?;
+    let model: &'static PolicyModel = Box::leak(Box::new(model));
+    loaded.push((path.to_path_buf(), model));
+    Ok(model)
+}
+
 /// The eight weights of `map` in the order of `names`, each named exactly once.
 fn named(
     map: &BTreeMap<String, f64>,
@@ -304,5 +324,25 @@ mod tests {
         assert!(refused(&text.replace("\"defend\"", "\"defence\"")).contains("\"defence\""));
         assert!(refused(&text.replace("\"Kwak\"", "\"Kwik\"")).contains("troop"));
         assert!(PolicyModel::shipped().strength(Tactic::Win, None) > 0.0);
+    }
+
+    #[test]
+    fn a_weights_file_loads_once_and_a_bad_one_is_refused_naming_it() {
+        let dir =
+            std::env::temp_dir().join(format!("toybattle-policy-load-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (good, bad) = (dir.join("good.json"), dir.join("bad.json"));
+        let m = PolicyModel::new([0.5; 8], [0.25; 8]);
+        std::fs::write(&good, m.to_json()).unwrap();
+        std::fs::write(&bad, &m.to_json()[..20]).unwrap();
+        let loaded = load(&good).unwrap();
+        assert_eq!(loaded, &m);
+        assert!(std::ptr::eq(loaded, load(&good).unwrap()), "read once");
+        let refused = load(&bad).unwrap_err();
+        assert!(refused.contains("bad.json") && refused.contains("not a toybattle policy"));
+        assert!(load(&dir.join("missing.json"))
+            .unwrap_err()
+            .contains("missing.json"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

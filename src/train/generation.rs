@@ -1,25 +1,29 @@
 //! Generations of self-play learning (`toybattle train run`, feature `train`).
 //!
 //! A generation: (a) the current best search plays itself on every terrain and variant of the
-//! run (a tournament folder per variant, which a cluster may shard); (b) a value model is fitted
-//! to the outcomes of the new games and of a window of earlier generations; (c) the candidate,
-//! the base search with that model at its playout cut, meets the best in a paired gate stopped by
-//! SPRT, and is kept only if the test accepts that it is stronger. Kept generations then play
-//! the base search (generation 0) for the learning curve.
+//! run (a tournament folder per variant, which a cluster may shard); (b) a model is fitted to
+//! the new games and those of a window of earlier generations: the value model to their
+//! outcomes ([`Learn::Value`]), or the policy model to the share of each decision in the
+//! self-play searches' root visits ([`Learn::Policy`]); (c) the candidate, the base search with
+//! that model (at its playout cut, or as its tree's prior), meets the best in a paired gate
+//! stopped by SPRT, and is kept only if the test accepts that it is stronger. Kept generations
+//! then play the base search (generation 0) for the learning curve.
 //!
 //! The run folder holds `run.json` (the settings), `base.toml` (generation 0), and per
-//! generation `gen-NNN/`: `best.toml`, `selfplay-<variant>/`, `fit.json`, `weights.bin`,
-//! `candidate.toml`, `gate/`, `reference/` and, once the generation is complete, `result.json`.
+//! generation `gen-NNN/`: `best.toml`, `selfplay-<variant>/`, `fit.json`, `weights.bin` (value)
+//! or `policy.json` (policy), `candidate.toml`, `gate/`, `reference/` and, once the generation
+//! is complete, `result.json`.
 //! Every file is written whole (temporary file, then rename) and every tournament resumes, so
 //! rerunning the same command after a kill keeps what was done and redoes what was not;
 //! `run.lock` refuses a second process on the folder.
 
 use super::curve::{curve_csv, curve_svg, parse_curve_csv, CurveRow};
 use super::gate::{gate, play_match, GateResult, MatchResult, MatchSettings};
+use super::policy::{fit_policy, score, PolicyData, PolicyTarget, Split};
 use super::{fit, Dataset, DatasetError, FitOptions};
 use crate::bot::preset::{self, BotConfig, Preset};
 use crate::bot::search::SearchConfig;
-use crate::model::weights;
+use crate::model::{policy, weights};
 use crate::rules::Variant;
 use crate::terrain::Terrain;
 use crate::tournament::lock::RunLock;
@@ -68,6 +72,14 @@ pub struct TrainConfig {
     /// `run.json` of runs made before it existed, which trained on outcomes alone.
     #[serde(default)]
     pub target_mix: f64,
+    /// What each generation learns. Absent from the `run.json` of runs made before it
+    /// existed, which learned the value model.
+    #[serde(default)]
+    pub learn: Learn,
+    /// With [`Learn::Policy`]: the candidate's prior strength (search option `prior`); `None`
+    /// keeps the base's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_strength: Option<f64>,
     /// One game in this many is held out of the fit to report its loss; 0 = none.
     pub validation_every: u32,
     /// Most gate games per terrain (even); the test usually stops earlier.
@@ -82,6 +94,30 @@ pub struct TrainConfig {
     pub max_turns: u16,
     /// The run seed: every game's deal and every fit derive from it.
     pub seed: u64,
+}
+
+/// The model a training run learns, and the candidate plays with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Learn {
+    /// The value model (`model::value`), fitted to game outcomes, judging the candidate's cut
+    /// playouts (`value_model`, `value_weights`); the base must cut its playouts.
+    #[default]
+    Value,
+    /// The policy model (`model::policy`), fitted to the self-play searches' root visits
+    /// (`train::policy`), as the candidate's tree prior (`policy_prior`, `policy_weights`);
+    /// the base must be a tree search.
+    Policy,
+}
+
+impl Learn {
+    /// The file of a generation's fitted model, in its folder.
+    fn model_file(self) -> &'static str {
+        match self {
+            Learn::Value => "weights.bin",
+            Learn::Policy => "policy.json",
+        }
+    }
 }
 
 /// How to run: the settings plus what does not change results.
@@ -267,6 +303,14 @@ impl TrainConfig {
         if self.epochs == 0 || self.batch == 0 {
             return bad("--epochs and --batch must be at least 1");
         }
+        if let Some(p) = self.policy_strength {
+            if self.learn != Learn::Policy {
+                return bad("--policy-strength is for --learn policy");
+            }
+            if !(p > 0.0 && p <= 100.0) {
+                return bad("--policy-strength must be above 0 and at most 100");
+            }
+        }
         if !(0.0..=1.0).contains(&self.target_mix) {
             return bad(
                 "--target-mix must be between 0 (outcomes alone) and 1 (root values alone)",
@@ -298,36 +342,63 @@ fn json_fields(config: &TrainConfig) -> BTreeMap<String, String> {
     }
 }
 
-/// The base preset of a training run: a search whose playouts are cut (`eval_turns` > 0), so
-/// that a value model has positions to judge.
-pub fn base_preset(spec: &str) -> Result<Preset, TrainError> {
+/// The base preset of a training run that learns `learn`: for the value model, a search whose
+/// playouts are cut (`eval_turns` > 0), so that a value model has positions to judge; for the
+/// policy model, a tree search, whose prior it becomes.
+pub fn base_preset(spec: &str, learn: Learn) -> Result<Preset, TrainError> {
     let base = |reason: String| TrainError::Base {
         spec: spec.to_string(),
         reason,
     };
     let preset = preset::resolve(spec).map_err(|e| base(e.to_string()))?;
-    match &preset.config {
-        BotConfig::Search { config, .. } if config.eval_turns > 0 => Ok(preset),
-        BotConfig::Search { .. } => Err(base(
+    match (&preset.config, learn) {
+        (BotConfig::Search { algorithm, .. }, Learn::Policy) => {
+            match SearchConfig::applies_to("prior", *algorithm) {
+                Some(true) => Ok(preset),
+                _ => Err(base(format!(
+                    "{} grows no tree, so it has no prior for a policy model",
+                    preset.algorithm
+                ))),
+            }
+        }
+        (BotConfig::Search { config, .. }, Learn::Value) if config.eval_turns > 0 => Ok(preset),
+        (BotConfig::Search { .. }, Learn::Value) => Err(base(
             "its playouts are not cut (eval_turns = 0), so no value model would be asked; \
              set eval_turns (e.g. 2)"
                 .into(),
         )),
         _ => Err(base(
-            "it does not search, so it has no value model to learn".into(),
+            "it does not search, so it has no model to learn".into(),
         )),
     }
 }
 
-/// The text of a preset file playing as `preset`, with the value model of `weights` when given.
-fn preset_text(preset: &Preset, weights: Option<&Path>, description: &str) -> String {
+/// A generation's fitted model, as its candidate plays with it.
+#[derive(Clone, Copy)]
+enum Fitted<'a> {
+    /// The value model in this weights file.
+    Value(&'a Path),
+    /// The policy model in this weights file, with this prior strength (`None`: the base's).
+    Policy(&'a Path, Option<f64>),
+}
+
+/// The text of a preset file playing as `preset`, with the fitted model when given.
+fn preset_text(preset: &Preset, fitted: Option<Fitted>, description: &str) -> String {
     let BotConfig::Search { config, algorithm } = &preset.config else {
         unreachable!("base_preset accepts searches only")
     };
     let mut config = config.clone();
-    if let Some(w) = weights {
-        config.value_model = true;
-        config.value_weights = w.display().to_string();
+    match fitted {
+        Some(Fitted::Value(w)) => {
+            config.value_model = true;
+            config.value_weights = w.display().to_string();
+        }
+        Some(Fitted::Policy(w, strength)) => {
+            config.policy_prior = true;
+            config.policy_weights = w.display().to_string();
+            config.prior = strength.unwrap_or(config.prior);
+        }
+        None => {}
     }
     // A preset may write only the options of its algorithm.
     let mut search = toml::Table::try_from(&config).unwrap_or_default();
@@ -372,7 +443,7 @@ pub fn run_generations(options: TrainOptions) -> Result<TrainReport, TrainError>
         .canonicalize()
         .map_err(|e| io(&options.dir, e))?;
     let _lock = RunLock::acquire(&dir)?;
-    let base = base_preset(&config.base)?;
+    let base = base_preset(&config.base, config.learn)?;
     if base.version() != config.base_version {
         return Err(TrainError::Base {
             spec: config.base.clone(),
@@ -547,15 +618,22 @@ impl Run<'_> {
         report.fits_reused += u32::from(reused);
         cpu.fit = cpu_seconds() - clock;
 
-        let weights_file = gen_dir.join("weights.bin");
+        let model_file = gen_dir.join(self.config.learn.model_file());
         let candidate = gen_dir.join("candidate.toml");
+        let (fitted, what) = match self.config.learn {
+            Learn::Value => (Fitted::Value(&model_file), "value model"),
+            Learn::Policy => (
+                Fitted::Policy(&model_file, self.config.policy_strength),
+                "policy model (its tree's prior)",
+            ),
+        };
         let description = format!(
-            "generation {g}: the base search with the value model fitted in {}",
+            "generation {g}: the base search with the {what} fitted in {}",
             gen_dir.display()
         );
         write_if_changed(
             &candidate,
-            &preset_text(self.base, Some(&weights_file), &description),
+            &preset_text(self.base, Some(fitted), &description),
         )?;
         let candidate_spec = candidate.display().to_string();
 
@@ -615,6 +693,9 @@ impl Run<'_> {
     /// they are in the window), unless a complete weights file is there already; returns games,
     /// positions, the held-out loss and whether the file was reused.
     fn fit(&self, g: u32, gen_dir: &Path) -> Result<(u32, u64, Option<f64>, bool), TrainError> {
+        if self.config.learn == Learn::Policy {
+            return self.fit_policy(g, gen_dir);
+        }
         let weights_file = gen_dir.join("weights.bin");
         let fit_file = gen_dir.join("fit.json");
         let earlier: Option<FitSummary> = std::fs::read(&fit_file)
@@ -627,17 +708,7 @@ impl Run<'_> {
             return Ok((f.games, f.positions, f.validation_loss, true));
         }
         let mut data = Dataset::new();
-        let first = g.saturating_sub(self.config.window - 1).max(1);
-        for k in first..=g {
-            for &variant in &self.config.variants {
-                data.add_records_under(&self.selfplay_dir(k, variant))?;
-            }
-        }
-        if g <= self.config.window {
-            for dir in &self.config.start_records {
-                data.add_records_under(dir)?;
-            }
-        }
+        let first = self.window_dirs(g, |dir| data.add_records_under(dir))?;
         if data.is_empty() {
             return Err(TrainError::Invalid(format!(
                 "generation {g}: the self-play records hold no decision to learn from"
@@ -684,7 +755,80 @@ impl Run<'_> {
             false,
         ))
     }
+
+    /// Calls `add` on the self-play folders of generation `g`'s window, and on the start
+    /// records while they are in it; returns the window's first generation.
+    fn window_dirs(
+        &self,
+        g: u32,
+        mut add: impl FnMut(&Path) -> Result<usize, DatasetError>,
+    ) -> Result<u32, TrainError> {
+        let first = g.saturating_sub(self.config.window - 1).max(1);
+        for k in first..=g {
+            for &variant in &self.config.variants {
+                add(&self.selfplay_dir(k, variant))?;
+            }
+        }
+        if g <= self.config.window {
+            for dir in &self.config.start_records {
+                add(dir)?;
+            }
+        }
+        Ok(first)
+    }
+
+    /// [`Run::fit`] for the policy model: fitted to the root visits of the window's self-play
+    /// (the decisions played in start records without root stats), ridge 1 as `train policy`;
+    /// the held-out loss is the cross-entropy from those targets.
+    fn fit_policy(
+        &self,
+        g: u32,
+        gen_dir: &Path,
+    ) -> Result<(u32, u64, Option<f64>, bool), TrainError> {
+        let model_file = gen_dir.join(Learn::Policy.model_file());
+        let fit_file = gen_dir.join("fit.json");
+        let earlier: Option<FitSummary> = std::fs::read(&fit_file)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok());
+        if let (Some(f), Ok(_)) = (&earlier, policy::load(&model_file)) {
+            return Ok((f.games, f.positions, f.validation_loss, true));
+        }
+        let mut data = PolicyData::with_target(PolicyTarget::Visits);
+        let first = self.window_dirs(g, |dir| data.add_records_under(dir))?;
+        if data.is_empty() {
+            return Err(TrainError::Invalid(format!(
+                "generation {g}: the self-play records hold no decision with a choice to learn from"
+            )));
+        }
+        self.note(&format!(
+            "generation {g}: fitting the policy to {} positions of {} games (generations {first} \
+             to {g}), {} with root visits",
+            data.len(),
+            data.games(),
+            data.from_visits()
+        ));
+        let every = self.config.validation_every;
+        let model = fit_policy(&data, Split::Training { every }, POLICY_RIDGE);
+        let held = score(&model, &data, Split::HeldOut { every });
+        let summary = FitSummary {
+            games: data.games(),
+            positions: data.len() as u64,
+            validation_loss: (held.positions > 0).then_some(held.loss),
+            train_losses: vec![score(&model, &data, Split::Training { every }).loss],
+        };
+        write_json_atomic(&fit_file, &summary)?;
+        write_atomic(&model_file, model.to_json().as_bytes())?;
+        Ok((
+            summary.games,
+            summary.positions,
+            summary.validation_loss,
+            false,
+        ))
+    }
 }
+
+/// The ridge penalty of a generation's policy fit, `toybattle train policy`'s default.
+const POLICY_RIDGE: f64 = 1.0;
 
 /// What a fit was given and reached (`gen-NNN/fit.json`).
 #[derive(Clone, Debug, Serialize, Deserialize)]

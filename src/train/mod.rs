@@ -23,5 +23,5 @@ mod positions;
 pub use baseline::{compare_with_fitted, Comparison};
 #[cfg(feature = "train")]
 pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};
-pub use policy::{fit_policy, PolicyData, PolicyScore, Split};
+pub use policy::{fit_policy, PolicyData, PolicyScore, PolicyTarget, Split};
 pub use positions::{Dataset, DatasetError};

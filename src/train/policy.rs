@@ -2,16 +2,21 @@
 //!
 //! Every decision of a player who had at least two legal decisions and none that wins at once
 //! (the search's `decisive` rule takes those without a prior) is a position: the tactic and
-//! troop of each legal decision, and which one the search played. The model's log-weights are
-//! fitted by maximum likelihood of the played decisions (a conditional logit), by Newton's
-//! method with a small ridge penalty, which also fixes the weights the likelihood leaves free
-//! (adding one number to every tactic changes no probability).
+//! troop of each legal decision, which one the search played, and a target distribution over
+//! them. The target is the played decision alone ([`PolicyTarget::Played`]) or, where the run
+//! kept the search's root stats, the share of the root's visits each decision got
+//! ([`PolicyTarget::Visits`], AlphaZero's target: it says how close the alternatives came, which
+//! one played decision does not). The model's log-weights minimise the cross-entropy from the
+//! targets (for one-hot targets, maximum likelihood of a conditional logit), by Newton's method
+//! with a small ridge penalty, which also fixes the weights the loss leaves free (adding one
+//! number to every tactic changes no probability).
 
 use super::positions::{for_each_record, DatasetError};
 use crate::bot::search::Tactics;
 use crate::model::{PolicyModel, Tactic};
 use crate::record::{replay, GameRecord};
 use crate::rules::{Decision, DecisionList, Game};
+use crate::tournament::roots::{read_roots, GameRoots};
 use crate::vocabulary::linear::solve;
 use std::path::Path;
 
@@ -20,27 +25,54 @@ const PARAMS: usize = 16;
 /// The column of "no troop" in an option's troop (not a parameter).
 const NO_TROOP: u8 = 8;
 
-/// Positions for the policy model: at each, the (tactic, troop) of every legal decision and
-/// the one played.
+/// What the policy is fitted to at each position (see the module doc).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum PolicyTarget {
+    /// The decision played.
+    #[default]
+    Played,
+    /// The share of the root's visits of each decision, where the game's root stats were kept;
+    /// the decision played elsewhere.
+    Visits,
+}
+
+/// Positions for the policy model: at each, the (tactic, troop) of every legal decision, the
+/// one played and the target distribution.
 #[derive(Clone, Debug, Default)]
 pub struct PolicyData {
+    target: PolicyTarget,
     /// Options of position `k`: `options[start[k]..start[k + 1]]`.
     options: Vec<(u8, u8)>,
+    /// The target probability of each option, in the same order (summing to 1 per position).
+    targets: Vec<f64>,
     start: Vec<usize>,
     /// The played option of each position, counted within it.
     played: Vec<u16>,
     /// The game of each position, counting from 0 in the order games were added.
     games: Vec<u32>,
     game_count: u32,
+    /// Positions whose target came from root visits.
+    from_visits: usize,
 }
 
 impl PolicyData {
-    /// No positions.
+    /// No positions; targets the decisions played.
     pub fn new() -> PolicyData {
+        PolicyData::with_target(PolicyTarget::Played)
+    }
+
+    /// No positions; the fit will target `target`.
+    pub fn with_target(target: PolicyTarget) -> PolicyData {
         PolicyData {
+            target,
             start: vec![0],
             ..PolicyData::default()
         }
+    }
+
+    /// Positions whose target is the share of root visits (the rest target the played one).
+    pub fn from_visits(&self) -> usize {
+        self.from_visits
     }
 
     /// Positions held.
@@ -60,14 +92,40 @@ impl PolicyData {
 
     /// Adds the positions of `record`, replayed on `game` (see the module doc).
     pub fn add_record(&mut self, game: &Game, record: &GameRecord) -> Result<(), String> {
+        self.add_record_with_roots(game, record, None)
+    }
+
+    /// [`PolicyData::add_record`], with the game's root stats (which must be this record's:
+    /// `tournament::roots::read_roots` checks them) as targets when fitting to visits.
+    pub fn add_record_with_roots(
+        &mut self,
+        game: &Game,
+        record: &GameRecord,
+        roots: Option<&GameRoots>,
+    ) -> Result<(), String> {
         replay(game, record).map_err(|e| e.to_string())?;
+        let mut visits = vec![None; record.steps.len()];
+        if self.target == PolicyTarget::Visits {
+            for note in roots.map_or(&[][..], |r| &r.decisions) {
+                if let Some(v) = visits.get_mut(note.step) {
+                    *v = (!note.visits.is_empty()).then_some(&note.visits);
+                }
+            }
+        }
         let mut state = game.initial_state(&record.deal);
         let mut legal = DecisionList::new();
-        for step in &record.steps {
+        for (step, visits) in record.steps.iter().zip(visits) {
             let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
             if !state.is_chance() && !state.is_over() {
                 game.legal_decisions(&state, &mut legal);
-                self.add_position(&Tactics::new(game, &state), &legal, d);
+                let shares = visits.map(|v| visit_shares(game, &legal, v)).transpose()?;
+                let from_visits = matches!(shares, Some(Some(_)));
+                let targets = match shares.flatten() {
+                    Some(shares) => shares,
+                    None => legal.iter().map(|&l| f64::from(u8::from(l == d))).collect(),
+                };
+                let tactics = Tactics::new(game, &state);
+                self.add_position(&tactics, &legal, d, targets, from_visits);
             }
             game.apply(&mut state, d).map_err(|e| e.to_string())?;
         }
@@ -75,7 +133,14 @@ impl PolicyData {
         Ok(())
     }
 
-    fn add_position(&mut self, tactics: &Tactics, legal: &DecisionList, played: Decision) {
+    fn add_position(
+        &mut self,
+        tactics: &Tactics,
+        legal: &DecisionList,
+        played: Decision,
+        targets: Vec<f64>,
+        from_visits: bool,
+    ) {
         let options: Vec<(u8, u8)> = legal
             .iter()
             .map(|&d| {
@@ -91,21 +156,60 @@ impl PolicyData {
             return;
         }
         self.options.extend(options);
+        self.targets.extend(targets);
         self.start.push(self.options.len());
         self.played.push(at as u16);
         self.games.push(self.game_count);
+        self.from_visits += usize::from(from_visits);
     }
 
     /// Adds the positions of every record under `dir` (a run folder's `records`, or any folder
-    /// of records, read recursively, in sorted order). Returns the number of records; at the
+    /// of records, read recursively, in sorted order), with the run's root stats where it kept
+    /// them and the target is [`PolicyTarget::Visits`]. Returns the number of records; at the
     /// first record refused, the error names it and the records before it stay added.
     pub fn add_records_under(&mut self, dir: &Path) -> Result<usize, DatasetError> {
-        for_each_record(dir, |game, record, _| self.add_record(game, record))
+        let run = dir.join("records").is_dir().then_some(dir);
+        let visits = self.target == PolicyTarget::Visits;
+        for_each_record(dir, |game, record, path| {
+            let roots = match run {
+                Some(run) if visits => {
+                    let rel = path.strip_prefix(run).unwrap_or(path);
+                    read_roots(run, &rel.to_string_lossy(), record)?
+                }
+                _ => None,
+            };
+            self.add_record_with_roots(game, record, roots.as_ref())
+        })
     }
 
     fn options(&self, k: usize) -> &[(u8, u8)] {
         &self.options[self.start[k]..self.start[k + 1]]
     }
+
+    fn targets(&self, k: usize) -> &[f64] {
+        &self.targets[self.start[k]..self.start[k + 1]]
+    }
+}
+
+/// Each legal decision's share of the root's `visits` (given in the game's notation); a
+/// decision that was not listed had none. `None` when no visit was counted (a decision taken
+/// without search, such as a win at once); a reason when a listed decision is not legal here.
+fn visit_shares(
+    game: &Game,
+    legal: &DecisionList,
+    visits: &[(String, u64)],
+) -> Result<Option<Vec<f64>>, String> {
+    let terrain = game.terrain();
+    let mut counts = vec![0.0; legal.len()];
+    for (notation, n) in visits {
+        let d = Decision::parse(notation, terrain).map_err(|e| e.to_string())?;
+        let at = legal.iter().position(|&l| l == d).ok_or_else(|| {
+            format!("the root stats list {notation}, which is not a legal decision there")
+        })?;
+        counts[at] += *n as f64;
+    }
+    let total: f64 = counts.iter().sum();
+    Ok((total > 0.0).then(|| counts.into_iter().map(|c| c / total).collect()))
 }
 
 /// Which positions a fit or a score reads: every game, or those of one side of a split that
@@ -136,19 +240,20 @@ impl Split {
     }
 }
 
-/// How well a policy predicts the played decisions.
+/// How well a policy predicts the targets.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PolicyScore {
     /// Positions scored.
     pub positions: usize,
-    /// Mean negative log-likelihood of the played decision, in nats.
+    /// Mean cross-entropy from the target distribution, in nats (for the played decision as
+    /// target, its negative log-likelihood).
     pub loss: f64,
     /// Share of positions where the played decision has the highest weight (ties share it).
     pub top1: f64,
 }
 
-/// How `weight` (a decision's weight from its tactic and troop column) predicts the played
-/// decisions of the positions of `split`.
+/// How `weight` (a decision's weight from its tactic and troop column) predicts the targets
+/// of the positions of `split`.
 pub fn score_with(data: &PolicyData, split: Split, weight: impl Fn(u8, u8) -> f64) -> PolicyScore {
     let (mut positions, mut loss, mut top1) = (0usize, 0.0, 0.0);
     for k in (0..data.len()).filter(|&k| split.takes(data.games[k])) {
@@ -159,7 +264,13 @@ pub fn score_with(data: &PolicyData, split: Split, weight: impl Fn(u8, u8) -> f6
         if chosen == best {
             top1 += 1.0 / weights.iter().filter(|&&w| w == best).count() as f64;
         }
-        loss -= (chosen / total).ln();
+        loss -= data
+            .targets(k)
+            .iter()
+            .zip(&weights)
+            .filter(|(&q, _)| q > 0.0)
+            .map(|(q, w)| q * (w / total).ln())
+            .sum::<f64>();
         positions += 1;
     }
     let n = positions.max(1) as f64;
@@ -170,8 +281,8 @@ pub fn score_with(data: &PolicyData, split: Split, weight: impl Fn(u8, u8) -> f6
     }
 }
 
-/// How `model` (its exact log-weights, not the search's rounded weights) predicts the played
-/// decisions of `split`.
+/// How `model` (its exact log-weights, not the search's rounded weights) predicts the targets
+/// of `split`.
 pub fn score(model: &PolicyModel, data: &PolicyData, split: Split) -> PolicyScore {
     let theta = params_of(model);
     score_with(data, split, |t, r| logit(&theta, t, r).exp())
@@ -193,8 +304,8 @@ fn logit(theta: &[f64; PARAMS], tactic: u8, troop: u8) -> f64 {
     theta[usize::from(tactic)] + troop
 }
 
-/// The model that fits the played decisions of `split` best (maximum likelihood with a ridge
-/// penalty of `ridge` × the squared weights), by Newton's method; a win, which no position
+/// The model that fits the targets of `split` best (least cross-entropy with a ridge penalty of
+/// `ridge` × the squared weights), by Newton's method; a win, which no position
 /// offers, gets the largest tactic weight. Deterministic: the same data give the same model.
 pub fn fit_policy(data: &PolicyData, split: Split, ridge: f64) -> PolicyModel {
     let mut theta = [0.0; PARAMS];
@@ -226,7 +337,8 @@ pub fn fit_policy(data: &PolicyData, split: Split, ridge: f64) -> PolicyModel {
 
 type Matrix = [[f64; PARAMS]; PARAMS];
 
-/// The gradient and Hessian of the penalized log-likelihood at `theta`.
+/// The gradient and Hessian of the penalized log-likelihood (minus the cross-entropy) at
+/// `theta`. The Hessian does not depend on the targets, since each position's sum to 1.
 fn derivatives(
     data: &PolicyData,
     split: Split,
@@ -261,9 +373,10 @@ fn derivatives(
                 }
             }
         }
-        let (t, r) = options[usize::from(data.played[k])];
-        for &i in features(t, r).iter().flatten() {
-            gradient[i] += 1.0;
+        for (&(t, r), &q) in options.iter().zip(data.targets(k)) {
+            for &i in features(t, r).iter().flatten() {
+                gradient[i] += q;
+            }
         }
         for i in 0..PARAMS {
             gradient[i] -= mean[i];
@@ -296,7 +409,10 @@ mod tests {
             data.options
                 .extend([(plain, 0), (region, 1), (plain, 2), (plain, NO_TROOP)]);
             data.start.push(data.options.len());
-            data.played.push(if game % 4 == 0 { 0 } else { 1 });
+            let played = if game % 4 == 0 { 0 } else { 1 };
+            data.targets
+                .extend((0..4).map(|i| f64::from(u8::from(i == played))));
+            data.played.push(played as u16);
             data.games.push(game);
             data.game_count += 1;
         }
@@ -320,6 +436,40 @@ mod tests {
         };
         assert!((p(&model) - 0.75).abs() < 0.01, "{}", p(&model));
         assert_eq!(fit_policy(&data, Split::All, 0.01), model);
+    }
+
+    /// With visit shares as targets, the fit reproduces the shares wherever its weights can:
+    /// here every option has its own tactic and troop pair, so each share is matched.
+    #[test]
+    fn the_fit_matches_the_visit_shares_it_is_given() {
+        let mut data = PolicyData::with_target(PolicyTarget::Visits);
+        let region = Tactic::TakeRegion.index() as u8;
+        let plain = Tactic::EmptyBase.index() as u8;
+        let shares = [0.1, 0.6, 0.1, 0.2];
+        for game in 0..40 {
+            data.options
+                .extend([(plain, 0), (region, 1), (plain, 2), (plain, NO_TROOP)]);
+            data.targets.extend(shares);
+            data.start.push(data.options.len());
+            data.played.push(1);
+            data.games.push(game);
+            data.game_count += 1;
+        }
+        let model = fit_policy(&data, Split::All, 1e-6);
+        let theta = params_of(&model);
+        let options = data.options(0);
+        let w: Vec<f64> = options
+            .iter()
+            .map(|&(t, r)| logit(&theta, t, r).exp())
+            .collect();
+        let total: f64 = w.iter().sum();
+        for (w, share) in w.iter().zip(shares) {
+            assert!(
+                (w / total - share).abs() < 1e-3,
+                "{} against {share}",
+                w / total
+            );
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@
 //! versions.
 
 use super::{Algorithm, PlayoutPolicy};
-use crate::model::{weights, ValueModel};
+use crate::model::{policy, weights, PolicyModel, ValueModel};
 use serde::{Deserialize, Serialize};
 use std::fmt::Display;
 use std::path::Path;
@@ -125,6 +125,31 @@ impl Domain<String> for WeightsFile {
     }
 }
 
+/// A policy-model weights file that [`policy::load`] accepts, or empty for the shipped weights.
+struct PolicyFile;
+
+impl Domain<String> for PolicyFile {
+    fn check(&self, field: &'static str, value: &String) -> Result<(), OptionRangeError> {
+        if value.is_empty() {
+            return Ok(());
+        }
+        policy::load(Path::new(value))
+            .map(|_| ())
+            .map_err(|e| OptionRangeError {
+                field,
+                value: format!("{value:?}"),
+                expected: format!("a policy weights file, but {e}"),
+            })
+    }
+
+    fn clamp(&self, value: String, fallback: String) -> String {
+        match self.check("", &value) {
+            Ok(()) => value,
+            Err(_) => fallback,
+        }
+    }
+}
+
 /// Every search algorithm.
 const ALL: &[Algorithm] = &[
     Algorithm::FlatMc,
@@ -156,6 +181,17 @@ macro_rules! search_options {
         }
 
         impl SearchConfig {
+    /// The policy model the tree's prior reads: none without `policy_prior`; else the weights
+    /// of `policy_weights`, or the shipped ones when it is empty or (in a config that was not
+    /// validated) cannot be used.
+    pub fn policy_model(&self) -> Option<&'static PolicyModel> {
+        self.policy_prior
+            .then(|| match self.policy_weights.as_str() {
+                "" => PolicyModel::shipped(),
+                path => policy::load(Path::new(path)).unwrap_or_else(|_| PolicyModel::shipped()),
+            })
+    }
+
             /// Every option at its default.
             pub const DEFAULT: SearchConfig = SearchConfig { $($name: $default,)* };
 
@@ -231,6 +267,12 @@ search_options! {
     /// too, instead of the hand-set tactical weights. Needs `prior`.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     policy_prior: bool = false, in Any, for TREES;
+    /// With `policy_prior`: the policy model's weights file (as `toybattle train policy`
+    /// writes it, a path from the current folder) instead of the shipped weights; empty = the
+    /// shipped ones. A preset naming a file that is missing, truncated or corrupt is refused
+    /// with the reason.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    policy_weights: String = String::new(), in PolicyFile, for TREES;
     /// Chance outcomes the searching player sees (its own draws, XB-42 discards, a freeze of
     /// its own tile) branch the tree, so that its later decisions are conditioned on them
     /// (see `tree.rs`); off = every chance outcome is merged, as in the paper.

@@ -65,7 +65,7 @@ pub(super) fn run(
 ) -> RootStats {
     let searcher = root.active();
     let mut iterations = 0;
-    let mut tree = Tree::new(searcher);
+    let mut tree = Tree::new(searcher, settings.config.policy_model());
     let mut scratch = Scratch::default();
     while !stop.reached(iterations) {
         let s = root.sample(rng);
@@ -82,10 +82,12 @@ struct Tree {
     index: ChildIndex,
     /// The player deciding at the root.
     searcher: Colour,
+    /// The policy model of the prior (`policy_prior`), resolved once per tree.
+    policy: Option<&'static PolicyModel>,
 }
 
 impl Tree {
-    fn new(searcher: Colour) -> Tree {
+    fn new(searcher: Colour, policy: Option<&'static PolicyModel>) -> Tree {
         let root = Node {
             decision: Decision::Decline,
             player: Colour::Blue,
@@ -100,6 +102,7 @@ impl Tree {
             path: Vec::with_capacity(64),
             index: ChildIndex::new(),
             searcher,
+            policy,
         }
     }
 
@@ -176,7 +179,7 @@ impl Tree {
         // bias is the capped weight divided by the cap, so in 0..1. The policy model's weight
         // is the decision's probability among the legal ones, scaled to the cap (at least 1,
         // so that every decision can be expanded).
-        let policy = settings.config.policy_prior.then(PolicyModel::shipped);
+        let policy = self.policy;
         let strength =
             |m: &PolicyModel, ctx: &Context, d: Decision| m.strength(ctx.tactic(d), d.troop());
         let total: f64 = match (&ctx, policy) {
@@ -388,7 +391,7 @@ mod tests {
     fn draw_branches(observed_chance: bool) -> Vec<Decision> {
         let game = Game::builtin("castle_field", Variant::Normal).expect("built-in terrain");
         let s = game.initial_state(&Deal::from_seed(9));
-        let mut tree = Tree::new(s.active());
+        let mut tree = Tree::new(s.active(), None);
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
         let config = SearchConfig {
             observed_chance,
