@@ -343,6 +343,7 @@ mod tests {
             value_model: true,
             policy_prior: true,
             value_weights: "w".to_string(),
+            policy_weights: "p".to_string(),
             ..SearchConfig::DEFAULT
         };
         let table: toml::Table = toml::from_str(&toml::to_string(&all_on).unwrap()).unwrap();
