@@ -282,14 +282,9 @@ fn a_what_if_that_changes_nothing_changes_every_figure_by_exactly_zero() {
     }
 }
 
-/// `--design-search` plays the printed rules and every candidate one step away (each terrain's
-/// objective −1 and +1, 3 and 5 tiles removed, racks 2,4 4,4 3,3 3,5) on the same deals, and
-/// ranks, per terrain and over all terrains, the printed rules and each candidate by how close
-/// to even they bring the first player and blue; each candidate's change is its paired change
-/// from the printed rules, and each ranking states the rules chosen against the printed ones.
-#[test]
-fn the_designers_search_ranks_every_candidate_against_the_printed_rules_on_every_terrain() {
-    let dir = temp_dir("design");
+/// Runs `--design-search` with random bots, 4 games, on Castle Field and Caribbean Sea
+/// (normal variant) from `seed` into `dir`, and checks that it succeeds.
+fn design_search(dir: &std::path::Path, seed: &str) {
     let (ok, err) = balance(&[
         "--bots",
         "random",
@@ -300,12 +295,23 @@ fn the_designers_search_ranks_every_candidate_against_the_printed_rules_on_every
         "--variants",
         "normal",
         "--seed",
-        "3",
+        seed,
         "--design-search",
         "--out",
         dir.to_str().unwrap(),
     ]);
     assert!(ok, "{err}");
+}
+
+/// `--design-search` plays the printed rules and every candidate one step away (each terrain's
+/// objective −1 and +1, 3 and 5 tiles removed, racks 2,4 4,4 3,3 3,5) on the same deals, and
+/// ranks, per terrain and over all terrains, the printed rules and each candidate by how close
+/// to even they bring the first player and blue; each candidate's change is its paired change
+/// from the printed rules, and each ranking states the rules chosen against the printed ones.
+#[test]
+fn the_designers_search_ranks_every_candidate_against_the_printed_rules_on_every_terrain() {
+    let dir = temp_dir("design");
+    design_search(&dir, "3");
     let mut folders: Vec<String> = fs::read_dir(dir.join("designs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -409,22 +415,7 @@ fn the_designers_search_ranks_every_candidate_against_the_printed_rules_on_every
 #[test]
 fn the_designers_search_is_plotted_with_every_candidate_on_every_terrain() {
     let dir = temp_dir("design-plot");
-    let (ok, err) = balance(&[
-        "--bots",
-        "random",
-        "--games",
-        "4",
-        "--terrains",
-        "castle_field,caribbean_sea",
-        "--variants",
-        "normal",
-        "--seed",
-        "5",
-        "--design-search",
-        "--out",
-        dir.to_str().unwrap(),
-    ]);
-    assert!(ok, "{err}");
+    design_search(&dir, "5");
     let name = "design_search-random-normal.svg";
     let text = fs::read_to_string(dir.join(name)).unwrap();
     let svg = roxmltree::Document::parse(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
