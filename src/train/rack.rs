@@ -29,7 +29,7 @@ const MAX_HELD: usize = 8;
 #[derive(Clone, Debug, Default)]
 pub struct RackData {
     /// The game-wide inputs of every position, one after the other (index from `BOARD_END`).
-    entries: Vec<(u8, f32)>,
+    entries: Vec<(u16, f32)>,
     /// Where each position's entries end.
     end: Vec<usize>,
     unseen: Vec<[u8; 8]>,
@@ -99,7 +99,7 @@ impl RackData {
             input
                 .nonzero()
                 .filter(|&(i, _)| i >= BOARD_END)
-                .map(|(i, v)| ((i - BOARD_END) as u8, v)),
+                .map(|(i, v)| ((i - BOARD_END) as u16, v)),
         );
         self.end.push(self.entries.len());
         self.unseen.push(counts(unseen));
@@ -107,7 +107,7 @@ impl RackData {
         self.games.push(self.game_count);
     }
 
-    fn entries(&self, k: usize) -> &[(u8, f32)] {
+    fn entries(&self, k: usize) -> &[(u16, f32)] {
         let start = if k == 0 { 0 } else { self.end[k - 1] };
         &self.entries[start..self.end[k]]
     }
@@ -206,7 +206,7 @@ pub fn score(model: &RackModel, data: &RackData, split: Split) -> RackScore {
     score_with(data, split, |k| log_odds(model, data.entries(k)))
 }
 
-fn log_odds(model: &RackModel, entries: &[(u8, f32)]) -> [f64; 8] {
+fn log_odds(model: &RackModel, entries: &[(u16, f32)]) -> [f64; 8] {
     let mut out = model.bias();
     for &(i, x) in entries {
         for (o, w) in out.iter_mut().zip(&model.weights()[usize::from(i)]) {
