@@ -395,6 +395,7 @@ impl Preset {
                 let mut named = config.clone();
                 named.value_weights = String::new();
                 named.policy_weights = String::new();
+                named.rack_weights = String::new();
                 let mut text = toml::to_string(&named).expect("a search config serializes to TOML");
                 if config.value_model {
                     let weights = weights::to_bytes(config.value_weights_model());
@@ -403,6 +404,10 @@ impl Preset {
                 if let Some(policy) = config.policy_model() {
                     let policy = policy.to_json();
                     text.push_str(&format!("policy={:016x}\n", fnv1a(policy.as_bytes())));
+                }
+                if let Some(rack) = config.rack_model() {
+                    let rack = rack.to_json();
+                    text.push_str(&format!("rack={:016x}\n", fnv1a(rack.as_bytes())));
                 }
                 text
             }

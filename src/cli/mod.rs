@@ -16,6 +16,8 @@ pub mod tournament;
 pub mod train;
 #[cfg(feature = "train")]
 mod train_policy;
+#[cfg(feature = "train")]
+mod train_rack;
 
 /// What a subcommand returns: a message for the user on failure.
 pub type CliResult = Result<(), String>;

@@ -58,6 +58,8 @@ enum Command {
     },
     /// Fit the policy model (the search's prior) to the decisions played in recorded games.
     Policy(super::train_policy::PolicyArgs),
+    /// Fit the rack model (the odds of the opponent's hidden rack tiles) to recorded games.
+    Rack(super::train_rack::RackArgs),
 }
 
 /// Fit the learned value model to recorded games.
@@ -114,6 +116,7 @@ pub fn run(args: Args) -> CliResult {
             ))
         }
         Some(Command::Policy(a)) => super::train_policy::run(a),
+        Some(Command::Rack(a)) => super::train_rack::run(a),
         None => match args.fit {
             Some(fit) => run_fit(fit),
             None => Err(

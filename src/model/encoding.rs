@@ -81,6 +81,11 @@ pub const INPUTS: usize = {
     n
 };
 
+/// Where the board's sections (nodes and regions) end: the entries from here to [`INPUTS`] are
+/// the game-wide facts (terrain, variant, medals, racks, sizes, discards, unseen tiles, phase,
+/// turn).
+pub const BOARD_END: usize = offset("terrain");
+
 /// Where section `name` starts in the input vector.
 const fn offset(name: &str) -> usize {
     let mut n = 0;

@@ -1,6 +1,7 @@
 //! Learned models of the game (issue 29): an encoding of a player's observation into a
 //! fixed-size input, a value model that reads it, and a policy model that weighs the
-//! deciding player's legal decisions for the search's prior.
+//! deciding player's legal decisions for the search's prior, and a rack model that gives the odds of
+//! each troop being on the opponent's rack for the search's determinizations.
 //!
 //! The models see what one player may know and nothing else: their input is built from an
 //! [`Observation`](crate::info::Observation) only. The search (`bot`) evaluates positions with
@@ -8,10 +9,12 @@
 
 pub mod encoding;
 pub mod policy;
+pub mod rack;
 pub mod value;
 pub mod weights;
 
 pub use encoding::{encode, fingerprint, Input, INPUTS};
 pub use policy::{PolicyModel, PolicyWeightsError, Tactic};
+pub use rack::{RackModel, RackWeightsError};
 pub use value::{ValueModel, HIDDEN1, HIDDEN2, PARAMS};
 pub use weights::WeightsError;

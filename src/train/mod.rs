@@ -6,6 +6,8 @@
 //! the game). With the `train` feature, `fit` trains the value model on them with candle.
 //! [`PolicyData`] turns them into the search's choices among legal decisions, to which
 //! [`fit_policy`] fits the policy model (no feature needed: it has sixteen weights).
+//! [`RackData`] keeps, at every decision, the opponent's true hidden rack, to which
+//! [`fit_rack`] fits the rack model of the search's determinizations.
 //!
 //! Training sits above `tournament`, beside `balance`: it reads the records that self-play
 //! tournaments write, and its models are used by the search below it only through weights.
@@ -19,9 +21,11 @@ pub mod gate;
 pub mod generation;
 pub mod policy;
 mod positions;
+pub mod rack;
 
 pub use baseline::{compare_with_fitted, Comparison};
 #[cfg(feature = "train")]
 pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};
 pub use policy::{fit_policy, PolicyData, PolicyScore, PolicyTarget, Split};
 pub use positions::{Dataset, DatasetError};
+pub use rack::{fit_rack, RackData, RackFit};

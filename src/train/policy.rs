@@ -231,7 +231,7 @@ pub enum Split {
 }
 
 impl Split {
-    fn takes(self, game: u32) -> bool {
+    pub(crate) fn takes(self, game: u32) -> bool {
         match self {
             Split::All => true,
             Split::Training { every } => every == 0 || game % every != every - 1,

@@ -57,11 +57,12 @@ pub fn win_probability(
     playout_mean(game, observation, config, budget, seed, cancel)
 }
 
-/// The belief about the opponent's rack a search under `config` deals with.
-pub(super) fn belief(config: &SearchConfig) -> RackBelief {
-    let belief = match config.rack_belief {
-        true => RackBelief::new(KEPT_TROOPS).expect("weights in range"),
-        false => RackBelief::UNIFORM,
+/// The belief about the opponent's rack a search under `config` deals with from `observation`.
+pub(super) fn belief(config: &SearchConfig, game: &Game, observation: &Observation) -> RackBelief {
+    let belief = match (config.rack_model(), config.rack_belief) {
+        (Some(model), _) => model.belief(game, observation),
+        (None, true) => RackBelief::new(KEPT_TROOPS).expect("weights in range"),
+        (None, false) => RackBelief::UNIFORM,
     };
     match config.rack_evidence {
         true => belief.trusting_evidence(),
@@ -85,7 +86,7 @@ pub fn playout_mean(
     }
     let config = &config.clamped();
     let me = observation.observer();
-    let belief = belief(config);
+    let belief = belief(config, game, observation);
     let mut rng = rng_for(seed, 0);
     let judge = (config.eval_turns > 0).then(|| Judge::new(game, observation));
     // As in a search: the observer judges from their observation, the opponent from their view

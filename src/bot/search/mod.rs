@@ -146,7 +146,8 @@ impl Bot for SearchBot {
     }
 
     fn decide(&mut self, request: &Request) -> Choice {
-        let root = Root::Observation(request.observation, estimate::belief(&self.config));
+        let belief = estimate::belief(&self.config, request.game, request.observation);
+        let root = Root::Observation(request.observation, belief);
         search(
             request.game,
             root,

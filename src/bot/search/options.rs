@@ -14,7 +14,7 @@
 //! versions.
 
 use super::{Algorithm, PlayoutPolicy};
-use crate::model::{policy, weights, PolicyModel, ValueModel};
+use crate::model::{policy, rack, weights, PolicyModel, RackModel, ValueModel};
 use serde::{Deserialize, Serialize};
 use std::fmt::Display;
 use std::path::Path;
@@ -139,6 +139,31 @@ impl Domain<String> for PolicyFile {
                 field,
                 value: format!("{value:?}"),
                 expected: format!("a policy weights file, but {e}"),
+            })
+    }
+
+    fn clamp(&self, value: String, fallback: String) -> String {
+        match self.check("", &value) {
+            Ok(()) => value,
+            Err(_) => fallback,
+        }
+    }
+}
+
+/// A rack-model weights file that [`rack::load`] accepts, or empty for the shipped weights.
+struct RackFile;
+
+impl Domain<String> for RackFile {
+    fn check(&self, field: &'static str, value: &String) -> Result<(), OptionRangeError> {
+        if value.is_empty() {
+            return Ok(());
+        }
+        rack::load(Path::new(value))
+            .map(|_| ())
+            .map_err(|e| OptionRangeError {
+                field,
+                value: format!("{value:?}"),
+                expected: format!("a rack weights file, but {e}"),
             })
     }
 
@@ -304,9 +329,31 @@ search_options! {
     /// format, encoding or model shape is refused with the reason.
     #[serde(skip_serializing_if = "String::is_empty")]
     value_weights: String = String::new(), in WeightsFile, for ALL;
+    /// Determinizations deal the opponent's rack with the odds the rack model gives for the
+    /// position (the shipped weights, [`RackModel::shipped`], fitted to the true racks of
+    /// self-play games by `toybattle train rack`, or `rack_weights`) instead of
+    /// [`KEPT_TROOPS`](super::KEPT_TROOPS); `rack_belief` is then unused.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rack_model: bool = false, in Any, for FAIR;
+    /// With `rack_model`: the rack model's weights file (as `toybattle train rack` writes it, a
+    /// path from the current folder) instead of the shipped weights; empty = the shipped ones.
+    /// A preset naming a file that is missing, truncated, corrupt or from another encoding is
+    /// refused with the reason.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    rack_weights: String = String::new(), in RackFile, for FAIR;
 }
 
 impl SearchConfig {
+    /// The rack model determinizations deal with: none without `rack_model`; else the weights
+    /// of `rack_weights`, or the shipped ones when it is empty or (in a config that was not
+    /// validated) cannot be used.
+    pub fn rack_model(&self) -> Option<&'static RackModel> {
+        self.rack_model.then(|| match self.rack_weights.as_str() {
+            "" => RackModel::shipped(),
+            path => rack::load(Path::new(path)).unwrap_or_else(|_| RackModel::shipped()),
+        })
+    }
+
     /// The value model `value_model` asks: the weights of `value_weights`, or the shipped
     /// ones when it is empty or (in a config that was not validated) cannot be used.
     pub fn value_weights_model(&self) -> &'static ValueModel {
@@ -344,6 +391,8 @@ mod tests {
             policy_prior: true,
             value_weights: "w".to_string(),
             policy_weights: "p".to_string(),
+            rack_model: true,
+            rack_weights: "r".to_string(),
             ..SearchConfig::DEFAULT
         };
         let table: toml::Table = toml::from_str(&toml::to_string(&all_on).unwrap()).unwrap();

@@ -380,8 +380,9 @@ fn the_policy_prior_leads_the_tree_to_the_models_decisions() {
     legal_everywhere_and_deterministic(&learned, 12);
 }
 
-/// ISMCTS with both learned models (the combined evaluation at the playout cut, `value_model`,
-/// and the policy model as the tree's prior, `policy_prior`; the shipped weights) plays whole
+/// ISMCTS with the learned models (the combined evaluation at the playout cut, `value_model`,
+/// the policy model as the tree's prior, `policy_prior`, and the rack model dealing the
+/// opponent's rack, `rack_model`; the shipped weights) plays whole
 /// games on every terrain in both variants: every decision legal (the record replays), every
 /// invariant kept, and the same seeds give the same game.
 #[test]
@@ -390,6 +391,7 @@ fn learned_search_plays_legal_deterministic_games_on_every_terrain_and_variant()
         eval_turns: 2,
         value_model: true,
         policy_prior: true,
+        rack_model: true,
         playout: PlayoutPolicy::GreedyEffects,
         ..small()
     };
@@ -414,6 +416,41 @@ fn learned_search_plays_legal_deterministic_games_on_every_terrain_and_variant()
             assert_eq!(played.record.steps, game_once().record.steps, "{at}");
         }
     }
+}
+
+/// With `rack_model`, the search deals the opponent's rack with the odds the rack model gives
+/// for the root's observation (not the fixed `rack_belief` odds, which it then ignores), and
+/// a flat-MC estimate from that observation uses the same belief.
+#[test]
+fn the_rack_model_sets_the_belief_of_each_decision() {
+    use crate::info::Observation;
+    use crate::model::RackModel;
+    let game = game_of("castle_field");
+    let positions = random_game_positions(&game, 13);
+    let config = SearchConfig {
+        rack_model: true,
+        rack_belief: true,
+        ..small()
+    };
+    let beliefs: Vec<_> = [positions[2], positions[positions.len() / 2]]
+        .iter()
+        .map(|s| {
+            let obs = Observation::new(s, s.active());
+            let belief = estimate::belief(&config, &game, &obs);
+            assert_eq!(belief, RackModel::shipped().belief(&game, &obs));
+            belief
+        })
+        .collect();
+    assert_ne!(beliefs[0], beliefs[1]);
+    let fixed = SearchConfig {
+        rack_model: false,
+        ..config
+    };
+    let obs = Observation::new(&positions[2], positions[2].active());
+    assert_eq!(
+        estimate::belief(&fixed, &game, &obs),
+        RackBelief::new(KEPT_TROOPS).unwrap()
+    );
 }
 
 /// Greedy playouts play the `greedy` rules for each player from that player's side: each judge
