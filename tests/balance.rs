@@ -953,6 +953,14 @@ fn a_tournament_between_two_bots_is_not_a_study() {
     fs::remove_dir_all(dir).unwrap();
 }
 
+/// A study holds every game it reads, so a game's size is what the report's memory grows by:
+/// 48 bytes, with restricted play's nodes an index into the study's table (80 bytes when each
+/// game held the node set itself; results/balance/README.md, *Speed*).
+#[test]
+fn a_study_game_takes_48_bytes() {
+    assert_eq!(std::mem::size_of::<StudyGame>(), 48);
+}
+
 #[test]
 fn scores_count_a_turn_cap_half() {
     let g = StudyGame {
@@ -1441,33 +1449,27 @@ fn restricted_play_is_the_paired_change_against_the_normal_games() {
     use toybattle::balance::{End, Study};
     use toybattle::rules::Restricted;
     use toybattle::terrain::NodeId;
-    let game =
-        |deal: u64, first: Colour, first_wins: bool, restricted: Restricted, turns| StudyGame {
-            preset: 0,
-            terrain: 0,
-            variant: Variant::Normal,
-            restricted,
-            rules: 0,
-            deal,
-            first,
-            winner: Some(if first_wins { first } else { first.opponent() }),
-            end: End::Medals,
-            turns,
-            lost: [[0; 8]; 2],
-            record: None,
-        };
+    let game = |deal: u64, first: Colour, first_wins: bool, restricted: u16, turns| StudyGame {
+        preset: 0,
+        terrain: 0,
+        variant: Variant::Normal,
+        restricted,
+        rules: 0,
+        deal,
+        first,
+        winner: Some(if first_wins { first } else { first.opponent() }),
+        end: End::Medals,
+        turns,
+        lost: [[0; 8]; 2],
+        record: None,
+    };
     let fifteen = Restricted::of([NodeId(15)]);
+    // Restricted games name their nodes by index: 1 is `restrictions[0]`, node 15.
     let mut games = Vec::new();
     for deal in 0..30 {
         for first in Colour::BOTH {
-            games.push(game(
-                deal,
-                first,
-                first == Colour::Blue,
-                Restricted::NONE,
-                20,
-            ));
-            games.push(game(deal, first, true, fifteen, 23));
+            games.push(game(deal, first, first == Colour::Blue, 0, 20));
+            games.push(game(deal, first, true, 1, 23));
         }
     }
     let study = Study {
@@ -1477,6 +1479,7 @@ fn restricted_play_is_the_paired_change_against_the_normal_games() {
         games,
         what_ifs: Default::default(),
         compared: Vec::new(),
+        restrictions: vec![fifteen],
     };
     let report = analyse(&study);
     let [row] = report.restricted_play.as_slice() else {

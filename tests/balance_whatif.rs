@@ -496,6 +496,7 @@ fn the_summary_names_a_what_if_by_what_it_changes_on_each_terrain() {
         games,
         what_ifs: WhatIfs::default(),
         compared: vec![what_if],
+        restrictions: Vec::new(),
     });
     let family = report
         .families

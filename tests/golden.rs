@@ -80,7 +80,7 @@ fn summary_of_a_fixed_tournament() {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
-    let summary = Summary::compute(&config, &games, games.len() as u64);
+    let summary = Summary::compute(&config, &games, games.len() as u64, None);
     check_golden("tournament/summary.md", &summary.to_markdown(&games));
     check_golden("tournament/summary.csv", &summary.to_csv());
 }

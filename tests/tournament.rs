@@ -12,7 +12,9 @@ use toybattle::rules::{Colour, Game, Variant};
 use toybattle::terrain;
 use toybattle::tournament::config::{Records, RUN_FORMAT};
 use toybattle::tournament::lock::RunLock;
-use toybattle::tournament::stats::{wilson_interval, Pentanomial, SprtDecision, SprtParams, Z95};
+use toybattle::tournament::stats::{
+    sprt_decide, wilson_interval, Pentanomial, SprtDecision, SprtParams, Z95,
+};
 use toybattle::tournament::store::{GameLine, GAMES_FILE};
 use toybattle::tournament::{
     compare_runs, merge_runs, run_tournament, BotError, CompareError, CompareSide, ConfigError,
@@ -450,6 +452,123 @@ fn sprt_stops_when_the_test_decides() {
     assert!(e.to_string().contains("exactly two bots"), "{e}");
     for d in ["sprt", "sprt4"] {
         let _ = fs::remove_dir_all(temp_dir(d));
+    }
+}
+
+/// The run folder's summary and SPRT decision, as JSON.
+fn json_of(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// With two workers, greedy against random stops on H1; the decision is kept in `sprt.json`
+/// and reported by the summary with the pairs it was taken on. Lost pairs are then added to
+/// `games.jsonl` (as games in progress at the stop would be) until the LLR over all pairs is
+/// back between the bounds: the resume says the run was already decided, plays nothing and
+/// still reports H1, with the LLR over all pairs beside it, and so does a merge of the run.
+/// Before, the summary said "no decision yet" and the resume played on.
+#[test]
+fn a_run_stopped_by_its_sprt_decision_keeps_it_and_a_resume_plays_no_further() {
+    let out = temp_dir("sprt-kept");
+    let dir = out.to_str().unwrap();
+    let args = [
+        "tournament",
+        "--bots",
+        "greedy,random",
+        "--terrains",
+        "castle_field,tropical_pool",
+        "--games",
+        "100",
+        "--sprt",
+        "0,100",
+        "--concurrency",
+        "2",
+        "--no-records",
+        "--out",
+        dir,
+    ];
+    let (ok, stdout, stderr) = run_cli(&[&args[..], &["--quiet"]].concat());
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("H1 accepted"), "{stdout}");
+    let stop = json_of(&out.join("sprt.json"));
+    assert_eq!(stop["stop"]["decision"], "H1", "{stop}");
+    let pairs = stop["stop"]["pairs"].as_u64().unwrap();
+    let summary = json_of(&out.join("summary.json"));
+    assert_eq!(summary["sprt"]["decision"], "H1");
+    assert_eq!(summary["sprt"]["pairs"].as_u64(), Some(pairs));
+    assert_eq!(summary["sprt"]["llr"], stop["stop"]["llr"]);
+
+    let mut games = games_of(&out);
+    let params: SprtParams = "0,100".parse().unwrap();
+    let penta = |games: &[GameLine]| {
+        let mut p = Pentanomial::default();
+        let mut by_deal: BTreeMap<usize, Vec<f64>> = BTreeMap::new();
+        for g in games {
+            by_deal.entry(g.position).or_default().push(g.score_a());
+        }
+        for s in by_deal.values().filter(|s| s.len() == 2) {
+            p.add_pair(s[0], s[1]);
+        }
+        p
+    };
+    let decision = |games: &[GameLine]| sprt_decide(&penta(games), &params).1;
+    let mut position = 99;
+    let mut text = fs::read_to_string(out.join(GAMES_FILE)).unwrap();
+    while decision(&games) == SprtDecision::H1 {
+        for game in 0..2 {
+            let mut lost = games[0].clone();
+            lost.position = position;
+            lost.game = game;
+            lost.winner = Some("random".into());
+            text += &(serde_json::to_string(&lost).unwrap() + "\n");
+            games.push(lost);
+        }
+        position -= 1;
+    }
+    assert_eq!(decision(&games), SprtDecision::Continue);
+    fs::write(out.join(GAMES_FILE), text).unwrap();
+    let (ok, stdout, stderr) = run_cli(&args);
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains("already stopped by its SPRT decision"),
+        "{stderr}"
+    );
+    assert_eq!(
+        games_of(&out).len(),
+        games.len(),
+        "no game is played past the decision"
+    );
+    let summary = json_of(&out.join("summary.json"));
+    assert_eq!(summary["sprt"]["decision"], "H1", "{stdout}");
+    assert_eq!(summary["sprt"]["pairs"].as_u64(), Some(pairs));
+    assert_eq!(
+        summary["sprt"]["all_pairs"]["pairs"].as_u64(),
+        Some(penta(&games).pairs())
+    );
+    assert!(stdout.contains("H1 accepted"), "{stdout}");
+    assert!(
+        stdout.contains("for information, the decision stands"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("no decision yet"), "{stdout}");
+    let merged = temp_dir("sprt-kept-merged");
+    let (ok, _, stderr) = run_cli(&[
+        "merge",
+        dir,
+        "--allow-incomplete",
+        "--out",
+        merged.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert_eq!(
+        json_of(&merged.join("sprt.json")),
+        json_of(&out.join("sprt.json"))
+    );
+    assert_eq!(
+        json_of(&merged.join("summary.json"))["sprt"],
+        summary["sprt"]
+    );
+    for d in [out, merged] {
+        fs::remove_dir_all(d).unwrap();
     }
 }
 

@@ -10,6 +10,7 @@ use super::tension::Tension;
 use super::{End, Study, StudyGame};
 use crate::rules::{Colour, Restricted, Troop, Variant, WhatIfs};
 use serde::Serialize;
+use std::ops::Range;
 
 /// Format tag of `balance.json`.
 pub const REPORT_FORMAT: &str = "toybattle-balance/1";
@@ -308,45 +309,46 @@ fn variant_index(v: Variant) -> usize {
 
 const VARIANTS: [Variant; 2] = [Variant::Normal, Variant::Beginner];
 
-/// The games of a study grouped by (rules, preset, variant, terrain); terrain index
-/// `terrains.len()` holds all terrains.
+/// The games of a study by cell (rules, preset, variant, terrain), gathered when asked for, in
+/// the study's order. No per-game index is kept: each (rules, preset, variant) keeps only the
+/// span of the study's games its games lie in (one run's block in a study read from its
+/// folders), so a cell costs one pass over that span while it is analysed.
 struct Cells<'a> {
-    terrains: usize,
+    games: &'a [StudyGame],
     presets: usize,
-    cells: Vec<Vec<&'a StudyGame>>,
+    /// Per (rules, preset, variant): the indices of the first and past the last of its games.
+    spans: Vec<Range<usize>>,
 }
 
 impl<'a> Cells<'a> {
     fn new(study: &'a Study) -> Cells<'a> {
-        let t = study.terrains.len() + 1;
         let presets = study.presets.len();
+        let mut spans = vec![0..0; (study.compared.len() + 1) * presets * 2];
         // Restricted-play games are other rules: compared with these, never pooled in.
-        let games = || study.games.iter().filter(|g| g.restricted.is_empty());
-        let places = |g: &StudyGame| {
-            let base = ((g.rules as usize * presets + g.preset as usize) * 2
-                + variant_index(g.variant))
-                * t;
-            [base + g.terrain as usize, base + t - 1]
-        };
-        // Counted first, so that each cell is allocated once at its size: grown by doubling,
-        // the cells of a 640,000-game study would hold up to twice the memory they use.
-        let mut sizes = vec![0usize; (study.compared.len() + 1) * presets * 2 * t];
-        for g in games() {
-            places(g).into_iter().for_each(|c| sizes[c] += 1);
-        }
-        let mut cells: Vec<Vec<&StudyGame>> = sizes.into_iter().map(Vec::with_capacity).collect();
-        for g in games() {
-            places(g).into_iter().for_each(|c| cells[c].push(g));
+        for (i, g) in study.games.iter().enumerate() {
+            let at =
+                (g.rules as usize * presets + g.preset as usize) * 2 + variant_index(g.variant);
+            match spans.get_mut(at) {
+                Some(span) if g.restricted == 0 && span.end == span.start => *span = i..i + 1,
+                Some(span) if g.restricted == 0 => span.end = i + 1,
+                _ => {}
+            }
         }
         Cells {
-            terrains: t,
+            games: &study.games,
             presets,
-            cells,
+            spans,
         }
     }
 
+    /// Whether any game was played under rules `rules` by `preset` in `variant`.
+    fn played(&self, rules: usize, preset: usize, variant: Variant) -> bool {
+        let at = (rules * self.presets + preset) * 2 + variant_index(variant);
+        self.spans.get(at).is_some_and(|span| span.start < span.end)
+    }
+
     /// The games of the study's own rules; `terrain` = `None` for all terrains.
-    fn get(&self, preset: usize, variant: Variant, terrain: Option<usize>) -> &[&'a StudyGame] {
+    fn get(&self, preset: usize, variant: Variant, terrain: Option<usize>) -> Vec<&'a StudyGame> {
         self.under(0, preset, variant, terrain)
     }
 
@@ -357,10 +359,41 @@ impl<'a> Cells<'a> {
         preset: usize,
         variant: Variant,
         terrain: Option<usize>,
-    ) -> &[&'a StudyGame] {
-        let t = terrain.unwrap_or(self.terrains - 1);
+    ) -> Vec<&'a StudyGame> {
+        self.gather(&[(rules, preset, variant, terrain)])
+    }
+
+    /// The study's own games of `preset` in each of `variants`, on every terrain.
+    fn all_variants(&self, preset: usize, variants: &[Variant]) -> Vec<&'a StudyGame> {
+        let cells: Vec<_> = variants.iter().map(|&v| (0, preset, v, None)).collect();
+        self.gather(&cells)
+    }
+
+    /// The games of the cells `(rules, preset, variant, terrain)` one after the other,
+    /// counted first so that the list is allocated once at its size.
+    fn gather(&self, cells: &[(usize, usize, Variant, Option<usize>)]) -> Vec<&'a StudyGame> {
+        let count: usize = cells.iter().map(|&c| self.iter(c).count()).sum();
+        let mut games = Vec::with_capacity(count);
+        for &c in cells {
+            games.extend(self.iter(c));
+        }
+        games
+    }
+
+    /// The games of one cell, in the study's order.
+    fn iter(
+        &self,
+        (rules, preset, variant, terrain): (usize, usize, Variant, Option<usize>),
+    ) -> impl Iterator<Item = &'a StudyGame> + 'a {
         let at = (rules * self.presets + preset) * 2 + variant_index(variant);
-        &self.cells[at * self.terrains + t]
+        let span = self.spans.get(at).cloned().unwrap_or(0..0);
+        self.games[span].iter().filter(move |g| {
+            g.restricted == 0
+                && g.rules as usize == rules
+                && g.preset as usize == preset
+                && g.variant == variant
+                && terrain.is_none_or(|t| g.terrain as usize == t)
+        })
     }
 }
 
@@ -383,17 +416,17 @@ pub fn analyse(study: &Study) -> Report {
     for (p, preset) in study.presets.iter().enumerate() {
         for &v in &variants {
             for t in terrain_choices() {
-                seats.push(seat_row(preset, v, &terrain_name(t), cells.get(p, v, t)));
+                seats.push(seat_row(preset, v, &terrain_name(t), &cells.get(p, v, t)));
             }
-            plays.extend(play_rows(preset, v, cells.get(p, v, None)));
+            plays.extend(play_rows(preset, v, &cells.get(p, v, None)));
         }
         if variants.len() == 2 {
             for t in terrain_choices() {
                 special_bases.push(special_row(
                     preset,
                     &terrain_name(t),
-                    cells.get(p, Variant::Normal, t),
-                    cells.get(p, Variant::Beginner, t),
+                    &cells.get(p, Variant::Normal, t),
+                    &cells.get(p, Variant::Beginner, t),
                 ));
             }
         }
@@ -526,9 +559,10 @@ fn restricted_rows(study: &Study, cells: &Cells) -> Vec<RestrictedRow> {
     for g in study
         .games
         .iter()
-        .filter(|g| !g.restricted.is_empty() && g.rules == 0)
+        .filter(|g| g.restricted != 0 && g.rules == 0)
     {
-        let key = (g.preset, g.terrain, g.restricted);
+        let restricted = study.restriction_of(g);
+        let key = (g.preset, g.terrain, restricted);
         match groups.iter_mut().find(|(k, _)| *k == key) {
             Some((_, games)) => games.push(g),
             None => groups.push((key, vec![g])),
@@ -540,7 +574,7 @@ fn restricted_rows(study: &Study, cells: &Cells) -> Vec<RestrictedRow> {
         .map(|((p, t, restricted), games)| {
             let normal = cells.get(p as usize, Variant::Normal, Some(t as usize));
             let diff = |f: &dyn Fn(&StudyGame) -> f64| {
-                paired_difference(&mut items(&games, f), &mut items(normal, f))
+                paired_difference(&mut items(&games, f), &mut items(&normal, f))
             };
             RestrictedRow {
                 preset: study.presets[p as usize].clone(),
@@ -614,11 +648,7 @@ fn troop_values(study: &Study, cells: &Cells, variants: &[Variant]) -> TroopValu
         notes: Vec::new(),
     };
     for (p, name) in study.presets.iter().enumerate() {
-        let games: Vec<&StudyGame> = variants
-            .iter()
-            .map(|&v| cells.get(p, v, None))
-            .collect::<Vec<_>>()
-            .concat();
+        let games = cells.all_variants(p, variants);
         match troop_fit(study, &games) {
             Ok(values) => out
                 .pooled
@@ -636,7 +666,7 @@ fn troop_values(study: &Study, cells: &Cells, variants: &[Variant]) -> TroopValu
             let mut failed: Vec<String> = Vec::new();
             for t in (0..study.terrains.len()).map(Some).chain([None]) {
                 let key = t.map_or(ALL.to_string(), |t| study.terrains[t].clone());
-                match troop_fit(study, cells.get(p, v, t)) {
+                match troop_fit(study, &cells.get(p, v, t)) {
                     Ok(values) => {
                         out.cells
                             .extend(values.iter().map(|&(troop, value)| TroopCell {
@@ -714,7 +744,7 @@ fn skill_changes(study: &Study, cells: &Cells, variants: &[Variant]) -> Vec<Skil
             for t in (0..study.terrains.len()).map(Some).chain([None]) {
                 let (now, before) = (cells.get(p, v, t), cells.get(p - 1, v, t));
                 let diff = |f: &dyn Fn(&StudyGame) -> f64| {
-                    paired_difference(&mut items(now, f), &mut items(before, f))
+                    paired_difference(&mut items(&now, f), &mut items(&before, f))
                 };
                 let first_player = diff(&first_score);
                 out.push(SkillChange {
@@ -742,7 +772,7 @@ fn what_if_changes(study: &Study, cells: &Cells, variants: &[Variant]) -> Vec<Wh
     for (k, what_ifs) in study.compared.iter().enumerate() {
         for p in 0..study.presets.len() {
             for &v in variants {
-                if cells.under(k + 1, p, v, None).is_empty() {
+                if !cells.played(k + 1, p, v) {
                     continue;
                 }
                 for t in (0..study.terrains.len()).map(Some).chain([None]) {
@@ -750,8 +780,8 @@ fn what_if_changes(study: &Study, cells: &Cells, variants: &[Variant]) -> Vec<Wh
                     let change = special_row(
                         &study.presets[p],
                         &terrain_key(study, t),
-                        under,
-                        cells.get(p, v, t),
+                        &under,
+                        &cells.get(p, v, t),
                     );
                     out.push(WhatIfChange {
                         what_if: what_ifs.describe(),
@@ -760,8 +790,8 @@ fn what_if_changes(study: &Study, cells: &Cells, variants: &[Variant]) -> Vec<Wh
                         variant: v,
                         terrain: change.terrain,
                         games: under.len() as u64,
-                        score_first_player: proportion(&mut items(under, first_score)),
-                        score_blue: proportion(&mut items(under, blue_score)),
+                        score_first_player: proportion(&mut items(&under, first_score)),
+                        score_blue: proportion(&mut items(&under, blue_score)),
                         deals: change.deals,
                         first_player: change.first_player,
                         blue: change.blue,

@@ -7,10 +7,11 @@ use super::tension::{Estimates, Tension};
 use super::{BalanceError, End, PerTroop, RecordFacts, Study, StudyGame};
 use crate::record::GameRecord;
 use crate::rules::{
-    DealError, Decision, DecisionList, Game, IllegalDecision, ParseDecisionError, Troop, Variant,
-    WhatIf, WhatIfs,
+    DealError, Decision, DecisionList, Game, IllegalDecision, ParseDecisionError, Restricted,
+    Troop, Variant, WhatIf, WhatIfs,
 };
 use crate::terrain::{input, Terrain};
+use crate::tournament::schedule::Schedule;
 use crate::tournament::store::{each_game, read_run, GameLine, GAMES_FILE, RUN_FILE};
 use crate::tournament::{RunConfig, Shard};
 use rayon::prelude::*;
@@ -198,6 +199,21 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
         .enumerate()
         .map(|(i, t)| (t.as_str(), i as u16))
         .collect();
+    // Each game names its restricted nodes by an index into this table (0 for none).
+    let mut restrictions: Vec<Restricted> = Vec::new();
+    for r in &runs {
+        for restricted in r.config.what_ifs.restricted.values() {
+            if !restrictions.contains(restricted) {
+                restrictions.push(*restricted);
+            }
+        }
+    }
+    let restriction_index = |r: &Restricted| {
+        restrictions
+            .iter()
+            .position(|x| x == r)
+            .map_or(0, |i| i as u16 + 1)
+    };
     // Lines are read one at a time and reduced to games a batch at a time (the batch's records
     // replayed in parallel), so memory holds the compact games, never the lines.
     let convert =
@@ -216,14 +232,25 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
                             ),
                         }
                     })?;
-                    study_game((*preset, *rules_index), *terrain, dir, line, game)
+                    let restricted = restriction_index(&what_if.restricted);
+                    study_game(
+                        (*preset, *rules_index, restricted),
+                        *terrain,
+                        dir,
+                        line,
+                        game,
+                    )
                 })
                 .collect::<Result<Vec<StudyGame>, BalanceError>>()?;
             games.extend(converted);
             batch.clear();
             Ok(())
         };
+    // Room for every game the folders hold when complete, taken once: grown by doubling, the
+    // table could take up to twice its size. A failed reservation (settings naming absurdly
+    // many games) only leaves the table to grow as it fills.
     let mut games: Vec<StudyGame> = Vec::new();
+    let _ = games.try_reserve_exact(expected_games(&runs));
     let mut batch: Vec<Pending> = Vec::with_capacity(BATCH);
     let mut unrecorded = 0usize;
     let mut counted: Vec<HashMap<String, u32>> = Vec::new();
@@ -296,10 +323,22 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
             games,
             what_ifs,
             compared,
+            restrictions,
         },
         notes,
         missing,
     })
+}
+
+/// The games the folders of `runs` hold when every one is complete.
+fn expected_games(runs: &[Run]) -> usize {
+    runs.iter()
+        .filter_map(|r| {
+            let schedule = Schedule::new(&r.config).ok()?;
+            let deals = r.shards.iter().map(|&s| schedule.shard_len(s));
+            Some(deals.fold(0usize, |n, d| n.saturating_add(d.saturating_mul(2))))
+        })
+        .fold(0, usize::saturating_add)
 }
 
 /// What the runs do not cover (see [`Loaded::missing`]): per run, the shards of its split not
@@ -611,7 +650,7 @@ fn records_note(unrecorded: usize, lost: usize, games: usize) -> Option<String> 
 /// The game of a line, with the tiles each colour lost (from the deal of its seed) and placed
 /// (by replaying its record, when the record is there).
 fn study_game(
-    (preset, rules): (u16, u16),
+    (preset, rules, restricted): (u16, u16, u16),
     terrain: u16,
     dir: &Path,
     line: &GameLine,
@@ -656,7 +695,7 @@ fn study_game(
         preset,
         terrain,
         variant: line.variant,
-        restricted: game.what_if().restricted,
+        restricted,
         rules,
         deal: line.deal_seed,
         first: line.first,

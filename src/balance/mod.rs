@@ -109,8 +109,10 @@ pub struct StudyGame {
     pub terrain: u16,
     /// The variant played.
     pub variant: Variant,
-    /// Restricted play: the nodes whose effect was never used (none for the study's rules).
-    pub restricted: Restricted,
+    /// Restricted play: 0 for the study's rules, `k` when the nodes
+    /// [`Study::restrictions`]`[k − 1]` had their effect never used. An index, not the node set:
+    /// a study holds every game, and the set takes 32 bytes.
+    pub restricted: u16,
     /// The rules played: 0 for the study's own ([`Study::what_ifs`]), `k` for the rule
     /// what-if [`Study::compared`]`[k − 1]`, compared with the study's rules deal by deal.
     pub rules: u16,
@@ -174,4 +176,19 @@ pub struct Study {
     /// on the same deals (games with [`StudyGame::rules`] `k` play `compared[k − 1]`); empty
     /// when every run plays the study's rules.
     pub compared: Vec<WhatIfs>,
+    /// The node sets of restricted play ([`StudyGame::restricted`] `k` played
+    /// `restrictions[k − 1]`); empty without restricted play.
+    pub restrictions: Vec<Restricted>,
+}
+
+impl Study {
+    /// The nodes whose effect game `g` never used: none for the study's rules (or for an
+    /// index the study has no set for).
+    pub fn restriction_of(&self, g: &StudyGame) -> Restricted {
+        let k = usize::from(g.restricted);
+        k.checked_sub(1)
+            .and_then(|i| self.restrictions.get(i))
+            .copied()
+            .unwrap_or(Restricted::NONE)
+    }
 }

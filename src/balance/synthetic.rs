@@ -76,7 +76,7 @@ pub fn synthetic_study_of_presets(
                         preset,
                         terrain: t as u16,
                         variant,
-                        restricted: Default::default(),
+                        restricted: 0,
                         rules: 0,
                         deal: deal.seed,
                         first,
@@ -105,5 +105,6 @@ pub fn synthetic_study_of_presets(
         games,
         what_ifs: Default::default(),
         compared: Vec::new(),
+        restrictions: Vec::new(),
     }
 }

@@ -9,7 +9,8 @@ use super::roots::roots_path;
 use super::runner::{record_problem, run_games, write_summaries, RecordProblem};
 use super::schedule::{pairings, Schedule};
 use super::store::{
-    open_run_dir, read_games, read_run, write_atomic, GameKey, GameLine, GAMES_FILE,
+    open_run_dir, read_games, read_run, read_sprt_stop, write_atomic, write_sprt_stop, GameKey,
+    GameLine, GAMES_FILE,
 };
 use super::summary::Summary;
 use super::TournamentError;
@@ -255,7 +256,16 @@ pub fn merge_runs(options: &MergeOptions) -> Result<MergeReport, TournamentError
     }
     write_atomic(&out.join(GAMES_FILE), text.as_bytes())?;
     let expected = Schedule::new(&config)?.len() as u64 * 2;
-    let (summary, markdown) = write_summaries(out, &config, &lines, expected)?;
+    // Shards cannot run an SPRT; a whole run merged alone keeps the decision that stopped it.
+    let run = config.run_id();
+    let mut stop = None;
+    for dir in &options.inputs {
+        stop = stop.or(read_sprt_stop(dir, &run)?);
+    }
+    if let Some(stop) = &stop {
+        write_sprt_stop(out, &run, stop)?;
+    }
+    let (summary, markdown) = write_summaries(out, &config, &lines, expected, stop.as_ref())?;
     Ok(MergeReport {
         summary,
         markdown,

@@ -6,13 +6,13 @@ use super::config::{check_concurrency, RunConfig};
 use super::lock::RunLock;
 use super::roots::{read_roots, roots_path, write_roots, GameRoots};
 use super::schedule::{pairings, PairJob, Pairing, Schedule};
-use super::stats::SprtDecision;
 use super::store::StoreError;
 use super::store::{
-    cut_torn_line, open_run_dir, read_games, record_path, write_atomic, write_json_atomic,
-    write_record, GameLine, GamesFile, GamesWriter, TornLine, GAMES_FILE,
+    cut_torn_line, open_run_dir, read_games, read_sprt_stop, record_path, write_atomic,
+    write_json_atomic, write_record, write_sprt_stop, GameLine, GamesFile, GamesWriter, TornLine,
+    GAMES_FILE,
 };
-use super::summary::{live_score, pentanomial, SprtSummary, Summary};
+use super::summary::{live_score, pentanomial, SprtSummary, SprtWatch, Summary};
 use super::TournamentError;
 use crate::bot::play::{play_game, PlayConfig};
 use crate::record::GameRecord;
@@ -54,6 +54,8 @@ pub struct RunReport {
     pub played: usize,
     /// A torn last line found (and cut off) at start.
     pub torn: Option<TornLine>,
+    /// The run was found already stopped by its SPRT decision: no game was played.
+    pub already_decided: bool,
 }
 
 /// Everything the workers share.
@@ -69,6 +71,8 @@ struct Shared<'a> {
     /// The games counted before this run started: only those can be found done.
     done_before: HashSet<(usize, u8)>,
     stop: AtomicBool,
+    /// The sequential test (`--sprt`), whose first decision stops the run.
+    sprt: Option<Mutex<SprtWatch>>,
     error: Mutex<Option<TournamentError>>,
     progress: Progress,
     check: bool,
@@ -162,6 +166,7 @@ fn run(options: RunOptions, roots: bool) -> Result<RunReport, TournamentError> {
         games,
         bots,
         writer: GamesWriter::open(&games_path)?,
+        sprt: sprt_watch(out, &config, &existing.games)?.map(Mutex::new),
         done: Mutex::new(existing.games),
         done_before,
         stop: AtomicBool::new(false),
@@ -170,21 +175,33 @@ fn run(options: RunOptions, roots: bool) -> Result<RunReport, TournamentError> {
         check: options.check,
         roots,
     };
-    shared.stop.store(sprt_decided(&shared), Ordering::SeqCst);
+    let already_decided = sprt_stop(&shared).is_some();
+    if already_decided && !options.quiet {
+        if let Some(stop) = sprt_stop(&shared) {
+            eprintln!(
+                "{}: the run was already stopped by its SPRT decision, no game is played: {}",
+                out.display(),
+                stop.describe()
+            );
+        }
+    }
+    shared.stop.store(already_decided, Ordering::SeqCst);
     play_all(&shared, &schedule, options.concurrency)?;
     shared.progress.finish();
     if let Some(e) = shared.error.lock().ok().and_then(|mut e| e.take()) {
         return Err(e);
     }
+    let stop = sprt_stop(&shared);
     let games = shared.done.into_inner().unwrap_or_default();
     let played = games.len() - resumed;
-    let (summary, markdown) = write_summaries(out, &config, &games, expected)?;
+    let (summary, markdown) = write_summaries(out, &config, &games, expected, stop.as_ref())?;
     Ok(RunReport {
         summary,
         markdown,
         resumed,
         played,
         torn: existing.torn,
+        already_decided,
     })
 }
 
@@ -385,14 +402,16 @@ fn resolve_bots(config: &mut RunConfig) -> Result<BTreeMap<String, BotEntry>, To
     Ok(bots)
 }
 
-/// Writes `summary.json`, `summary.csv` and `summary.md` for `games`.
+/// Writes `summary.json`, `summary.csv` and `summary.md` for `games`; `sprt_stop` is the SPRT
+/// decision that stopped the run, if one did.
 pub fn write_summaries(
     out: &Path,
     config: &RunConfig,
     games: &[GameLine],
     expected: u64,
+    sprt_stop: Option<&SprtSummary>,
 ) -> Result<(Summary, String), TournamentError> {
-    let summary = Summary::compute(config, games, expected);
+    let summary = Summary::compute(config, games, expected, sprt_stop);
     let markdown = summary.to_markdown(games);
     write_json_atomic(&out.join("summary.json"), &summary)?;
     write_atomic(&out.join("summary.csv"), summary.to_csv().as_bytes())?;
@@ -506,17 +525,11 @@ fn play_pair(shared: &Shared, job: &PairJob) -> Result<(), TournamentError> {
         }
         let line = play_one(shared, job, &seat_deal(shared, job, &deal, g), g)?;
         shared.writer.append(&line)?;
-        let message = {
+        let (message, sprt) = {
             let mut done = shared.done.lock().map_err(|_| poisoned())?;
             done.push(line);
-            live_score(shared.config, &done)
+            (live_score(shared.config, &done), sprt_look(shared, &done)?)
         };
-        let sprt = sprt_now(shared);
-        if let Some(s) = &sprt {
-            if s.decision != SprtDecision::Continue {
-                shared.stop.store(true, Ordering::SeqCst);
-            }
-        }
         let sprt_note = sprt.map_or(String::new(), |s| {
             format!(" | LLR {:.2} [{:.2}, {:.2}]", s.llr, s.lower, s.upper)
         });
@@ -540,15 +553,49 @@ fn poisoned() -> TournamentError {
     TournamentError::Panicked
 }
 
-fn sprt_now(shared: &Shared) -> Option<SprtSummary> {
-    let params = shared.config.sprt?;
-    let done = shared.done.lock().ok()?;
-    let all: Vec<&GameLine> = done.iter().collect();
-    Some(SprtSummary::of(params, &pentanomial(&all)))
+/// The run's sequential test at start: the decision its folder keeps (`sprt.json`); in a
+/// folder written before decisions were kept, the first decision found by replaying the games
+/// in the order they were counted, then kept.
+fn sprt_watch(
+    out: &Path,
+    config: &RunConfig,
+    games: &[GameLine],
+) -> Result<Option<SprtWatch>, TournamentError> {
+    let Some(params) = config.sprt else {
+        return Ok(None);
+    };
+    let run = config.run_id();
+    if let Some(stop) = read_sprt_stop(out, &run)? {
+        return Ok(Some(SprtWatch::new(params, Some(stop))));
+    }
+    let watch = SprtWatch::replay(params, games);
+    if let Some(stop) = watch.stop() {
+        write_sprt_stop(out, &run, stop)?;
+    }
+    Ok(Some(watch))
 }
 
-fn sprt_decided(shared: &Shared) -> bool {
-    sprt_now(shared).is_some_and(|s| s.decision != SprtDecision::Continue)
+/// Looks at the test after a game was counted (`done`, held locked so that decisions follow
+/// the count): the first decision is kept in the run folder and stops the run. Returns the
+/// test over every pair counted, for the progress display.
+fn sprt_look(shared: &Shared, done: &[GameLine]) -> Result<Option<SprtSummary>, TournamentError> {
+    let (Some(watch), Some(params)) = (&shared.sprt, shared.config.sprt) else {
+        return Ok(None);
+    };
+    let all: Vec<&GameLine> = done.iter().collect();
+    let p = pentanomial(&all);
+    let mut watch = watch.lock().map_err(|_| poisoned())?;
+    if let Some(stop) = watch.observe(&p) {
+        write_sprt_stop(shared.out, &shared.run_id, stop)?;
+        shared.stop.store(true, Ordering::SeqCst);
+    }
+    Ok(Some(SprtSummary::of(params, &p)))
+}
+
+/// The SPRT decision that stopped the run, if one did.
+fn sprt_stop(shared: &Shared) -> Option<SprtSummary> {
+    let watch = shared.sprt.as_ref()?.lock().ok()?;
+    watch.stop().cloned()
 }
 
 /// Plays game `g` of a deal and writes its record.

@@ -9,6 +9,7 @@
 
 use super::config::{RunConfig, RUN_FORMAT};
 use super::lock::LOCK_FILE;
+use super::summary::SprtSummary;
 use crate::record::GameRecord;
 use crate::rules::{Colour, Variant};
 use crate::terrain::input;
@@ -24,6 +25,11 @@ pub const RUN_FILE: &str = "run.json";
 pub const GAMES_FILE: &str = "games.jsonl";
 /// The folder of a run's game records.
 pub const RECORDS_DIR: &str = "records";
+/// The SPRT decision that stopped a run (`--sprt`), kept so that a resume reports that
+/// decision and plays no game past it.
+pub const SPRT_FILE: &str = "sprt.json";
+/// The format tag of `sprt.json`.
+pub const SPRT_FORMAT: &str = "toybattle-sprt-stop/1";
 
 /// Why a run folder's files cannot be read, written or trusted; each message names the file
 /// (and line) at fault.
@@ -100,6 +106,17 @@ pub enum StoreError {
         dir: String,
         /// Each differing setting, as "name: value now, value in run.json".
         differences: Vec<String>,
+    },
+    /// A `sprt.json` that is not the SPRT decision of this folder's run.
+    #[error(
+        "{path}: not the SPRT decision of this run ({reason}); the file was edited or damaged \
+         (delete it to have the decision found again from games.jsonl)"
+    )]
+    NotSprtStop {
+        /// The decision file.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
     },
     /// A folder with other files and no run settings.
     #[error(
@@ -470,6 +487,53 @@ pub fn write_record(dir: &Path, rel: &str, record: &GameRecord) -> Result<(), St
     write_json_atomic(&dir.join(rel), record)
 }
 
+/// `sprt.json`: the run it belongs to and the decision that stopped it.
+#[derive(Serialize, Deserialize)]
+struct SprtStopFile {
+    format: String,
+    run: String,
+    stop: SprtSummary,
+}
+
+/// Reads the SPRT decision that stopped run `run` (its id) from its folder `dir`, or `None`
+/// when the folder keeps none.
+pub fn read_sprt_stop(dir: &Path, run: &str) -> Result<Option<SprtSummary>, StoreError> {
+    let path = dir.join(SPRT_FILE);
+    let text = match input::read_text(&path, input::RUN_SETTINGS) {
+        Ok(t) => t,
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(StoreError::io(&path, e)),
+    };
+    let bad = |reason: String| StoreError::NotSprtStop {
+        path: path.display().to_string(),
+        reason,
+    };
+    let file: SprtStopFile = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    if file.format != SPRT_FORMAT {
+        return Err(bad(format!(
+            "format '{}', expected '{SPRT_FORMAT}'",
+            file.format
+        )));
+    }
+    if file.run != run {
+        return Err(bad(format!(
+            "decision of run {}, but this folder's run is {run}",
+            file.run
+        )));
+    }
+    Ok(Some(file.stop))
+}
+
+/// Keeps `stop`, the SPRT decision that stopped run `run`, in its folder `dir`.
+pub fn write_sprt_stop(dir: &Path, run: &str, stop: &SprtSummary) -> Result<(), StoreError> {
+    let file = SprtStopFile {
+        format: SPRT_FORMAT.into(),
+        run: run.into(),
+        stop: stop.clone(),
+    };
+    write_json_atomic(&dir.join(SPRT_FILE), &file)
+}
+
 /// Reads `run.json`, or `None` when the folder has none.
 pub fn read_run(dir: &Path) -> Result<Option<RunConfig>, StoreError> {
     let path = dir.join(RUN_FILE);
@@ -655,6 +719,38 @@ pub(crate) mod tests {
         );
         let e = e.to_string();
         assert!(e.contains("line 1") && e.contains("run r"), "{e}");
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    /// The decision that stopped a run is read back as written; a `sprt.json` of another run,
+    /// another format or no decision at all is refused naming the file and what is wrong.
+    #[test]
+    fn an_sprt_decision_is_kept_and_one_that_is_not_this_runs_is_refused() {
+        let d = temp_dir("sprt-file");
+        assert_eq!(read_sprt_stop(&d, "r").unwrap(), None);
+        let params = "0,50".parse().unwrap();
+        let mut p = crate::tournament::stats::Pentanomial::default();
+        p.add_pair(1.0, 1.0);
+        let stop = SprtSummary::of(params, &p);
+        write_sprt_stop(&d, "r", &stop).unwrap();
+        assert_eq!(read_sprt_stop(&d, "r").unwrap(), Some(stop));
+        let e = read_sprt_stop(&d, "other").unwrap_err().to_string();
+        assert!(
+            e.contains(SPRT_FILE)
+                && e.contains("decision of run r, but this folder's run is other"),
+            "{e}"
+        );
+        let text = fs::read_to_string(d.join(SPRT_FILE)).unwrap();
+        fs::write(
+            d.join(SPRT_FILE),
+            text.replace(SPRT_FORMAT, "toybattle-sprt-stop/9"),
+        )
+        .unwrap();
+        let e = read_sprt_stop(&d, "r").unwrap_err().to_string();
+        assert!(e.contains("format 'toybattle-sprt-stop/9'"), "{e}");
+        fs::write(d.join(SPRT_FILE), "{}").unwrap();
+        let e = read_sprt_stop(&d, "r").unwrap_err();
+        assert!(matches!(e, StoreError::NotSprtStop { .. }), "{e:?}");
         fs::remove_dir_all(d).unwrap();
     }
 

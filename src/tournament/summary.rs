@@ -19,7 +19,7 @@ use super::stats::{
 };
 use super::store::GameLine;
 use crate::rules::Colour;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -224,14 +224,17 @@ pub struct BotStanding {
     pub score: Rate,
 }
 
-/// Where the sequential test stands.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// Where the sequential test stands. When the run was stopped by a decision, that decision is
+/// final: it is reported with the pairs and LLR it was taken on, and `all_pairs` adds the LLR
+/// over every pair counted since (games in progress at the stop finish and are counted, and
+/// may bring the LLR back between the bounds: they do not reopen the test).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SprtSummary {
     /// The test's Elo bounds and error rates.
     pub params: SprtParams,
-    /// Complete pairs counted.
+    /// Complete pairs counted (when the run was stopped, those the decision was taken on).
     pub pairs: u64,
-    /// The log-likelihood ratio so far.
+    /// The log-likelihood ratio so far (when the run was stopped, at the decision).
     pub llr: f64,
     /// The bound at or below which H0 is accepted.
     pub lower: f64,
@@ -239,6 +242,19 @@ pub struct SprtSummary {
     pub upper: f64,
     /// H0, H1, or no decision yet.
     pub decision: SprtDecision,
+    /// After a decision stopped the run, the test over every complete pair counted, when more
+    /// pairs were completed after it; for information only, the decision stands.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub all_pairs: Option<SprtAllPairs>,
+}
+
+/// The LLR over every complete pair of a run stopped by a decision taken on fewer pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SprtAllPairs {
+    /// Complete pairs counted.
+    pub pairs: u64,
+    /// The log-likelihood ratio over them.
+    pub llr: f64,
 }
 
 impl SprtSummary {
@@ -253,20 +269,115 @@ impl SprtSummary {
             lower,
             upper,
             decision,
+            all_pairs: None,
         }
     }
 
-    /// One line for people: bounds, LLR and verdict.
+    /// What a run reports: the decision that stopped it (`stop`), with the LLR over the pairs
+    /// of `all` beside it when there are more; without a decision, the test over `all`.
+    pub fn reported(
+        params: SprtParams,
+        stop: Option<&SprtSummary>,
+        all: &Pentanomial,
+    ) -> SprtSummary {
+        let now = SprtSummary::of(params, all);
+        match stop {
+            Some(stop) if stop.decision != SprtDecision::Continue => SprtSummary {
+                all_pairs: (now.pairs != stop.pairs).then_some(SprtAllPairs {
+                    pairs: now.pairs,
+                    llr: now.llr,
+                }),
+                ..stop.clone()
+            },
+            _ => now,
+        }
+    }
+
+    /// One line for people: bounds, LLR and verdict, then the LLR over all pairs when games
+    /// finished after the decision.
     pub fn describe(&self) -> String {
         let verdict = match self.decision {
             SprtDecision::H0 => format!("H0 accepted (Elo <= {})", self.params.elo0),
             SprtDecision::H1 => format!("H1 accepted (Elo >= {})", self.params.elo1),
             SprtDecision::Continue => "no decision yet".into(),
         };
-        format!(
+        let mut text = format!(
             "SPRT {}: LLR {:.3} in [{:.3}, {:.3}] after {} pairs: {verdict}",
             self.params, self.llr, self.lower, self.upper, self.pairs
-        )
+        );
+        if let Some(all) = &self.all_pairs {
+            let _ = write!(
+                text,
+                "; this decision stopped the run, and the games then in progress were counted: \
+                 over all {} pairs the LLR is {:.3} (for information, the decision stands)",
+                all.pairs, all.llr
+            );
+        }
+        text
+    }
+}
+
+/// The sequential test as the games of a run come in: the first decision stops the run and is
+/// final.
+#[derive(Clone, Debug)]
+pub struct SprtWatch {
+    params: SprtParams,
+    stop: Option<SprtSummary>,
+}
+
+impl SprtWatch {
+    /// The test of `params`, already stopped by `stop` when the run folder keeps a decision.
+    pub fn new(params: SprtParams, stop: Option<SprtSummary>) -> SprtWatch {
+        SprtWatch {
+            params,
+            stop: stop.filter(|s| s.decision != SprtDecision::Continue),
+        }
+    }
+
+    /// The test replayed over `games` in the order they were counted (`games.jsonl`'s order):
+    /// the decision of the first prefix whose complete pairs leave the bounds, if any.
+    pub fn replay(params: SprtParams, games: &[GameLine]) -> SprtWatch {
+        let mut watch = SprtWatch::new(params, None);
+        let mut by_deal: BTreeMap<usize, [Option<f64>; 2]> = BTreeMap::new();
+        let mut p = Pentanomial::default();
+        for g in games {
+            let pair = by_deal.entry(g.position).or_default();
+            let had_both = pair.iter().all(Option::is_some);
+            if let Some(slot) = pair.get_mut(g.game as usize) {
+                *slot = Some(g.score_a());
+            }
+            if let ([Some(first), Some(second)], false) = (*pair, had_both) {
+                p.add_pair(first, second);
+                if watch.observe(&p).is_some() {
+                    break;
+                }
+            }
+        }
+        watch
+    }
+
+    /// Looks at the complete pairs `p` counted now; returns the decision when this look takes
+    /// it (it is then final), `None` before a decision and after it.
+    pub fn observe(&mut self, p: &Pentanomial) -> Option<&SprtSummary> {
+        if self.stop.is_some() {
+            return None;
+        }
+        let now = SprtSummary::of(self.params, p);
+        if now.decision == SprtDecision::Continue {
+            return None;
+        }
+        self.stop = Some(now);
+        self.stop.as_ref()
+    }
+
+    /// The decision that stopped the run, if one did.
+    pub fn stop(&self) -> Option<&SprtSummary> {
+        self.stop.as_ref()
+    }
+
+    /// What the summary reports once the pairs of `all` are counted.
+    pub fn report(&self, all: &Pentanomial) -> SprtSummary {
+        SprtSummary::reported(self.params, self.stop(), all)
     }
 }
 
@@ -298,8 +409,14 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The summary of `games` (in any order) played under `config`.
-    pub fn compute(config: &RunConfig, games: &[GameLine], expected_games: u64) -> Summary {
+    /// The summary of `games` (in any order) played under `config`; `sprt_stop` is the SPRT
+    /// decision that stopped the run, if one did (the run folder's `sprt.json`).
+    pub fn compute(
+        config: &RunConfig,
+        games: &[GameLine],
+        expected_games: u64,
+        sprt_stop: Option<&SprtSummary>,
+    ) -> Summary {
         let mut sorted: Vec<&GameLine> = games.iter().collect();
         sorted.sort_by_key(|g| g.key());
         let pairings = pairings(config);
@@ -326,9 +443,9 @@ impl Summary {
                 }
             })
             .collect();
-        let sprt = config
-            .sprt
-            .map(|params| SprtSummary::of(params, &pairing_summaries[0].overall.pentanomial));
+        let sprt = config.sprt.map(|params| {
+            SprtSummary::reported(params, sprt_stop, &pairing_summaries[0].overall.pentanomial)
+        });
         Summary {
             format: SUMMARY_FORMAT.into(),
             run: config.run_id(),
@@ -744,6 +861,115 @@ mod tests {
             if game == 0 { "red" } else { "blue" }
         );
         serde_json::from_str(&json).unwrap()
+    }
+
+    fn sprt_0_100() -> SprtParams {
+        "0,100".parse().unwrap()
+    }
+
+    /// Deal `position` won twice by bot `a` (`won`) or lost twice, as two game lines.
+    fn pair_of_games(position: usize, won: bool) -> [GameLine; 2] {
+        [0, 1].map(|game| {
+            let mut g = crate::tournament::store::tests::line(position, game);
+            g.winner = Some(if won { "a" } else { "b" }.into());
+            g
+        })
+    }
+
+    /// With two workers the run stops when the test decides, but the games then in progress
+    /// finish and are counted: here they bring the LLR back between the bounds. The summary
+    /// keeps the decision that stopped the run, with its pairs and LLR, and shows the LLR over
+    /// all pairs beside it; it once said "no decision yet".
+    #[test]
+    fn the_sprt_decision_that_stopped_the_run_is_reported_after_later_pairs_return_inside() {
+        let mut watch = SprtWatch::new(sprt_0_100(), None);
+        let mut p = Pentanomial::default();
+        let mut decided = None;
+        while decided.is_none() {
+            p.add_pair(1.0, 1.0);
+            decided = watch.observe(&p).cloned();
+        }
+        let decided = decided.unwrap();
+        assert_eq!(decided.decision, SprtDecision::H1);
+        while SprtSummary::of(sprt_0_100(), &p).decision != SprtDecision::Continue {
+            p.add_pair(0.0, 0.0);
+            assert!(watch.observe(&p).is_none(), "a decision is taken once");
+        }
+        let all = SprtSummary::of(sprt_0_100(), &p);
+        let reported = watch.report(&p);
+        assert_eq!(
+            reported.decision,
+            SprtDecision::H1,
+            "{}",
+            reported.describe()
+        );
+        assert_eq!((reported.pairs, reported.llr), (decided.pairs, decided.llr));
+        assert!(reported.llr >= reported.upper);
+        assert_eq!(
+            reported.all_pairs,
+            Some(SprtAllPairs {
+                pairs: all.pairs,
+                llr: all.llr
+            })
+        );
+        let text = reported.describe();
+        assert!(text.contains("H1 accepted"), "{text}");
+        assert!(
+            text.contains(&format!("after {} pairs", decided.pairs)),
+            "{text}"
+        );
+        assert!(
+            text.contains(&format!("over all {} pairs the LLR is", all.pairs)),
+            "{text}"
+        );
+        assert!(!text.contains("no decision yet"), "{text}");
+    }
+
+    /// A run folder written before decisions were kept: the decision is found again by
+    /// replaying its games in the order they were counted, at the first pair that crossed.
+    #[test]
+    fn the_sprt_decision_of_an_older_run_folder_is_found_in_the_order_the_games_were_counted() {
+        let mut games = Vec::new();
+        let mut position = 0;
+        let mut p = Pentanomial::default();
+        while SprtSummary::of(sprt_0_100(), &p).decision == SprtDecision::Continue {
+            games.extend(pair_of_games(position, true));
+            p.add_pair(1.0, 1.0);
+            position += 1;
+        }
+        let crossed = SprtSummary::of(sprt_0_100(), &p);
+        let won = position;
+        for lost in won..2 * won {
+            games.extend(pair_of_games(lost, false));
+        }
+        let refs: Vec<&GameLine> = games.iter().collect();
+        let all = SprtSummary::of(sprt_0_100(), &pentanomial(&refs));
+        assert_eq!(all.decision, SprtDecision::Continue, "{}", all.describe());
+        let watch = SprtWatch::replay(sprt_0_100(), &games);
+        assert_eq!(watch.stop(), Some(&crossed));
+        let config = RunConfig {
+            format: crate::tournament::config::RUN_FORMAT.into(),
+            bots: vec!["a".into(), "b".into()],
+            gauntlet: None,
+            terrains: vec!["castle_field".into()],
+            terrain_file_hash: None,
+            games: 100,
+            seed: 1,
+            variant: Default::default(),
+            max_turns: 300,
+            sprt: Some(sprt_0_100()),
+            ext_timeout_ms: 1000,
+            ext_startup_ms: 1000,
+            versions: Default::default(),
+            shard: None,
+            what_ifs: Default::default(),
+            records: Default::default(),
+        };
+        let summary = Summary::compute(&config, &games, 100, watch.stop());
+        let sprt = summary.sprt.unwrap();
+        assert_eq!(sprt.decision, SprtDecision::H1);
+        assert_eq!(sprt.pairs, crossed.pairs);
+        assert_eq!(sprt.all_pairs.map(|a| a.pairs), Some(all.pairs));
     }
 
     /// A pairing row and the ranking give a bot that lost every game the same bound, on the
