@@ -4,7 +4,9 @@
 //! level's settings with the fitted evaluation at the playout cut, with the combined one
 //! (`value_model`: fitted plus the model's correction), and with the fitted evaluation and the
 //! learned policy as the tree's prior (`policy_prior`, whose cost is a table lookup per legal
-//! decision at each tree node, where the hand-set prior compares tactical weights).
+//! decision at each tree node, where the hand-set prior compares tactical weights). Also the
+//! rack model's belief (`rack_model`): encoding the root's observation and its per-troop odds,
+//! paid once per decision, not per iteration.
 //!
 //! `cargo bench --bench model`; criterion's time is per call. The search pays the encoding and
 //! the forward pass at every cut playout with `value_model` on (plus building the mover's
@@ -17,7 +19,7 @@ use std::time::Duration;
 use toybattle::bot::search::{make_player, Algorithm, PlayoutPolicy, SearchConfig};
 use toybattle::bot::Budget;
 use toybattle::info::{Observation, RackEvidence};
-use toybattle::model::{encode, Input, ValueModel};
+use toybattle::model::{encode, Input, RackModel, ValueModel};
 use toybattle::rules::{random_decision, Deal, DecisionList, Game, State, Variant};
 
 /// The position after `steps` random steps of the deal of seed 1 (stops at the game's end).
@@ -70,6 +72,10 @@ fn bench_model(c: &mut Criterion) {
         encode(&game, &Observation::new(&s, s.active()), &mut input);
         group.bench_function(format!("{key}/forward"), |b| {
             b.iter(|| model.logit(black_box(&input)))
+        });
+        let obs = Observation::new(&s, s.active());
+        group.bench_function(format!("{key}/rack_model_belief"), |b| {
+            b.iter(|| RackModel::shipped().belief(&game, black_box(&obs)))
         });
     }
     group.finish();
