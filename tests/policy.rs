@@ -6,6 +6,10 @@ use std::path::Path;
 use toybattle::model::{PolicyModel, Tactic};
 use toybattle::train::policy::{score, score_with};
 use toybattle::train::{fit_policy, PolicyData, Split};
+#[cfg(feature = "train")]
+mod train_support;
+#[cfg(feature = "train")]
+use train_support::{some_records, train};
 
 /// The published study's strong self-play records, both variants: what the shipped weights
 /// were fitted to (results/learning.md, "The policy model").
@@ -51,36 +55,6 @@ fn the_shipped_policy_is_the_fit_of_the_published_strong_games_and_predicts_them
     assert!(shipped.logit(Tactic::Defend, None) > shipped.logit(Tactic::EmptyBase, None));
 }
 
-/// A folder with the first `n` Castle Field records of the published strong games, unique to
-/// this test process and `tag`.
-#[cfg(feature = "train")]
-fn some_records(tag: &str, n: usize) -> std::path::PathBuf {
-    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(STRONG[0])
-        .join("records/castle_field");
-    let dir = std::env::temp_dir().join(format!("toybattle-policy-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut names: Vec<_> = std::fs::read_dir(&from)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    names.sort();
-    for name in names.into_iter().take(n) {
-        std::fs::copy(from.join(&name), dir.join(&name)).unwrap();
-    }
-    dir
-}
-
-#[cfg(feature = "train")]
-fn train_policy(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
-        .args(["train", "policy"])
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 /// `toybattle train policy` prints the held-out comparison, writes weights that load, and
 /// writes the same weights from the same records.
 #[cfg(feature = "train")]
@@ -89,12 +63,15 @@ fn train_policy_writes_weights_that_load_and_are_reproducible() {
     let records = some_records("cli", 40);
     let outs = ["a.json", "b.json"].map(|f| records.with_extension(f));
     for out in &outs {
-        let run = train_policy(&[
-            "--records",
-            records.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let run = train(
+            "policy",
+            &[
+                "--records",
+                records.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+            ],
+        );
         let stdout = String::from_utf8_lossy(&run.stdout);
         assert!(
             run.status.success(),
@@ -123,12 +100,15 @@ fn train_policy_refuses_a_broken_record_naming_it() {
     let records = some_records("bad", 3);
     std::fs::write(records.join("zz-broken.json"), "{\"terrain\": ").unwrap();
     let out = records.with_extension("w.json");
-    let run = train_policy(&[
-        "--records",
-        records.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = train(
+        "policy",
+        &[
+            "--records",
+            records.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(!run.status.success());
     assert!(stderr.contains("zz-broken.json"), "{stderr}");
@@ -144,14 +124,17 @@ fn train_policy_refuses_a_broken_record_naming_it() {
 fn train_policy_refuses_visit_targets_without_root_stats() {
     let records = some_records("novisits", 3);
     let out = records.with_extension("v.json");
-    let run = train_policy(&[
-        "--records",
-        records.to_str().unwrap(),
-        "--target",
-        "visits",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let run = train(
+        "policy",
+        &[
+            "--records",
+            records.to_str().unwrap(),
+            "--target",
+            "visits",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(!run.status.success());
     assert!(stderr.contains("kept root stats"), "{stderr}");

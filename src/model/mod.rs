@@ -8,6 +8,7 @@
 //! them; training (in the binary's `train` command) fits them to self-play games.
 
 pub mod encoding;
+mod loaded;
 pub mod policy;
 pub mod rack;
 pub mod value;

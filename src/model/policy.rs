@@ -16,10 +16,11 @@
 //! log-weight, …}}`, every tactic and troop named once. A file of another format, with a name
 //! missing or unknown, or a weight that is not a finite number is refused with the reason.
 
+use super::loaded::Loaded;
 use crate::vocabulary::Troop;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::path::Path;
+use std::sync::OnceLock;
 
 /// What a decision does on the board, as the search's tactical policy classifies it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -244,19 +245,12 @@ impl PolicyModel {
 /// life of the program (a search resolves it at every decision; `model::weights::load` does
 /// the same for the value model). A file that cannot be used is not kept; the error names it.
 pub fn load(path: &Path) -> Result<&'static PolicyModel, String> {
-    static LOADED: Mutex<Vec<(PathBuf, &'static PolicyModel)>> = Mutex::new(Vec::new());
-    let mut loaded = LOADED
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, model)) = loaded.iter().find(|(p, _)| p == path) {
-        return Ok(model);
-    }
-    let named = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let text = std::fs::read_to_string(path).map_err(|e| named(&e))?;
-    let model = PolicyModel::from_json(&text).map_err(|e| named(&e))?;
-    let model: &'static PolicyModel = Box::leak(Box::new(model));
-    loaded.push((path.to_path_buf(), model));
-    Ok(model)
+    static LOADED: Loaded<PolicyModel> = Loaded::new();
+    LOADED.get_or_read(path, || {
+        let named = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let text = std::fs::read_to_string(path).map_err(|e| named(&e))?;
+        PolicyModel::from_json(&text).map_err(|e| named(&e))
+    })
 }
 
 /// The eight weights of `map` in the order of `names`, each named exactly once.

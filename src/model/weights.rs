@@ -7,10 +7,10 @@
 //! model shape, truncated, or with a wrong hash is refused with a message that says which.
 
 use super::encoding::{fingerprint, INPUTS};
+use super::loaded::Loaded;
 use super::value::{ValueModel, HIDDEN1, HIDDEN2, PARAMS};
 use crate::vocabulary::hash::fnv1a;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 /// The tag a weights file starts with.
 const TAG: &[u8; 8] = b"TBVALUE\0";
@@ -163,22 +163,15 @@ pub enum LoadError {
 /// memory grows only with the number of files a user names. A file that cannot be used is not
 /// kept, and is read again when asked for again.
 pub fn load(path: &Path) -> Result<&'static ValueModel, LoadError> {
-    static LOADED: Mutex<Vec<(PathBuf, &'static ValueModel)>> = Mutex::new(Vec::new());
-    let mut loaded = LOADED
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, model)) = loaded.iter().find(|(p, _)| p == path) {
-        return Ok(model);
-    }
-    let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let model = from_bytes(&bytes).map_err(|source| LoadError::Weights {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let model: &'static ValueModel = Box::leak(Box::new(model));
-    loaded.push((path.to_path_buf(), model));
-    Ok(model)
+    static LOADED: Loaded<ValueModel> = Loaded::new();
+    LOADED.get_or_read(path, || {
+        let bytes = std::fs::read(path).map_err(|source| LoadError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        from_bytes(&bytes).map_err(|source| LoadError::Weights {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
 }

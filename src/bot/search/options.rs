@@ -99,72 +99,52 @@ impl Domain<f64> for Real {
     }
 }
 
-/// A value-model weights file that [`weights::load`] accepts, or empty for the shipped weights.
-struct WeightsFile;
-
-impl Domain<String> for WeightsFile {
-    fn check(&self, field: &'static str, value: &String) -> Result<(), OptionRangeError> {
-        if value.is_empty() {
-            return Ok(());
-        }
-        match weights::load(Path::new(value)) {
-            Ok(_) => Ok(()),
-            Err(e) => Err(OptionRangeError {
-                field,
-                value: format!("{value:?}"),
-                expected: format!("a value-model weights file, but {e}"),
-            }),
-        }
-    }
-
-    fn clamp(&self, value: String, fallback: String) -> String {
-        match self.check("", &value) {
-            Ok(()) => value,
-            Err(_) => fallback,
-        }
-    }
+/// A weights file that its model's loader accepts, or empty for the shipped weights.
+struct ModelFile {
+    /// What the file must be, as the message says it.
+    what: &'static str,
+    /// Reads and checks the file (kept once read, so a search asking again reads nothing).
+    load: fn(&Path) -> Result<(), String>,
 }
 
-/// A policy-model weights file that [`policy::load`] accepts, or empty for the shipped weights.
-struct PolicyFile;
+/// A value-model weights file ([`weights::load`]).
+const VALUE_FILE: ModelFile = ModelFile {
+    what: "a value-model weights file",
+    load: load_value,
+};
+/// A policy weights file ([`policy::load`]).
+const POLICY_FILE: ModelFile = ModelFile {
+    what: "a policy weights file",
+    load: load_policy,
+};
+/// A rack weights file ([`rack::load`]).
+const RACK_FILE: ModelFile = ModelFile {
+    what: "a rack weights file",
+    load: load_rack,
+};
 
-impl Domain<String> for PolicyFile {
-    fn check(&self, field: &'static str, value: &String) -> Result<(), OptionRangeError> {
-        if value.is_empty() {
-            return Ok(());
-        }
-        policy::load(Path::new(value))
-            .map(|_| ())
-            .map_err(|e| OptionRangeError {
-                field,
-                value: format!("{value:?}"),
-                expected: format!("a policy weights file, but {e}"),
-            })
-    }
-
-    fn clamp(&self, value: String, fallback: String) -> String {
-        match self.check("", &value) {
-            Ok(()) => value,
-            Err(_) => fallback,
-        }
-    }
+fn load_value(path: &Path) -> Result<(), String> {
+    weights::load(path).map(|_| ()).map_err(|e| e.to_string())
 }
 
-/// A rack-model weights file that [`rack::load`] accepts, or empty for the shipped weights.
-struct RackFile;
+fn load_policy(path: &Path) -> Result<(), String> {
+    policy::load(path).map(|_| ())
+}
 
-impl Domain<String> for RackFile {
+fn load_rack(path: &Path) -> Result<(), String> {
+    rack::load(path).map(|_| ())
+}
+
+impl Domain<String> for ModelFile {
     fn check(&self, field: &'static str, value: &String) -> Result<(), OptionRangeError> {
         if value.is_empty() {
             return Ok(());
         }
-        rack::load(Path::new(value))
-            .map(|_| ())
-            .map_err(|e| OptionRangeError {
-                field,
-                value: format!("{value:?}"),
-                expected: format!("a rack weights file, but {e}"),
-            })
+        (self.load)(Path::new(value)).map_err(|e| OptionRangeError {
+            field,
+            value: format!("{value:?}"),
+            expected: format!("{}, but {e}", self.what),
+        })
     }
 
     fn clamp(&self, value: String, fallback: String) -> String {
@@ -297,7 +277,7 @@ search_options! {
     /// shipped ones. A preset naming a file that is missing, truncated or corrupt is refused
     /// with the reason.
     #[serde(skip_serializing_if = "String::is_empty")]
-    policy_weights: String = String::new(), in PolicyFile, for TREES;
+    policy_weights: String = String::new(), in POLICY_FILE, for TREES;
     /// Chance outcomes the searching player sees (its own draws, XB-42 discards, a freeze of
     /// its own tile) branch the tree, so that its later decisions are conditioned on them
     /// (see `tree.rs`); off = every chance outcome is merged, as in the paper.
@@ -328,7 +308,7 @@ search_options! {
     /// ones. A preset naming a file that is missing, truncated, corrupt, or from another
     /// format, encoding or model shape is refused with the reason.
     #[serde(skip_serializing_if = "String::is_empty")]
-    value_weights: String = String::new(), in WeightsFile, for ALL;
+    value_weights: String = String::new(), in VALUE_FILE, for ALL;
     /// Determinizations deal the opponent's rack with the odds the rack model gives for the
     /// position (the shipped weights, [`RackModel::shipped`], fitted to the true racks of
     /// self-play games by `toybattle train rack`, or `rack_weights`) instead of
@@ -340,7 +320,7 @@ search_options! {
     /// A preset naming a file that is missing, truncated, corrupt or from another encoding is
     /// refused with the reason.
     #[serde(skip_serializing_if = "String::is_empty")]
-    rack_weights: String = String::new(), in RackFile, for FAIR;
+    rack_weights: String = String::new(), in RACK_FILE, for FAIR;
 }
 
 impl SearchConfig {
