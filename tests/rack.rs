@@ -8,12 +8,15 @@ use toybattle::bot::search::KEPT_TROOPS;
 use toybattle::model::RackModel;
 use toybattle::train::rack::score;
 use toybattle::train::{RackData, Split};
+#[cfg(feature = "train")]
+mod train_support;
+#[cfg(feature = "train")]
+use train_support::{some_records, train};
 
 /// The strong self-play records the shipped weights were fitted to, in the order of the
 /// command in results/learning.md ("Fifth round"), which the held-out split follows.
-const STRONG: [&str; 4] = [
+const STRONG: [&str; 3] = [
     "results/learning/selfplay-strong-s29",
-    "results/learning/selfplay-strong-roots",
     "results/balance/study/runs/strong-normal",
     "results/balance/study/runs/strong-beginner",
 ];
@@ -31,7 +34,7 @@ fn the_shipped_rack_model_predicts_held_out_racks_better_than_fixed_odds() {
     for dir in STRONG {
         data.add_records_under(&root(dir)).unwrap();
     }
-    assert_eq!(data.games(), 2434);
+    assert_eq!(data.games(), 2382);
     let held = Split::HeldOut { every: 10 };
     let uniform = score(&RackModel::fixed([0.0; 8]), &data, held);
     let fixed = score(
@@ -52,7 +55,7 @@ fn the_shipped_rack_model_gives_other_odds_in_other_positions() {
     use toybattle::info::Observation;
     use toybattle::record::GameRecord;
     use toybattle::rules::{Decision, Game};
-    let dir = root(STRONG[2]).join("records/castle_field");
+    let dir = root(STRONG[1]).join("records/castle_field");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -73,34 +76,6 @@ fn the_shipped_rack_model_gives_other_odds_in_other_positions() {
     assert_ne!(first, later);
 }
 
-/// A folder with the first `n` Castle Field records of the published strong games, unique to
-/// this test process and `tag`.
-#[cfg(feature = "train")]
-fn some_records(tag: &str, n: usize) -> PathBuf {
-    let from = root(STRONG[2]).join("records/castle_field");
-    let dir = std::env::temp_dir().join(format!("toybattle-rack-{}-{tag}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    let mut names: Vec<_> = std::fs::read_dir(&from)
-        .unwrap()
-        .map(|e| e.unwrap().file_name())
-        .collect();
-    names.sort();
-    for name in names.into_iter().take(n) {
-        std::fs::copy(from.join(&name), dir.join(&name)).unwrap();
-    }
-    dir
-}
-
-#[cfg(feature = "train")]
-fn train_rack(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_toybattle"))
-        .args(["train", "rack"])
-        .args(args)
-        .output()
-        .unwrap()
-}
-
 /// `toybattle train rack` prints the held-out comparison, writes weights that load, and writes
 /// the same weights from the same records; its fit beats uniform odds on its training games.
 #[cfg(feature = "train")]
@@ -109,16 +84,19 @@ fn train_rack_writes_weights_that_load_and_are_reproducible() {
     let records = some_records("cli", 30);
     let outs = ["a.json", "b.json"].map(|f| records.with_extension(f));
     for out in &outs {
-        let o = train_rack(&[
-            "--records",
-            records.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--epochs",
-            "60",
-            "--validation-every",
-            "5",
-        ]);
+        let o = train(
+            "rack",
+            &[
+                "--records",
+                records.to_str().unwrap(),
+                "--out",
+                out.to_str().unwrap(),
+                "--epochs",
+                "60",
+                "--validation-every",
+                "5",
+            ],
+        );
         let stdout = String::from_utf8_lossy(&o.stdout);
         assert!(
             o.status.success(),
@@ -155,12 +133,15 @@ fn train_rack_refuses_a_broken_record_naming_it() {
     let records = some_records("broken", 2);
     std::fs::write(records.join("zz-broken.json"), "{\"format\":").unwrap();
     let out = records.with_extension("w.json");
-    let o = train_rack(&[
-        "--records",
-        records.to_str().unwrap(),
-        "--out",
-        out.to_str().unwrap(),
-    ]);
+    let o = train(
+        "rack",
+        &[
+            "--records",
+            records.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ],
+    );
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
     assert!(stderr.contains("zz-broken.json"), "{stderr}");

@@ -14,12 +14,13 @@
 //! format, truncated or corrupt is refused with the reason.
 
 use super::encoding::{encode, fingerprint, Input, BOARD_END, INPUTS};
+use super::loaded::Loaded;
 use crate::info::{Observation, RackBelief};
 use crate::rules::Game;
 use crate::vocabulary::Troop;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::path::Path;
+use std::sync::OnceLock;
 
 /// The game-wide inputs the model reads: the encoding's entries from [`BOARD_END`] on.
 pub const RACK_INPUTS: usize = INPUTS - BOARD_END;
@@ -195,22 +196,14 @@ fn belief_of(log_odds: [f64; 8]) -> RackBelief {
 }
 
 /// The rack model of the weights file at `path`, read and checked once per path for the life
-/// of the program (a search resolves it at every decision). A file that cannot be used is not
-/// kept; the error names it.
+/// of the program (`loaded.rs`). A file that cannot be used is not kept; the error names it.
 pub fn load(path: &Path) -> Result<&'static RackModel, String> {
-    static LOADED: Mutex<Vec<(PathBuf, &'static RackModel)>> = Mutex::new(Vec::new());
-    let mut loaded = LOADED
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some((_, model)) = loaded.iter().find(|(p, _)| p == path) {
-        return Ok(model);
-    }
-    let named = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let text = std::fs::read_to_string(path).map_err(|e| named(&e))?;
-    let model = RackModel::from_json(&text).map_err(|e| named(&e))?;
-    let model: &'static RackModel = Box::leak(Box::new(model));
-    loaded.push((path.to_path_buf(), model));
-    Ok(model)
+    static LOADED: Loaded<RackModel> = Loaded::new();
+    LOADED.get_or_read(path, || {
+        let named = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let text = std::fs::read_to_string(path).map_err(|e| named(&e))?;
+        RackModel::from_json(&text).map_err(|e| named(&e))
+    })
 }
 
 #[cfg(test)]
