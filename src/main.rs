@@ -44,7 +44,8 @@ enum Command {
     /// Serve the local web page to play against the computer and watch records again.
     Serve(cli::serve::Args),
     /// Self-play learning: generations of self-play, training and an SPRT gate (`train run`);
-    /// fitting the value model to recorded games (`train fit`). Feature `train`.
+    /// fitting a model to recorded games (`train fit`: the value model, `train policy`: the
+    /// tree's prior, `train rack`: the odds of the opponent's rack). Feature `train`.
     #[cfg(feature = "train")]
     Train(cli::train::Args),
 }

@@ -1,5 +1,6 @@
 //! `toybattle train`: generations of self-play learning with a gate (`train run`), and fitting
-//! the value model to recorded games (`train fit`, also the bare `train --records ... --out`).
+//! the value model to recorded games (`train fit`, also the bare `train --records ... --out`);
+//! `train policy` and `train rack` fit the other models (`train_policy.rs`, `train_rack.rs`).
 
 use super::{emit, select_terrains, CliResult};
 use std::path::PathBuf;
@@ -120,8 +121,9 @@ pub fn run(args: Args) -> CliResult {
         None => match args.fit {
             Some(fit) => run_fit(fit),
             None => Err(
-                "say what to do: `toybattle train run DIR` (the generation loop) or \
-                         `toybattle train fit --records DIR --out FILE`; see --help"
+                "say what to do: `toybattle train run DIR` (the generation loop), or fit one \
+                         model to records with `toybattle train fit`, `train policy` or \
+                         `train rack` (--records DIR --out FILE); see --help"
                     .into(),
             ),
         },
