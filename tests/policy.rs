@@ -6,6 +6,8 @@ use std::path::Path;
 use toybattle::model::{PolicyModel, Tactic};
 use toybattle::train::policy::{score, score_with};
 use toybattle::train::{fit_policy, PolicyData, Split};
+mod weights_support;
+use weights_support::check_preset_plays_the_weights_it_names;
 #[cfg(feature = "train")]
 mod train_support;
 #[cfg(feature = "train")]
@@ -147,50 +149,14 @@ fn train_policy_refuses_visit_targets_without_root_stats() {
 /// that is missing or cut short is refused when the preset is read, naming it.
 #[test]
 fn a_preset_plays_with_the_policy_weights_it_names() {
-    use toybattle::bot::preset::resolve;
-    let dir = std::env::temp_dir().join(format!("toybattle-policy-preset-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path
-    };
-    let shipped = PolicyModel::shipped().to_json();
-    let flat = PolicyModel::new([0.0; 8], [0.0; 8]).to_json();
-    let files = [
-        write("shipped-copy.json", &shipped),
-        write("flat.json", &flat),
-        write("cut.json", &flat[..flat.len() / 2]),
-    ];
-    let preset = |weights: Option<&Path>| {
-        let line = weights.map_or(String::new(), |w| {
-            format!("policy_weights = \"{}\"\n", w.display())
-        });
-        let path = write(
-            "p.toml",
-            &format!(
-                "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\niterations = 100\n\
-                 [search]\nprior = 1.0\npolicy_prior = true\n{line}"
-            ),
-        );
-        resolve(path.to_str().unwrap()).map(|p| p.version())
-    };
-    let default = preset(None).unwrap();
-    assert_eq!(
-        preset(Some(&files[0])).unwrap(),
-        default,
-        "the same weights"
+    check_preset_plays_the_weights_it_names(
+        "policy",
+        "prior = 1.0\npolicy_prior = true\n",
+        "policy_weights",
+        (
+            &PolicyModel::shipped().to_json(),
+            &PolicyModel::new([0.0; 8], [0.0; 8]).to_json(),
+        ),
+        "not a toybattle policy weights file",
     );
-    assert_ne!(preset(Some(&files[1])).unwrap(), default, "other weights");
-    for (file, reason) in [
-        (files[2].clone(), "not a toybattle policy weights file"),
-        (dir.join("missing.json"), "missing.json"),
-    ] {
-        let err = preset(Some(&file)).unwrap_err().to_string();
-        assert!(
-            err.contains("policy_weights") && err.contains(reason),
-            "{err}"
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -8,6 +8,8 @@ use toybattle::bot::search::KEPT_TROOPS;
 use toybattle::model::RackModel;
 use toybattle::train::rack::score;
 use toybattle::train::{RackData, Split};
+mod weights_support;
+use weights_support::check_preset_plays_the_weights_it_names;
 #[cfg(feature = "train")]
 mod train_support;
 #[cfg(feature = "train")]
@@ -153,50 +155,14 @@ fn train_rack_refuses_a_broken_record_naming_it() {
 /// missing weights file is refused naming `rack_weights` and the file.
 #[test]
 fn a_preset_plays_with_the_rack_weights_it_names() {
-    use toybattle::bot::preset::resolve;
-    let dir = std::env::temp_dir().join(format!("toybattle-rack-preset-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let write = |name: &str, text: &str| {
-        let path = dir.join(name);
-        std::fs::write(&path, text).unwrap();
-        path
-    };
-    let shipped = RackModel::shipped().to_json();
-    let flat = RackModel::fixed([0.0; 8]).to_json();
-    let files = [
-        write("shipped-copy.json", &shipped),
-        write("flat.json", &flat),
-        write("cut.json", &flat[..flat.len() / 2]),
-    ];
-    let preset = |weights: Option<&Path>| {
-        let line = weights.map_or(String::new(), |w| {
-            format!("rack_weights = \"{}\"\n", w.display())
-        });
-        let path = write(
-            "p.toml",
-            &format!(
-                "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\niterations = 100\n\
-                 [search]\nrack_model = true\n{line}"
-            ),
-        );
-        resolve(path.to_str().unwrap()).map(|p| p.version())
-    };
-    let default = preset(None).unwrap();
-    assert_eq!(
-        preset(Some(&files[0])).unwrap(),
-        default,
-        "the same weights"
+    check_preset_plays_the_weights_it_names(
+        "rack",
+        "rack_model = true\n",
+        "rack_weights",
+        (
+            &RackModel::shipped().to_json(),
+            &RackModel::fixed([0.0; 8]).to_json(),
+        ),
+        "not a toybattle rack weights file",
     );
-    assert_ne!(preset(Some(&files[1])).unwrap(), default, "other weights");
-    for (file, reason) in [
-        (files[2].clone(), "not a toybattle rack weights file"),
-        (dir.join("missing.json"), "missing.json"),
-    ] {
-        let err = preset(Some(&file)).unwrap_err().to_string();
-        assert!(
-            err.contains("rack_weights") && err.contains(reason),
-            "{err}"
-        );
-    }
-    let _ = std::fs::remove_dir_all(&dir);
 }
