@@ -3,6 +3,11 @@
 //!
 //! `cargo bench --bench search`; criterion's "thrpt" line is iterations per second.
 //!
+//! The `strong_threads` group runs the shipped `strong` preset's search settings with 4,000
+//! iterations on one thread, on two threads with two trees (root parallelism, what `strongest`
+//! does), and on two threads sharing one tree (`shared_tree`), timed by the wall clock: the
+//! speed-up a second core gives a decision (`cargo bench --bench search -- strong_threads`).
+//!
 //! The `strongest` group runs the search settings of the shipped `strongest` preset (ISMCTS with
 //! greedy playouts cut after two turns) on one thread and one tree, at a fixed iteration count,
 //! on mid-game positions of three terrains: `cargo bench --bench search -- strongest`. It times
@@ -100,21 +105,64 @@ fn bench_search(c: &mut Criterion) {
 /// Iterations per decision in the `strongest` group: a tenth of a second or so per run.
 const STRONGEST_ITERATIONS: u64 = 1000;
 
+/// The search settings of a shipped preset, given by its name and text.
+fn preset_config(name: &str, text: &str) -> (Algorithm, SearchConfig) {
+    let preset = preset::parse(name, text, name).expect("a valid preset");
+    match preset.config {
+        BotConfig::Search { algorithm, config } => (algorithm, config),
+        _ => panic!("the {name} preset is a search"),
+    }
+}
+
 /// The shipped `strongest` preset's search settings on one thread and one tree.
 fn strongest_config() -> (Algorithm, SearchConfig) {
-    let text = include_str!("../bots/strongest.toml");
-    let preset = preset::parse("strongest", text, "bots/strongest.toml").expect("a valid preset");
-    match preset.config {
-        BotConfig::Search { algorithm, config } => (
-            algorithm,
-            SearchConfig {
-                threads: 1,
-                trees: 1,
-                ..config
-            },
-        ),
-        _ => panic!("the strongest preset is a search"),
+    let (algorithm, config) = preset_config("strongest", include_str!("../bots/strongest.toml"));
+    let one = SearchConfig {
+        threads: 1,
+        trees: 1,
+        ..config
+    };
+    (algorithm, one)
+}
+
+/// Iterations per decision in the `strong_threads` group.
+const THREADS_ITERATIONS: u64 = 4000;
+
+fn bench_strong_threads(c: &mut Criterion) {
+    let (algorithm, strong) = preset_config("strong", include_str!("../bots/strong.toml"));
+    let game = Game::builtin("castle_field", Variant::Normal).expect("shipped terrain");
+    let s = position(&game, 12);
+    assert!(!s.is_over(), "the bench position must be a live game");
+    let mut group = c.benchmark_group("strong_threads");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(8))
+        .throughput(Throughput::Elements(THREADS_ITERATIONS));
+    let runs = [
+        ("1-thread", 1, false),
+        ("2-threads-2-trees", 2, false),
+        ("2-threads-shared-tree", 2, true),
+    ];
+    for (name, threads, shared_tree) in runs {
+        let config = SearchConfig {
+            threads,
+            shared_tree,
+            ..strong.clone()
+        };
+        let mut player = make_player("strong", algorithm, &config);
+        let budget = Budget::iterations(THREADS_ITERATIONS);
+        let searched = player.decide(&game, &s, RackEvidence::NONE, budget, 7);
+        assert_eq!(
+            searched.analysis.map(|a| a.iterations),
+            Some(THREADS_ITERATIONS),
+            "the bench position must need a search"
+        );
+        group.bench_function(name, |b| {
+            b.iter(|| player.decide(&game, &s, RackEvidence::NONE, budget, 7))
+        });
     }
+    group.finish();
 }
 
 /// Criterion measurement of the process's CPU time (all threads, user and system), in
@@ -191,7 +239,7 @@ fn bench_strongest(c: &mut Criterion<ProcessCpu>) {
     group.finish();
 }
 
-criterion_group!(benches, bench_search);
+criterion_group!(benches, bench_search, bench_strong_threads);
 criterion_group! {
     name = strongest;
     config = Criterion::default().with_measurement(ProcessCpu);

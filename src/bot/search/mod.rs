@@ -9,7 +9,9 @@
 //! Every tree (one per root-parallel thread, one per PIMC determinization) gets its own random
 //! stream derived from the request's seed and its index, and results are merged in index order,
 //! so the same seed, iteration budget, observation and configuration give the same decision
-//! whatever the thread scheduling.
+//! whatever the thread scheduling. The one exception is `shared_tree` with several threads:
+//! one tree, each thread with its own random stream, and what each descent sees depends on
+//! which thread reached the tree first.
 
 mod estimate;
 mod flat_mc;
@@ -32,7 +34,6 @@ use crate::info::{Observation, RackBelief};
 use crate::rules::{Colour, Decision, DecisionList, Game, State, WinType};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -428,7 +429,7 @@ struct Plan<'a> {
 }
 
 /// `config.trees` independent trees (or flat searches; one per thread when 0), their root
-/// statistics summed.
+/// statistics summed; or, with `shared_tree`, one tree all the threads work on.
 fn root_parallel(
     settings: &Settings,
     root: Root,
@@ -437,6 +438,14 @@ fn root_parallel(
     config: &SearchConfig,
     plan: Plan,
 ) -> RootStats {
+    if config.shared_tree && config.threads > 1 && algorithm != Algorithm::FlatMc {
+        let stop = Stop {
+            iterations: plan.total,
+            deadline: plan.deadline,
+            cancel: plan.cancel,
+        };
+        return tree::run_shared(settings, root, legal, stop, plan.seed, config.threads);
+    }
     let trees = match config.trees {
         0 => config.threads as u64,
         n => u64::from(n),
@@ -472,8 +481,8 @@ fn pimc(
     })
 }
 
-/// Runs `units` independent searches (`one(k, stop)` for unit k) on up to `threads` rayon
-/// workers and sums their root statistics in unit order, so the result does not depend on the
+/// Runs `units` independent searches (`one(k, stop)` for unit k) on up to `threads` threads
+/// ([`on_threads`]) and sums their root statistics in unit order, so the result does not depend on the
 /// threads. Worker t runs units t, t + threads, … in turn; an iteration budget is shared out
 /// among the units (unit 0 gets at least one), a time budget among each worker's units in equal
 /// slices. A unit left without iterations is not run.
@@ -507,14 +516,43 @@ where
             })
             .collect::<Vec<_>>()
     };
-    let mut per_unit: Vec<(u64, RootStats)> = if threads == 1 {
-        worker(0)
-    } else {
-        (0..threads).into_par_iter().flat_map(worker).collect()
-    };
+    let mut per_unit: Vec<(u64, RootStats)> = on_threads(threads as usize, |t| worker(t as u64))
+        .into_iter()
+        .flatten()
+        .collect();
     per_unit.sort_by_key(|(k, _)| *k);
     let stats: Vec<RootStats> = per_unit.into_iter().map(|(_, s)| s).collect();
     merged(len, &stats)
+}
+
+/// Runs `work(t)` for every t below `n` at once, each on a thread of its own (t = 0 on the
+/// caller's), and returns the results in t order. A search's threads are its own rather than
+/// the caller's rayon pool: a tournament plays its games on a pool as wide as its concurrency,
+/// and a search sharing that pool ran its threads one after the other (under a time budget the
+/// later ones found their deadline passed and did almost nothing). A thread the system refuses
+/// to start is run on the caller's thread after the others.
+pub(crate) fn on_threads<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    if n <= 1 {
+        return vec![work(0)];
+    }
+    let work = &work;
+    std::thread::scope(|scope| {
+        let spawned: Vec<_> = (1..n)
+            .map(|t| {
+                let name = format!("search-{t}");
+                let thread = std::thread::Builder::new().name(name);
+                (t, thread.spawn_scoped(scope, move || work(t)).ok())
+            })
+            .collect();
+        let mut out = vec![work(0)];
+        for (t, handle) in spawned {
+            out.push(match handle {
+                Some(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                None => work(t),
+            });
+        }
+        out
+    })
 }
 
 fn merged(len: usize, parts: &[RootStats]) -> RootStats {

@@ -235,7 +235,7 @@ search_options! {
     exploration: f64 = 0.7, in Real(0.0, 100.0), for ALL;
     /// PIMC: determinizations (trees) per decision; the iterations are split among them.
     determinizations: u32 = 8, in Whole(1, 4096), for &[Algorithm::Pimc];
-    /// Searches run at once on rayon; 1 = sequential. Without `trees`, one tree (or flat
+    /// Searches run at once, each on a thread of its own; 1 = sequential. Without `trees`, one tree (or flat
     /// search) per thread: an iteration budget is split among them, a time budget applies to
     /// each.
     threads: usize = 1, in Whole(1, 256), for ALL;
@@ -321,6 +321,13 @@ search_options! {
     /// refused with the reason.
     #[serde(skip_serializing_if = "String::is_empty")]
     rack_weights: String = String::new(), in RACK_FILE, for FAIR;
+    /// ISMCTS and cheat-UCT: the `threads` work on one tree (tree parallelism with a virtual
+    /// loss, see `tree.rs`) instead of one tree each; `trees` is then unused. Which thread
+    /// reaches the tree first changes what the others see, so with more than one thread a
+    /// decision depends on thread timing and a game is not replayed from its seed (its record
+    /// still replays it).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    shared_tree: bool = false, in Any, for &[Algorithm::Ismcts, Algorithm::CheatUct];
 }
 
 impl SearchConfig {
@@ -373,6 +380,7 @@ mod tests {
             policy_weights: "p".to_string(),
             rack_model: true,
             rack_weights: "r".to_string(),
+            shared_tree: true,
             ..SearchConfig::DEFAULT
         };
         let table: toml::Table = toml::from_str(&toml::to_string(&all_on).unwrap()).unwrap();
@@ -414,6 +422,7 @@ mod tests {
         let applies = |name, a| SearchConfig::applies_to(name, a) == Some(true);
         assert!(applies("determinizations", Pimc) && !applies("determinizations", Ismcts));
         assert!(!applies("trees", Pimc) && applies("trees", FlatMc));
+        assert!(!applies("shared_tree", Pimc) && !applies("shared_tree", FlatMc));
         assert!(!applies("prior", FlatMc) && applies("prior", CheatUct));
         assert!(!applies("rack_belief", CheatUct) && applies("rack_belief", FlatMc));
         assert!(ALL.iter().all(|&a| applies("playout", a)));

@@ -860,3 +860,93 @@ fn config_reads_from_toml_with_defaults_and_refuses_unknown_fields() {
     let a: Algorithm = serde_json::from_str("\"cheat-uct\"").unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(a, Algorithm::CheatUct);
 }
+
+/// `strong`'s search settings (bots/strong.toml) with `threads` threads sharing one tree.
+fn shared(threads: usize) -> SearchConfig {
+    SearchConfig {
+        threads,
+        shared_tree: true,
+        exploration: 0.4,
+        eval_turns: 2,
+        fitted_eval: true,
+        playout: PlayoutPolicy::GreedyEffects,
+        ..guided()
+    }
+}
+
+/// Two threads on one tree decide legally on every terrain, for ISMCTS and cheat-UCT, under an
+/// iteration budget and a time budget, and count every iteration once: each descent visits
+/// exactly one root decision, so the root's visits add up to the iterations (a virtual loss
+/// left behind, or a visit counted twice, would break the sum).
+#[test]
+fn a_shared_tree_counts_every_iteration_once_on_every_terrain() {
+    for terrain in builtin_terrains() {
+        let game = game_of(&terrain.key);
+        let positions = random_game_positions(&game, 13);
+        let s = positions[positions.len() / 2];
+        for algorithm in [Algorithm::Ismcts, Algorithm::CheatUct] {
+            let timed = make_player("timed", algorithm, &shared(2)).decide(
+                &game,
+                &s,
+                RackEvidence::NONE,
+                Budget::time(std::time::Duration::from_millis(15)),
+                1,
+            );
+            for (choice, iterations) in [
+                (decide(&game, &s, algorithm, &shared(2), 400), Some(400)),
+                (timed, None),
+            ] {
+                let Some(analysis) = choice.analysis.as_ref().filter(|a| a.iterations > 0) else {
+                    continue; // forced or won at once: no search
+                };
+                let n = iterations.unwrap_or(analysis.iterations);
+                check_choice(&game, &s, &choice, n);
+                let visits: u64 = analysis.candidates.iter().map(|c| c.visits).sum();
+                assert_eq!(visits, n, "{algorithm:?} on {}", terrain.key);
+            }
+        }
+    }
+}
+
+/// On one thread a shared tree is the plain tree: the same decision and analysis.
+#[test]
+fn a_shared_tree_on_one_thread_is_the_plain_tree() {
+    let game = game_of("cursed_cemetery");
+    let positions = random_game_positions(&game, 2);
+    let s = positions[positions.len() / 2];
+    let plain = SearchConfig {
+        shared_tree: false,
+        ..shared(1)
+    };
+    let a = decide(&game, &s, Algorithm::Ismcts, &shared(1), 500);
+    assert_eq!(a, decide(&game, &s, Algorithm::Ismcts, &plain, 500));
+}
+
+/// A search's threads run at once even when its caller runs on a one-thread rayon pool, as a
+/// tournament at concurrency 1 does: thread 0 waits for a word from thread 1, which it would
+/// never get if they took turns on one thread.
+#[test]
+fn the_threads_of_a_search_run_at_once_inside_a_one_thread_pool() {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a pool of one thread");
+    let word = AtomicBool::new(false);
+    let heard = pool.install(|| {
+        on_threads(2, |t| {
+            if t == 1 {
+                word.store(true, Ordering::SeqCst);
+                return true;
+            }
+            let start = Instant::now();
+            while start.elapsed().as_secs() < 5 {
+                if word.load(Ordering::SeqCst) {
+                    return true;
+                }
+                std::thread::yield_now();
+            }
+            false
+        })
+    });
+    assert_eq!(heard, vec![true, true]);
+}

@@ -30,15 +30,17 @@
 //! With `policy_prior`, the prior's weights are the learned policy model's
 //! (`model::policy`), which also weighs the troop placed, instead of the hand-set ones.
 //!
-//! Nodes live in one arena `Vec` with index links (first child, next sibling).
+//! Nodes live in one arena `Vec` with index links (first child, next sibling). With
+//! `SearchConfig::shared_tree`, the search's threads work on one tree ([`run_shared`]).
 
 use super::playout::{play_out, Context, Reward, Scratch, WIN};
-use super::{Root, RootStats, Settings, Stop};
+use super::{on_threads, rng_for, Root, RootStats, Settings, Stop};
 use crate::model::policy::{PolicyModel, PRIOR_CAP};
 use crate::rules::{sample_chance, Chance, Colour, Decision, DecisionList, Phase, State};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 const NONE: u32 = u32::MAX;
 
@@ -63,22 +65,63 @@ pub(super) fn run(
     stop: Stop,
     rng: &mut Xoshiro256PlusPlus,
 ) -> RootStats {
-    let searcher = root.active();
     let mut iterations = 0;
-    let mut tree = Tree::new(searcher, settings.config.policy_model());
+    let mut tree = Tree::new(root.active(), settings.config.policy_model());
     let mut scratch = Scratch::default();
+    let mut path = Vec::with_capacity(64);
     while !stop.reached(iterations) {
-        let s = root.sample(rng);
-        tree.iterate(settings, s, &mut scratch, rng);
+        tree.iterate(settings, root.sample(rng), &mut path, &mut scratch, rng);
         iterations += 1;
     }
     tree.root_stats(legal, iterations)
 }
 
+/// Tree parallelism: `threads` workers (worker k with the random stream of tree k of `seed`)
+/// run iterations on one tree until `stop`, which counts the iterations of all of them. A worker holds the tree's lock while it descends and while it
+/// backs up, and plays out without it, so the playouts (most of an iteration's cost) run at
+/// once. A descent counts its visits at once with no reward (a virtual loss), so that the other
+/// workers, meanwhile, prefer other lines over the one being played out; the back-up then adds
+/// the reward. The tree is the one `run` builds, but which worker reaches the lock first decides
+/// what each descent sees, so the result depends on thread timing.
+pub(super) fn run_shared(
+    settings: &Settings,
+    root: Root,
+    legal: &[Decision],
+    stop: Stop,
+    seed: u64,
+    threads: usize,
+) -> RootStats {
+    let tree = Mutex::new(Tree::new(root.active(), settings.config.policy_model()));
+    let started = AtomicU64::new(0);
+    let worker = |k: usize| {
+        let mut rng = rng_for(seed, k as u64);
+        let mut scratch = Scratch::default();
+        let mut path = Vec::with_capacity(64);
+        let mut done = 0u64;
+        while !stop.reached(started.fetch_add(1, Ordering::Relaxed)) {
+            let mut s = root.sample(&mut rng);
+            if lock(&tree).descend(settings, &mut s, &mut path, &mut rng) {
+                play_out(settings, &mut s, &mut scratch, &mut rng);
+            }
+            let reward = Reward::of_state(settings, &s);
+            lock(&tree).back_up(&path, &reward);
+            done += 1;
+        }
+        done
+    };
+    let iterations = on_threads(threads, worker).into_iter().sum();
+    let tree = tree.into_inner().unwrap_or_else(PoisonError::into_inner);
+    tree.root_stats(legal, iterations)
+}
+
+/// The tree behind `m`. A worker that panicked left no descent half-made that matters: the
+/// panic ends the search anyway, so a poisoned lock is taken as it is.
+fn lock(m: &Mutex<Tree>) -> MutexGuard<'_, Tree> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 struct Tree {
     nodes: Vec<Node>,
-    /// Nodes visited by the current iteration, root excluded.
-    path: Vec<u32>,
     index: ChildIndex,
     /// The player deciding at the root.
     searcher: Colour,
@@ -99,56 +142,71 @@ impl Tree {
         };
         Tree {
             nodes: vec![root],
-            path: Vec::with_capacity(64),
             index: ChildIndex::new(),
             searcher,
             policy,
         }
     }
 
-    /// One iteration on the sampled state `s`: select down the tree, expand one node, play out,
-    /// back up the rewards.
+    /// One iteration on the sampled state `s` by one worker alone: descend, play out, back up.
     fn iterate(
         &mut self,
         settings: &Settings,
         mut s: State,
+        path: &mut Vec<u32>,
         scratch: &mut Scratch,
         rng: &mut Xoshiro256PlusPlus,
     ) {
+        if self.descend(settings, &mut s, path, rng) {
+            play_out(settings, &mut s, scratch, rng);
+        }
+        self.back_up(path, &Reward::of_state(settings, &s));
+    }
+
+    /// The tree part of one iteration on the sampled state `s`: selects down the tree, applying
+    /// the decisions (and chance outcomes) to `s`, and expands one node. `path` is left holding
+    /// the nodes visited, root excluded, each with its visit already counted (the root's too);
+    /// the reward comes with [`Tree::back_up`]. True when a node was expanded, so that `s` is
+    /// to be played out; false when the descent ended the game or reached the last turn.
+    fn descend(
+        &mut self,
+        settings: &Settings,
+        s: &mut State,
+        path: &mut Vec<u32>,
+        rng: &mut Xoshiro256PlusPlus,
+    ) -> bool {
         let game = settings.game;
-        self.path.clear();
+        path.clear();
+        self.nodes[0].visits += 1;
         let mut node = 0;
         loop {
             while s.is_chance() {
-                let d = sample_chance(game, &s, rng);
-                let seen = settings.config.observed_chance && observed_by(&s, self.searcher);
-                game.apply_legal(&mut s, d);
+                let d = sample_chance(game, s, rng);
+                let seen = settings.config.observed_chance && observed_by(s, self.searcher);
+                game.apply_legal(s, d);
                 if seen {
                     node = self.chance_child(node, d);
                 }
             }
             if s.is_over() || s.turn() > settings.last_turn {
-                break;
+                return false;
             }
-            let (child, expanded) = self.select(settings, &s, node, rng);
-            game.apply_legal(&mut s, self.nodes[child as usize].decision);
-            self.path.push(child);
+            let (child, expanded) = self.select(settings, s, node, rng);
+            game.apply_legal(s, self.nodes[child as usize].decision);
+            self.nodes[child as usize].visits += 1;
+            path.push(child);
             node = child;
             if expanded {
-                play_out(settings, &mut s, scratch, rng);
-                break;
+                return true;
             }
         }
-        let reward = Reward::of_state(settings, &s);
-        self.back_up(&reward);
     }
 
-    /// Adds `reward` to the root and to every node of the current iteration's path.
-    fn back_up(&mut self, reward: &Reward) {
-        self.nodes[0].visits += 1;
-        for &n in &self.path {
+    /// Adds `reward` to every node of a descent's `path` (their visits were counted by the
+    /// descent).
+    fn back_up(&mut self, path: &[u32], reward: &Reward) {
+        for &n in path {
             let node = &mut self.nodes[n as usize];
-            node.visits += 1;
             node.reward += reward.for_player(node.player);
         }
     }
@@ -399,8 +457,9 @@ mod tests {
         };
         let settings = Settings::plain(&game, &config);
         let mut scratch = Scratch::default();
+        let mut path = Vec::new();
         for _ in 0..3000 {
-            tree.iterate(&settings, s, &mut scratch, &mut rng);
+            tree.iterate(&settings, s, &mut path, &mut scratch, &mut rng);
         }
         let draw = children(&tree, 0)
             .into_iter()
@@ -421,6 +480,45 @@ mod tests {
         assert!(branches.len() > 1, "{branches:?}");
         assert!(branches.len() <= Troop::ALL.len());
         assert!(draw_branches(false).is_empty());
+    }
+
+    /// The virtual loss: a descent counts its visits at once with no reward, so that a worker
+    /// descending meanwhile sees the line as lost; the back-up adds the reward and no visit.
+    #[test]
+    fn a_descent_counts_its_visits_and_the_back_up_its_reward() {
+        let game = Game::builtin("city_of_clouds", Variant::Normal).expect("built-in terrain");
+        let s = game.initial_state(&Deal::from_seed(3));
+        let mut tree = Tree::new(s.active(), None);
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(2);
+        let config = SearchConfig::DEFAULT;
+        let settings = Settings::plain(&game, &config);
+        let (mut scratch, mut path) = (Scratch::default(), Vec::new());
+        for _ in 0..200 {
+            tree.iterate(&settings, s, &mut path, &mut scratch, &mut rng);
+        }
+        let before: Vec<(u32, f64)> = tree.nodes.iter().map(|n| (n.visits, n.reward)).collect();
+        let mut t = s;
+        assert!(tree.descend(&settings, &mut t, &mut path, &mut rng));
+        play_out(&settings, &mut t, &mut scratch, &mut rng);
+        let pending = path.clone();
+        assert_eq!(tree.nodes[0].visits, before[0].0 + 1);
+        for &n in &pending {
+            let old = before.get(n as usize).copied().unwrap_or((0, 0.0));
+            let node = &tree.nodes[n as usize];
+            assert_eq!((node.visits, node.reward), (old.0 + 1, old.1), "node {n}");
+        }
+        let reward = Reward::of_state(&settings, &t);
+        tree.back_up(&pending, &reward);
+        for &n in &pending {
+            let old = before.get(n as usize).copied().unwrap_or((0, 0.0));
+            let node = &tree.nodes[n as usize];
+            assert_eq!(node.visits, old.0 + 1, "node {n}");
+            assert_eq!(
+                node.reward,
+                old.1 + reward.for_player(node.player),
+                "node {n}"
+            );
+        }
     }
 
     /// R11.2/R11.3: the searcher sees its own draws, not the opponent's; XB-42 discards are
