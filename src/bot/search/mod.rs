@@ -9,9 +9,9 @@
 //! Every tree (one per root-parallel thread, one per PIMC determinization) gets its own random
 //! stream derived from the request's seed and its index, and results are merged in index order,
 //! so the same seed, iteration budget, observation and configuration give the same decision
-//! whatever the thread scheduling. The one exception is `shared_tree` with several threads:
-//! one tree, each thread with its own random stream, and what each descent sees depends on
-//! which thread reached the tree first.
+//! whatever the thread scheduling. With `shared_tree` the threads play out the leaves of one
+//! tree, each leaf with a random stream of its own, and back them up in a fixed order
+//! (`tree::run_shared`), so the same holds.
 
 mod estimate;
 mod flat_mc;

@@ -321,11 +321,10 @@ search_options! {
     /// refused with the reason.
     #[serde(skip_serializing_if = "String::is_empty")]
     rack_weights: String = String::new(), in RACK_FILE, for FAIR;
-    /// ISMCTS and cheat-UCT: the `threads` work on one tree (tree parallelism with a virtual
-    /// loss, see `tree.rs`) instead of one tree each; `trees` is then unused. Which thread
-    /// reaches the tree first changes what the others see, so with more than one thread a
-    /// decision depends on thread timing and a game is not replayed from its seed (its record
-    /// still replays it).
+    /// ISMCTS and cheat-UCT: the `threads` work on one tree (tree parallelism: the descents
+    /// are made in turn with a virtual loss and their playouts at once, see `tree.rs`) instead
+    /// of one tree each; `trees` is then unused. The decision depends on the seed and the
+    /// number of threads, as a single tree's does on the seed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     shared_tree: bool = false, in Any, for &[Algorithm::Ismcts, Algorithm::CheatUct];
 }

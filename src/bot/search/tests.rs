@@ -875,9 +875,9 @@ fn shared(threads: usize) -> SearchConfig {
 }
 
 /// Two threads on one tree decide legally on every terrain, for ISMCTS and cheat-UCT, under an
-/// iteration budget and a time budget, and count every iteration once: each descent visits
-/// exactly one root decision, so the root's visits add up to the iterations (a virtual loss
-/// left behind, or a visit counted twice, would break the sum).
+/// iteration budget and a time budget, count every iteration once (each descent visits exactly
+/// one root decision, so the root's visits add up to the iterations: a visit counted twice
+/// would break the sum), and repeat their decision and analysis from the same seed.
 #[test]
 fn a_shared_tree_counts_every_iteration_once_on_every_terrain() {
     for terrain in builtin_terrains() {
@@ -892,10 +892,9 @@ fn a_shared_tree_counts_every_iteration_once_on_every_terrain() {
                 Budget::time(std::time::Duration::from_millis(15)),
                 1,
             );
-            for (choice, iterations) in [
-                (decide(&game, &s, algorithm, &shared(2), 400), Some(400)),
-                (timed, None),
-            ] {
+            let counted = decide(&game, &s, algorithm, &shared(2), 400);
+            assert_eq!(counted, decide(&game, &s, algorithm, &shared(2), 400));
+            for (choice, iterations) in [(counted, Some(400)), (timed, None)] {
                 let Some(analysis) = choice.analysis.as_ref().filter(|a| a.iterations > 0) else {
                     continue; // forced or won at once: no search
                 };

@@ -34,12 +34,12 @@
 //! `SearchConfig::shared_tree`, the search's threads work on one tree ([`run_shared`]).
 
 use super::playout::{play_out, Context, Reward, Scratch, WIN};
-use super::{on_threads, rng_for, Root, RootStats, Settings, Stop};
+use super::{rng_for, Root, RootStats, Settings, Stop};
 use crate::model::policy::{PolicyModel, PRIOR_CAP};
 use crate::rules::{sample_chance, Chance, Colour, Decision, DecisionList, Phase, State};
 use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
 
 const NONE: u32 = u32::MAX;
@@ -76,13 +76,18 @@ pub(super) fn run(
     tree.root_stats(legal, iterations)
 }
 
-/// Tree parallelism: `threads` workers (worker k with the random stream of tree k of `seed`)
-/// run iterations on one tree until `stop`, which counts the iterations of all of them. A worker holds the tree's lock while it descends and while it
-/// backs up, and plays out without it, so the playouts (most of an iteration's cost) run at
-/// once. A descent counts its visits at once with no reward (a virtual loss), so that the other
-/// workers, meanwhile, prefer other lines over the one being played out; the back-up then adds
-/// the reward. The tree is the one `run` builds, but which worker reaches the lock first decides
-/// what each descent sees, so the result depends on thread timing.
+/// Tree parallelism that thread timing cannot change: iterations on one tree until `stop`,
+/// their playouts on `threads` threads. The caller's thread makes every descent and every
+/// back-up, in a fixed order: descent i, then the back-up of iteration i − `threads`. So each
+/// descent sees the same tree whatever the timing, with the visits of the `threads` iterations
+/// still being played out counted and their rewards not yet (a virtual loss, which steers it to
+/// other lines). A leaf is played out by whichever thread claims it first (a helper, or the
+/// caller while it waits for the reward it must back up next), with its own random stream
+/// (from `seed` and its number); a playout's result does not depend on the thread or its
+/// scratch (the scratch's caches hold exact evaluations). So the result depends on the seed and
+/// the number of threads only. The descents and back-ups are not parallel: the speed-up is the
+/// playouts'. (A first version, where the threads took a locked tree in turn, was about as
+/// fast, but its decisions depended on the thread timing.)
 pub(super) fn run_shared(
     settings: &Settings,
     root: Root,
@@ -91,33 +96,217 @@ pub(super) fn run_shared(
     seed: u64,
     threads: usize,
 ) -> RootStats {
-    let tree = Mutex::new(Tree::new(root.active(), settings.config.policy_model()));
-    let started = AtomicU64::new(0);
-    let worker = |k: usize| {
-        let mut rng = rng_for(seed, k as u64);
-        let mut scratch = Scratch::default();
-        let mut path = Vec::with_capacity(64);
-        let mut done = 0u64;
-        while !stop.reached(started.fetch_add(1, Ordering::Relaxed)) {
-            let mut s = root.sample(&mut rng);
-            if lock(&tree).descend(settings, &mut s, &mut path, &mut rng) {
-                play_out(settings, &mut s, &mut scratch, &mut rng);
-            }
-            let reward = Reward::of_state(settings, &s);
-            lock(&tree).back_up(&path, &reward);
-            done += 1;
+    let queue = Queue::new(threads + 1);
+    let over = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            let thread = std::thread::Builder::new().name("search-helper".into());
+            let help = || queue.help(settings, seed, &over);
+            // A helper the system refuses is not needed: the caller plays what nobody claims.
+            let _ = thread.spawn_scoped(scope, help);
         }
-        done
-    };
-    let iterations = on_threads(threads, worker).into_iter().sum();
-    let tree = tree.into_inner().unwrap_or_else(PoisonError::into_inner);
-    tree.root_stats(legal, iterations)
+        // Raised when the search ends, and also if it panics, so that the scope's end, which
+        // waits for the helpers, never waits for ever.
+        let _over = Raise(&over);
+        let mut tree = Tree::new(root.active(), settings.config.policy_model());
+        let iterations = queue.run(&mut tree, settings, root, stop, seed, threads as u64);
+        tree.root_stats(legal, iterations)
+    })
 }
 
-/// The tree behind `m`. A worker that panicked left no descent half-made that matters: the
-/// panic ends the search anyway, so a poisoned lock is taken as it is.
-fn lock(m: &Mutex<Tree>) -> MutexGuard<'_, Tree> {
+/// A descent of [`run_shared`] waiting for its playout.
+struct Leaf {
+    s: State,
+    /// Whether the descent expanded a node (else its state is scored as it is).
+    expanded: bool,
+    /// The iteration's number in the search, which seeds its playout.
+    number: u64,
+}
+
+/// Sets the playouts' random streams of [`run_shared`] apart from the trees' (`rng_for(seed,
+/// k)`).
+const PLAYOUT_STREAMS: u64 = 0x5EED_0F97_A100_75AB;
+
+impl Leaf {
+    /// Plays the leaf out with its own random stream and scores where it stopped.
+    fn play(mut self, settings: &Settings, seed: u64, scratch: &mut Scratch) -> Reward {
+        if self.expanded {
+            let mut rng = rng_for(seed ^ PLAYOUT_STREAMS, self.number);
+            play_out(settings, &mut self.s, scratch, &mut rng);
+        }
+        Reward::of_state(settings, &self.s)
+    }
+}
+
+/// The leaves of [`run_shared`] between their descent and their back-up, in a ring of slots
+/// (leaf i in slot i mod the ring's length). Leaves are published and claimed in order.
+struct Queue {
+    slots: Vec<Slot>,
+    /// Leaves published so far.
+    published: AtomicU64,
+    /// Leaves claimed so far: the next to claim is this one.
+    claimed: AtomicU64,
+    /// Helpers whose thread has ended: one that ends before the search does panicked, and the
+    /// reward of the leaf it claimed will not come.
+    ended: AtomicU64,
+}
+
+#[derive(Default)]
+struct Slot {
+    leaf: Mutex<Option<Leaf>>,
+    reward: Mutex<Option<Reward>>,
+    /// The number of the leaf whose reward is ready, plus one (0: none yet).
+    ready: AtomicU64,
+}
+
+impl Queue {
+    fn new(len: usize) -> Queue {
+        Queue {
+            slots: (0..len).map(|_| Slot::default()).collect(),
+            published: AtomicU64::new(0),
+            claimed: AtomicU64::new(0),
+            ended: AtomicU64::new(0),
+        }
+    }
+
+    fn slot(&self, i: u64) -> &Slot {
+        &self.slots[(i % self.slots.len() as u64) as usize]
+    }
+
+    /// The caller's part: descents and back-ups, each back-up `lag` iterations behind its
+    /// descent (so `lag` leaves are out at each descent, and the ring needs `lag` + 1 slots);
+    /// returns the iterations made.
+    fn run(
+        &self,
+        tree: &mut Tree,
+        settings: &Settings,
+        root: Root,
+        stop: Stop,
+        seed: u64,
+        lag: u64,
+    ) -> u64 {
+        let mut rng = rng_for(seed, 0);
+        let mut scratch = Scratch::default();
+        let mut paths = vec![Vec::with_capacity(64); self.slots.len()];
+        let ring = self.slots.len() as u64;
+        let mut made = 0u64;
+        while !stop.reached(made) {
+            let mut s = root.sample(&mut rng);
+            let path = &mut paths[(made % ring) as usize];
+            let expanded = tree.descend(settings, &mut s, path, &mut rng);
+            *lock(&self.slot(made).leaf) = Some(Leaf {
+                s,
+                expanded,
+                number: made,
+            });
+            made += 1;
+            self.published.store(made, Ordering::Release);
+            if made > lag {
+                let i = made - 1 - lag;
+                tree.back_up(
+                    &paths[(i % ring) as usize],
+                    &self.reward(i, settings, seed, &mut scratch),
+                );
+            }
+        }
+        for i in made.saturating_sub(lag)..made {
+            tree.back_up(
+                &paths[(i % ring) as usize],
+                &self.reward(i, settings, seed, &mut scratch),
+            );
+        }
+        made
+    }
+
+    /// Leaf i's reward, once ready; meanwhile the caller plays out the leaves nobody has
+    /// claimed, as a helper does.
+    fn reward(&self, i: u64, settings: &Settings, seed: u64, scratch: &mut Scratch) -> Reward {
+        let slot = self.slot(i);
+        let ready = || slot.ready.load(Ordering::Acquire) == i + 1;
+        spin_until(|| {
+            ready()
+                || self.ended.load(Ordering::Acquire) > 0
+                || (self.play_next(settings, seed, scratch) && ready())
+        });
+        match take(&slot.reward).filter(|_| ready()) {
+            Some(reward) => reward,
+            None => panic!("a search helper thread stopped during a playout"),
+        }
+    }
+
+    /// Claims the next published leaf, if any, plays it out and leaves its reward in its slot;
+    /// false when there was none to claim.
+    fn play_next(&self, settings: &Settings, seed: u64, scratch: &mut Scratch) -> bool {
+        let c = self.claimed.load(Ordering::Acquire);
+        let claimable = c < self.published.load(Ordering::Acquire);
+        if !claimable || !self.claim(c) {
+            return false;
+        }
+        let slot = self.slot(c);
+        let leaf = take(&slot.leaf).expect("a published leaf is in its slot");
+        *lock(&slot.reward) = Some(leaf.play(settings, seed, scratch));
+        slot.ready.store(c + 1, Ordering::Release);
+        true
+    }
+
+    /// Claims leaf i if it is the next to claim.
+    fn claim(&self, i: u64) -> bool {
+        (self.claimed)
+            .compare_exchange(i, i + 1, Ordering::AcqRel, Ordering::Acquire)
+            .is_ok()
+    }
+
+    /// A helper's part: plays out the published leaves it claims, until `over`.
+    fn help(&self, settings: &Settings, seed: u64, over: &AtomicBool) {
+        let _ended = Count(&self.ended);
+        let mut scratch = Scratch::default();
+        while !over.load(Ordering::Acquire) {
+            spin_until(|| {
+                self.play_next(settings, seed, &mut scratch) || over.load(Ordering::Acquire)
+            });
+        }
+    }
+}
+
+/// Adds one to its counter when dropped.
+struct Count<'a>(&'a AtomicU64);
+
+impl Drop for Count<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+/// Sets its flag when dropped.
+struct Raise<'a>(&'a AtomicBool);
+
+impl Drop for Raise<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn take<T>(m: &Mutex<Option<T>>) -> Option<T> {
+    lock(m).take()
+}
+
+/// Spins until `done`, yielding the core only after a long wait (about a tenth of a
+/// millisecond), since the threads' waits last microseconds and a yielded core can go to
+/// another process for a whole time slice.
+fn spin_until(mut done: impl FnMut() -> bool) {
+    let mut spins = 0u32;
+    while !done() {
+        if spins < 1 << 14 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
 }
 
 struct Tree {
@@ -482,8 +671,9 @@ mod tests {
         assert!(draw_branches(false).is_empty());
     }
 
-    /// The virtual loss: a descent counts its visits at once with no reward, so that a worker
-    /// descending meanwhile sees the line as lost; the back-up adds the reward and no visit.
+    /// The virtual loss: a descent counts its visits at once with no reward, so that the next
+    /// descents before its back-up see the line as lost; the back-up adds the reward and no
+    /// visit.
     #[test]
     fn a_descent_counts_its_visits_and_the_back_up_its_reward() {
         let game = Game::builtin("city_of_clouds", Variant::Normal).expect("built-in terrain");
