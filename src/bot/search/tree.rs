@@ -41,6 +41,7 @@ use rand::Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 const NONE: u32 = u32::MAX;
 
@@ -85,8 +86,9 @@ pub(super) fn run(
 /// caller while it waits for the reward it must back up next), with its own random stream
 /// (from `seed` and its number); a playout's result does not depend on the thread or its
 /// scratch (the scratch's caches hold exact evaluations). So the result depends on the seed and
-/// the number of threads only. The descents and back-ups are not parallel: the speed-up is the
-/// playouts'. (A first version, where the threads took a locked tree in turn, was about as
+/// the number of threads only; and the caller, when a reward is late (its thread was
+/// descheduled), plays the leaf out again itself rather than wait. The descents and back-ups
+/// are not parallel: the speed-up is the playouts'. (A first version, where the threads took a locked tree in turn, was about as
 /// fast, but its decisions depended on the thread timing.)
 pub(super) fn run_shared(
     settings: &Settings,
@@ -115,6 +117,7 @@ pub(super) fn run_shared(
 }
 
 /// A descent of [`run_shared`] waiting for its playout.
+#[derive(Clone, Copy)]
 struct Leaf {
     s: State,
     /// Whether the descent expanded a node (else its state is scored as it is).
@@ -146,18 +149,22 @@ struct Queue {
     published: AtomicU64,
     /// Leaves claimed so far: the next to claim is this one.
     claimed: AtomicU64,
-    /// Helpers whose thread has ended: one that ends before the search does panicked, and the
-    /// reward of the leaf it claimed will not come.
-    ended: AtomicU64,
 }
 
+/// One leaf's place in the [`Queue`]. The leaf stays in it until the slot is reused, so that
+/// the caller can play it out again when the thread that claimed it is late.
 #[derive(Default)]
 struct Slot {
     leaf: Mutex<Option<Leaf>>,
-    reward: Mutex<Option<Reward>>,
+    /// The number of the slot's leaf, and its reward once played out.
+    reward: Mutex<(u64, Option<Reward>)>,
     /// The number of the leaf whose reward is ready, plus one (0: none yet).
     ready: AtomicU64,
 }
+
+/// How long the caller waits for a reward before it plays the leaf out again itself: far
+/// longer than a playout, as long as the time slice another process may take from a thread.
+const LATE: Duration = Duration::from_millis(1);
 
 impl Queue {
     fn new(len: usize) -> Queue {
@@ -165,7 +172,6 @@ impl Queue {
             slots: (0..len).map(|_| Slot::default()).collect(),
             published: AtomicU64::new(0),
             claimed: AtomicU64::new(0),
-            ended: AtomicU64::new(0),
         }
     }
 
@@ -194,11 +200,13 @@ impl Queue {
             let mut s = root.sample(&mut rng);
             let path = &mut paths[(made % ring) as usize];
             let expanded = tree.descend(settings, &mut s, path, &mut rng);
-            *lock(&self.slot(made).leaf) = Some(Leaf {
+            let slot = self.slot(made);
+            *lock(&slot.leaf) = Some(Leaf {
                 s,
                 expanded,
                 number: made,
             });
+            *lock(&slot.reward) = (made, None);
             made += 1;
             self.published.store(made, Ordering::Release);
             if made > lag {
@@ -219,18 +227,27 @@ impl Queue {
     }
 
     /// Leaf i's reward, once ready; meanwhile the caller plays out the leaves nobody has
-    /// claimed, as a helper does.
+    /// claimed, as a helper does. If it waits longer than [`LATE`] (the thread playing the
+    /// leaf out was descheduled, or died), it plays the leaf out again itself: the same
+    /// reward, since a playout depends only on its leaf.
     fn reward(&self, i: u64, settings: &Settings, seed: u64, scratch: &mut Scratch) -> Reward {
         let slot = self.slot(i);
-        let ready = || slot.ready.load(Ordering::Acquire) == i + 1;
-        spin_until(|| {
-            ready()
-                || self.ended.load(Ordering::Acquire) > 0
-                || (self.play_next(settings, seed, scratch) && ready())
-        });
-        match take(&slot.reward).filter(|_| ready()) {
-            Some(reward) => reward,
-            None => panic!("a search helper thread stopped during a playout"),
+        let start = Instant::now();
+        loop {
+            if slot.ready.load(Ordering::Acquire) == i + 1 {
+                if let (n, Some(reward)) = *lock(&slot.reward) {
+                    if n == i {
+                        return reward;
+                    }
+                }
+            }
+            if start.elapsed() > LATE {
+                let leaf = lock(&slot.leaf).expect("a published leaf stays in its slot");
+                return leaf.play(settings, seed, scratch);
+            }
+            if !self.play_next(settings, seed, scratch) {
+                std::hint::spin_loop();
+            }
         }
     }
 
@@ -243,9 +260,14 @@ impl Queue {
             return false;
         }
         let slot = self.slot(c);
-        let leaf = take(&slot.leaf).expect("a published leaf is in its slot");
-        *lock(&slot.reward) = Some(leaf.play(settings, seed, scratch));
-        slot.ready.store(c + 1, Ordering::Release);
+        let leaf = lock(&slot.leaf).expect("a published leaf stays in its slot");
+        let reward = leaf.play(settings, seed, scratch);
+        let mut kept = lock(&slot.reward);
+        // Too late if the caller played it again and moved on: the slot holds another leaf.
+        if kept.0 == c {
+            kept.1 = Some(reward);
+            slot.ready.store(c + 1, Ordering::Release);
+        }
         true
     }
 
@@ -258,22 +280,12 @@ impl Queue {
 
     /// A helper's part: plays out the published leaves it claims, until `over`.
     fn help(&self, settings: &Settings, seed: u64, over: &AtomicBool) {
-        let _ended = Count(&self.ended);
         let mut scratch = Scratch::default();
         while !over.load(Ordering::Acquire) {
             spin_until(|| {
                 self.play_next(settings, seed, &mut scratch) || over.load(Ordering::Acquire)
             });
         }
-    }
-}
-
-/// Adds one to its counter when dropped.
-struct Count<'a>(&'a AtomicU64);
-
-impl Drop for Count<'_> {
-    fn drop(&mut self) {
-        self.0.fetch_add(1, Ordering::AcqRel);
     }
 }
 
@@ -290,12 +302,8 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-fn take<T>(m: &Mutex<Option<T>>) -> Option<T> {
-    lock(m).take()
-}
-
-/// Spins until `done`, yielding the core only after a long wait (about a tenth of a
-/// millisecond), since the threads' waits last microseconds and a yielded core can go to
+/// Spins until `done` (a helper waiting for a leaf), yielding the core only after a long wait
+/// (about a tenth of a millisecond): the waits last microseconds, and a yielded core can go to
 /// another process for a whole time slice.
 fn spin_until(mut done: impl FnMut() -> bool) {
     let mut spins = 0u32;
@@ -709,6 +717,35 @@ mod tests {
                 "node {n}"
             );
         }
+    }
+
+    /// A leaf claimed by a thread that never delivers (descheduled, or dead) is played out
+    /// again by the caller after [`LATE`], to the same reward as its own playout gives.
+    #[test]
+    fn a_late_leaf_is_played_again_by_the_caller() {
+        let game = Game::builtin("caribbean_sea", Variant::Normal).expect("built-in terrain");
+        let s = game.initial_state(&Deal::from_seed(8));
+        let config = SearchConfig {
+            eval_turns: 2,
+            ..SearchConfig::DEFAULT
+        };
+        let settings = Settings::plain(&game, &config);
+        let queue = Queue::new(3);
+        let leaf = Leaf {
+            s,
+            expanded: true,
+            number: 0,
+        };
+        *lock(&queue.slot(0).leaf) = Some(leaf);
+        *lock(&queue.slot(0).reward) = (0, None);
+        queue.published.store(1, Ordering::Release);
+        assert!(queue.claim(0), "a stalled helper claims the leaf");
+        let mut scratch = Scratch::default();
+        let start = Instant::now();
+        let again = queue.reward(0, &settings, 5, &mut scratch);
+        assert!(start.elapsed() >= LATE);
+        let own = leaf.play(&settings, 5, &mut Scratch::default());
+        assert_eq!(again.for_player(Colour::Blue), own.for_player(Colour::Blue));
     }
 
     /// R11.2/R11.3: the searcher sees its own draws, not the opponent's; XB-42 discards are
