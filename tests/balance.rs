@@ -569,6 +569,31 @@ fn a_study_read_from_missing_shards_is_refused_naming_them_unless_allowed() {
     dirs.iter().for_each(|d| drop(fs::remove_dir_all(d)));
 }
 
+/// A study stopped before one of its runs began (its folder absent, as `kill -9` leaves it)
+/// is reported as incomplete, naming the run, rather than refused as a damaged folder: before,
+/// even `--allow-incomplete` failed with "holds no run.json".
+#[test]
+fn a_study_stopped_before_a_run_began_names_the_run_as_missing() {
+    let dirs = ["stopped-study", "stopped-report"].map(temp_dir);
+    let study = dirs[0].to_str().unwrap();
+    let (ok, stderr) = seeded_study(&["--out", study]);
+    assert!(ok, "{stderr}");
+    fs::remove_dir_all(dirs[0].join("runs/random-beginner")).unwrap();
+    let out = dirs[1].to_str().unwrap();
+    let (ok, err) = balance(&["--from", study, "--out", out]);
+    assert!(!ok, "{err}");
+    assert!(err.contains("random-beginner has not started"), "{err}");
+    let (ok, err) = balance(&["--from", study, "--out", out, "--allow-incomplete"]);
+    assert!(ok, "{err}");
+    let md = read_report(&dirs[1]);
+    let top = md.find("## Incomplete study").expect("said at the top");
+    assert!(
+        md[top..].contains("random-beginner has not started"),
+        "{md}"
+    );
+    dirs.iter().for_each(|d| drop(fs::remove_dir_all(d)));
+}
+
 /// Caribbean Sea has no special-base effect, so its beginner games are its normal games
 /// again: the report says so rather than show the same figures twice without a word.
 #[test]

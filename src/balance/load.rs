@@ -40,9 +40,11 @@ pub struct Loaded {
 }
 
 /// The run folders named by `paths`: a run folder itself, or a study folder whose `runs/`
-/// subfolders are taken in the order of its `study.json` (alphabetical without one).
-pub fn run_folders(paths: &[PathBuf]) -> Result<Vec<PathBuf>, BalanceError> {
-    let mut out = Vec::new();
+/// subfolders are taken in the order of its `study.json` (alphabetical without one). Second,
+/// the runs a study lists that have not started (no `run.json`: the study was stopped before
+/// them), which a report counts as missing.
+pub fn run_folders(paths: &[PathBuf]) -> Result<(Vec<PathBuf>, Vec<PathBuf>), BalanceError> {
+    let (mut out, mut not_started) = (Vec::new(), Vec::new());
     for p in paths {
         if p.join(RUN_FILE).is_file() {
             out.push(p.clone());
@@ -55,9 +57,14 @@ pub fn run_folders(paths: &[PathBuf]) -> Result<Vec<PathBuf>, BalanceError> {
                 p.display()
             )));
         }
-        out.extend(study_order(p)?.into_iter().map(|name| runs.join(name)));
+        for run in study_order(p)?.into_iter().map(|name| runs.join(name)) {
+            match run.join(RUN_FILE).is_file() {
+                true => out.push(run),
+                false => not_started.push(run),
+            }
+        }
     }
-    Ok(out)
+    Ok((out, not_started))
 }
 
 /// The run folder names of a study folder, in report order.
@@ -134,7 +141,14 @@ struct Run {
 /// Reads the study made of the runs in `paths` (run or study folders; shards of one run may
 /// be given together). `terrains` are the terrains the records may name.
 pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded, BalanceError> {
-    let runs = gather_runs(&run_folders(paths)?)?;
+    let (folders, not_started) = run_folders(paths)?;
+    if let (None, Some(run)) = (folders.first(), not_started.first()) {
+        return Err(BalanceError::Usage(format!(
+            "no run of the study has started: {} holds no {RUN_FILE}",
+            run.display()
+        )));
+    }
+    let runs = gather_runs(&folders)?;
     let (what_ifs, compared) = rule_sets(&runs)?;
     // The study's terrains are those of its runs without restricted play.
     let first = runs
@@ -307,7 +321,13 @@ pub fn load_study(paths: &[PathBuf], terrains: &[Arc<Terrain>]) -> Result<Loaded
         counted.push(per_terrain);
     }
     convert(&mut batch, &mut games)?;
-    let missing = missing_pieces(&runs, &counted, &presets, &what_ifs, &terrain_display);
+    let mut missing = missing_pieces(&runs, &counted, &presets, &what_ifs, &terrain_display);
+    missing.extend(not_started.iter().map(|run| {
+        format!(
+            "run {} has not started (no {RUN_FILE} in it): the study was stopped before it",
+            run.display()
+        )
+    }));
     let without = games.iter().filter(|g| g.record.is_none()).count();
     if let Some(note) = records_note(unrecorded, without - unrecorded, games.len()) {
         notes.push(note);
