@@ -482,10 +482,10 @@ fn pimc(
 }
 
 /// Runs `units` independent searches (`one(k, stop)` for unit k) on up to `threads` threads
-/// ([`on_threads`]) and sums their root statistics in unit order, so the result does not depend on the
-/// threads. Worker t runs units t, t + threads, … in turn; an iteration budget is shared out
-/// among the units (unit 0 gets at least one), a time budget among each worker's units in equal
-/// slices. A unit left without iterations is not run.
+/// ([`on_threads`]) and sums their root statistics in unit order, so the result does not
+/// depend on the threads. Worker t runs units t, t + threads, … in turn; an iteration budget
+/// is shared out among the units (unit 0 gets at least one), a time budget among each worker's
+/// units in equal slices. A unit left without iterations is not run.
 fn ensemble<F>(len: usize, units: u64, threads: u64, plan: Plan, one: F) -> RootStats
 where
     F: Fn(u64, Stop) -> RootStats + Sync,

@@ -235,9 +235,9 @@ search_options! {
     exploration: f64 = 0.7, in Real(0.0, 100.0), for ALL;
     /// PIMC: determinizations (trees) per decision; the iterations are split among them.
     determinizations: u32 = 8, in Whole(1, 4096), for &[Algorithm::Pimc];
-    /// Searches run at once, each on a thread of its own; 1 = sequential. Without `trees`, one tree (or flat
-    /// search) per thread: an iteration budget is split among them, a time budget applies to
-    /// each.
+    /// Searches run at once, each on a thread of its own; 1 = sequential. Without `trees` (or
+    /// `shared_tree`), one tree (or flat search) per thread: an iteration budget is split among
+    /// them, a time budget applies to each.
     threads: usize = 1, in Whole(1, 256), for ALL;
     /// ISMCTS, flat MC and cheat-UCT: independent trees (or flat searches) per decision, their
     /// root statistics summed (an ensemble), run `threads` at a time; the iteration budget is

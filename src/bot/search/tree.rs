@@ -88,8 +88,8 @@ pub(super) fn run(
 /// scratch (the scratch's caches hold exact evaluations). So the result depends on the seed and
 /// the number of threads only; and the caller, when a reward is late (its thread was
 /// descheduled), plays the leaf out again itself rather than wait. The descents and back-ups
-/// are not parallel: the speed-up is the playouts'. (A first version, where the threads took a locked tree in turn, was about as
-/// fast, but its decisions depended on the thread timing.)
+/// are not parallel: the speed-up is the playouts'. (A first version, where the threads took
+/// a locked tree in turn, was about as fast, but its decisions depended on the thread timing.)
 pub(super) fn run_shared(
     settings: &Settings,
     root: Root,
