@@ -21,7 +21,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Duration;
 use toybattle::bot::preset::{self, BotConfig};
 use toybattle::bot::search::{make_player, Algorithm, PlayoutPolicy, SearchConfig};
-use toybattle::bot::Budget;
+use toybattle::bot::{Budget, Player};
 use toybattle::info::RackEvidence;
 use toybattle::rules::{random_decision, Deal, Game, Referee, State, Variant};
 
@@ -46,6 +46,27 @@ fn position(game: &Game, decisions: usize) -> State {
         }
     }
     s
+}
+
+/// The search player of `config`, checked to search `s` for all of `iterations` (a position
+/// with a forced or winning decision would time nothing).
+fn searching_player(
+    name: &str,
+    algorithm: Algorithm,
+    config: &SearchConfig,
+    game: &Game,
+    s: &State,
+    iterations: u64,
+) -> Player {
+    let mut player = make_player(name, algorithm, config);
+    let budget = Budget::iterations(iterations);
+    let searched = player.decide(game, s, RackEvidence::NONE, budget, 7);
+    assert_eq!(
+        searched.analysis.map(|a| a.iterations),
+        Some(iterations),
+        "the bench position must need a search"
+    );
+    player
 }
 
 fn bench_search(c: &mut Criterion) {
@@ -73,19 +94,8 @@ fn bench_search(c: &mut Criterion) {
             playout,
             ..SearchConfig::default()
         };
-        let mut player = make_player(algorithm.key(), algorithm, &config);
-        let searched = player.decide(
-            &game,
-            &s,
-            RackEvidence::NONE,
-            Budget::iterations(ITERATIONS),
-            7,
-        );
-        assert_eq!(
-            searched.analysis.map(|a| a.iterations),
-            Some(ITERATIONS),
-            "the bench position must need a search"
-        );
+        let mut player =
+            searching_player(algorithm.key(), algorithm, &config, &game, &s, ITERATIONS);
         let id = BenchmarkId::new(algorithm.key(), format!("{threads}-thread-{playout:?}"));
         group.bench_function(id, |b| {
             b.iter(|| {
@@ -150,14 +160,9 @@ fn bench_strong_threads(c: &mut Criterion) {
             shared_tree,
             ..strong.clone()
         };
-        let mut player = make_player("strong", algorithm, &config);
         let budget = Budget::iterations(THREADS_ITERATIONS);
-        let searched = player.decide(&game, &s, RackEvidence::NONE, budget, 7);
-        assert_eq!(
-            searched.analysis.map(|a| a.iterations),
-            Some(THREADS_ITERATIONS),
-            "the bench position must need a search"
-        );
+        let mut player =
+            searching_player("strong", algorithm, &config, &game, &s, THREADS_ITERATIONS);
         group.bench_function(name, |b| {
             b.iter(|| player.decide(&game, &s, RackEvidence::NONE, budget, 7))
         });
@@ -224,13 +229,14 @@ fn bench_strongest(c: &mut Criterion<ProcessCpu>) {
         let game = Game::builtin(terrain, Variant::Normal).expect("shipped terrain");
         let s = position(&game, decisions);
         assert!(!s.is_over(), "the bench position must be a live game");
-        let mut player = make_player("strongest", algorithm, &config);
         let budget = Budget::iterations(STRONGEST_ITERATIONS);
-        let searched = player.decide(&game, &s, RackEvidence::NONE, budget, 7);
-        assert_eq!(
-            searched.analysis.map(|a| a.iterations),
-            Some(STRONGEST_ITERATIONS),
-            "the bench position must need a search"
+        let mut player = searching_player(
+            "strongest",
+            algorithm,
+            &config,
+            &game,
+            &s,
+            STRONGEST_ITERATIONS,
         );
         group.bench_function(BenchmarkId::new(terrain, decisions), |b| {
             b.iter(|| player.decide(&game, &s, RackEvidence::NONE, budget, 7))

@@ -531,7 +531,7 @@ where
 /// and a search sharing that pool ran its threads one after the other (under a time budget the
 /// later ones found their deadline passed and did almost nothing). A thread the system refuses
 /// to start is run on the caller's thread after the others.
-pub(crate) fn on_threads<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+fn on_threads<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
     if n <= 1 {
         return vec![work(0)];
     }

@@ -210,20 +210,27 @@ impl Queue {
             made += 1;
             self.published.store(made, Ordering::Release);
             if made > lag {
-                let i = made - 1 - lag;
-                tree.back_up(
-                    &paths[(i % ring) as usize],
-                    &self.reward(i, settings, seed, &mut scratch),
-                );
+                self.back_up(tree, &paths, made - 1 - lag, settings, seed, &mut scratch);
             }
         }
         for i in made.saturating_sub(lag)..made {
-            tree.back_up(
-                &paths[(i % ring) as usize],
-                &self.reward(i, settings, seed, &mut scratch),
-            );
+            self.back_up(tree, &paths, i, settings, seed, &mut scratch);
         }
         made
+    }
+
+    /// Backs up leaf i's reward along its path (`paths` by slot).
+    fn back_up(
+        &self,
+        tree: &mut Tree,
+        paths: &[Vec<u32>],
+        i: u64,
+        settings: &Settings,
+        seed: u64,
+        scratch: &mut Scratch,
+    ) {
+        let path = &paths[(i % paths.len() as u64) as usize];
+        tree.back_up(path, &self.reward(i, settings, seed, scratch));
     }
 
     /// Leaf i's reward, once ready; meanwhile the caller plays out the leaves nobody has
