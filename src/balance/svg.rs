@@ -238,7 +238,13 @@ const CELL_H: f64 = 34.0;
 pub fn heat_map(map: &HeatMap) -> String {
     let left = 110.0;
     let top = 80.0;
-    let width = left + CELL_W * map.columns.len() as f64 + 10.0;
+    // As wide as the cells, or as the title and the axis line, whichever is wider: with one
+    // terrain the cells alone cut the title off.
+    let text = |s: &str, per_char: f64| left + per_char * s.chars().count() as f64;
+    let width = (left + CELL_W * map.columns.len() as f64)
+        .max(text(&map.title, 8.5))
+        .max(text(&map.axis, 6.5))
+        + 10.0;
     let height = top + CELL_H * map.rows.len() as f64 + 30.0;
     let mut svg = format!(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">"#
@@ -684,6 +690,30 @@ pub(crate) mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(axis(&a), axis(&b));
+    }
+
+    /// A map of one column is still as wide as its title (before, the cells alone set the
+    /// width and a one-terrain study's title was cut off).
+    #[test]
+    fn a_heat_map_is_as_wide_as_its_title() {
+        let title = "Troop values per terrain: strong, normal variant";
+        let svg = heat_map(&HeatMap {
+            title: title.into(),
+            axis: "pp".into(),
+            rows: vec!["Kwak".into()],
+            columns: vec!["Tropical Pool".into()],
+            cells: vec![vec![None]],
+            reference: 0.0,
+            scale: 100.0,
+            scale_to: 0.05,
+        });
+        let width: f64 = svg
+            .split("width=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|w| w.parse().ok())
+            .expect("the svg states its width");
+        assert!(width >= 110.0 + 8.5 * title.len() as f64, "{width}");
     }
 
     #[test]
