@@ -4,8 +4,8 @@
 //! `cargo bench --bench search`; criterion's "thrpt" line is iterations per second.
 //!
 //! The `strong_threads` group runs the shipped `strong` preset's search settings with 4,000
-//! iterations on one thread, on two threads with two trees (root parallelism, what `strongest`
-//! does), and on two threads sharing one tree (`shared_tree`), timed by the wall clock: the
+//! iterations on one thread, on two threads with two trees (root parallelism), and on two
+//! threads sharing one tree (`shared_tree`, what `strongest` does), timed by the wall clock: the
 //! speed-up a second core gives a decision (`cargo bench --bench search -- strong_threads`).
 //!
 //! The `strongest` group runs the search settings of the shipped `strongest` preset (ISMCTS with

@@ -9,11 +9,12 @@ use toybattle::bot::preset::{parse, resolve, shipped_names, PresetError};
 /// The version of every preset file kept in the repository, by path.
 const VERSIONS: &[(&str, &str)] = &[
     // The play levels: `strong` and `strongest` changed version when they took greedy-once
-    // playouts, then greedy-effects playouts (results/search-strength.md, ninth round).
+    // playouts, then greedy-effects playouts (results/search-strength.md, ninth round);
+    // `strongest` again when its two threads came to share one tree (results/levels/README.md).
     ("bots/beginner.toml", "b0071f06177c"),
     ("bots/casual.toml", "270398d07ee1"),
     ("bots/strong.toml", "23e37902baab"),
-    ("bots/strongest.toml", "08387f39eee1"),
+    ("bots/strongest.toml", "3bc86a502f16"),
     ("bots/cheat-uct-fast.toml", "8ab0b23af762"),
     ("bots/cheat-uct.toml", "db4651df0a9a"),
     ("bots/flat-mc.toml", "c21706b773df"),

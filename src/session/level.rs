@@ -21,8 +21,8 @@ pub enum Level {
     Casual,
     /// `bots/strong.toml`: the settings of `ismcts-13500-greedy`, one core.
     Strong,
-    /// `bots/strongest.toml`: the same settings with 60,000 iterations on two threads (two
-    /// trees); its time limit is only a safety net for slow machines.
+    /// `bots/strongest.toml`: the same settings with 60,000 iterations on two threads sharing
+    /// one tree; its time limit is only a safety net for slow machines.
     Strongest,
 }
 
@@ -120,15 +120,16 @@ mod tests {
         );
     }
 
-    /// The strongest level plays the same on every machine: an iteration budget over a fixed
-    /// number of trees, one per thread (docs/play.md says why not one per core).
+    /// The strongest level plays the same on every machine: an iteration budget on a fixed
+    /// number of threads sharing one tree, whose decisions depend on the seed and that number
+    /// only (docs/play.md says why not one thread per core).
     #[test]
     fn the_strongest_level_decides_from_its_seed_alone() {
         let preset = Level::Strongest.preset();
         assert_eq!(preset.budget.iterations, Some(60_000));
         match preset.config {
             crate::bot::preset::BotConfig::Search { config, .. } => {
-                assert_eq!((config.threads, config.trees), (2, 2));
+                assert_eq!((config.threads, config.shared_tree), (2, true));
             }
             other => panic!("strongest is a search, not {other:?}"),
         }
