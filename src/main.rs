@@ -37,6 +37,8 @@ enum Command {
     Tournament(cli::tournament::Args),
     /// Merge the outputs of tournament shards into one summary.
     Merge(cli::tournament::MergeArgs),
+    /// Pool runs of one match played with other seeds into one summary.
+    Pool(cli::tournament::PoolArgs),
     /// Compare two bots game by game on the deals both played against the same opponent.
     Compare(cli::tournament::CompareArgs),
     /// Balance study: presets in self-play over terrains and variants, with a report.
@@ -64,6 +66,7 @@ fn main() -> ExitCode {
         Command::Play(a) => cli::play::run(a),
         Command::Tournament(a) => cli::tournament::run(a),
         Command::Merge(a) => cli::tournament::merge(a),
+        Command::Pool(a) => cli::tournament::pool(a),
         Command::Compare(a) => cli::tournament::compare(a),
         Command::Balance(a) => cli::balance::run(a),
         Command::Serve(a) => cli::serve::run(a),

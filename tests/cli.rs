@@ -302,6 +302,7 @@ fn every_subcommand_has_help() {
         "analyze",
         "tournament",
         "merge",
+        "pool",
         "compare",
     ] {
         assert!(top.contains(sub), "{sub} missing from --help");

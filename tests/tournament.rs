@@ -17,9 +17,9 @@ use toybattle::tournament::stats::{
 };
 use toybattle::tournament::store::{GameLine, GAMES_FILE};
 use toybattle::tournament::{
-    compare_runs, merge_runs, run_tournament, BotError, CompareError, CompareSide, ConfigError,
-    LockError, MergeError, MergeOptions, RecordProblem, RunConfig, RunOptions, RunReport, Shard,
-    StoreError, TournamentError,
+    compare_runs, merge_runs, pool_runs, run_tournament, BotError, CompareError, CompareSide,
+    ConfigError, LockError, MergeError, MergeOptions, PoolError, RecordProblem, RunConfig,
+    RunOptions, RunReport, Shard, StoreError, TournamentError,
 };
 
 const TERRAINS: [&str; 2] = ["castle_field", "tropical_pool"];
@@ -1533,6 +1533,125 @@ fn a_sampled_run_keeps_every_nth_deals_records_and_unrecorded_shards_merge() {
     assert_eq!(games_of(&merged).len(), 8);
     assert!(record_files(&merged).is_empty());
     for d in shards.iter().chain([&out, &merged]) {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+#[test]
+fn pooled_runs_keep_each_deal_its_own_pair() {
+    let c = config(&["random", "greedy"], 4);
+    let (one, two) = (temp_dir("pool-a"), temp_dir("pool-b"));
+    let a = run(&c, &one, 2).unwrap().summary;
+    let b = run(
+        &RunConfig {
+            seed: 12,
+            games: 6,
+            ..c.clone()
+        },
+        &two,
+        2,
+    )
+    .unwrap()
+    .summary;
+    let out = temp_dir("pooled");
+    let (pool, markdown) = pool_runs(&[one.clone(), two.clone()], &out).unwrap();
+    let s = &pool.summary;
+    assert_eq!((s.games, s.expected_games, s.config.games), (20, 20, 10));
+    // Every pair of both runs counts, once, in the pairing and on each terrain.
+    let counts = |s: &toybattle::tournament::Summary, t: Option<usize>| match t {
+        None => s.pairings[0].overall.pentanomial.counts,
+        Some(t) => s.pairings[0].terrains[t].stats.pentanomial.counts,
+    };
+    for t in [None, Some(0), Some(1)] {
+        let sum: Vec<u64> = (0..5)
+            .map(|i| counts(&a, t)[i] + counts(&b, t)[i])
+            .collect();
+        assert_eq!(counts(s, t).to_vec(), sum, "terrain {t:?}");
+    }
+    assert_eq!(
+        s.pairings[0].overall.pentanomial.counts.iter().sum::<u64>(),
+        10
+    );
+    let seeds: Vec<(u64, u64)> = pool.runs.iter().map(|r| (r.seed, r.played)).collect();
+    assert_eq!(seeds, [(11, 8), (12, 12)]);
+    assert!(markdown.contains("2 runs of one match"), "{markdown}");
+    for file in ["pool.json", "summary.md", "summary.csv"] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    // The command line prints the pooled ranking.
+    let cli_out = temp_dir("pooled-cli");
+    let (ok, stdout, stderr) = run_cli(&[
+        "pool",
+        one.to_str().unwrap(),
+        two.to_str().unwrap(),
+        "--out",
+        cli_out.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    assert!(stdout.contains("2 runs pooled: 20 of 20 games"), "{stdout}");
+    assert_eq!(
+        fs::read_to_string(cli_out.join("summary.md")).unwrap(),
+        markdown
+    );
+    for d in [out, cli_out] {
+        fs::remove_dir_all(d).unwrap();
+    }
+    refused_pools(&c, &one, &two);
+    for d in [one, two] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
+/// The pools `pool_runs` refuses, each with the folders at fault named.
+fn refused_pools(c: &RunConfig, one: &Path, two: &Path) {
+    let pool = |inputs: &[&Path]| {
+        let inputs: Vec<PathBuf> = inputs.iter().map(|p| p.to_path_buf()).collect();
+        pool_runs(&inputs, &temp_dir("refused")).unwrap_err()
+    };
+    let e = pool(&[one]);
+    assert!(
+        matches!(e, TournamentError::Pool(PoolError::TooFewRuns)),
+        "{e:?}"
+    );
+    let e = pool(&[one, one]);
+    assert!(
+        matches!(
+            e,
+            TournamentError::Pool(PoolError::SameSeed { seed: 11, .. })
+        ),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("the same deals"), "{e}");
+    let capped = temp_dir("pool-capped");
+    let other = RunConfig {
+        seed: 13,
+        games: 2,
+        max_turns: 299,
+        ..c.clone()
+    };
+    run(&other, &capped, 2).unwrap();
+    let e = pool(&[one, capped.as_path()]);
+    assert!(
+        matches!(&e, TournamentError::Pool(PoolError::OtherMatch { differences, .. }) if differences.len() == 1),
+        "{e:?}"
+    );
+    assert!(e.to_string().contains("max_turns: 299 vs 300"), "{e}");
+    let shard = temp_dir("pool-shard");
+    let sharded = RunConfig {
+        seed: 14,
+        games: 2,
+        shard: Some(Shard { index: 1, count: 2 }),
+        ..c.clone()
+    };
+    run(&sharded, &shard, 2).unwrap();
+    let e = pool(&[one, shard.as_path()]);
+    assert!(e.to_string().contains("is shard 1 of 2"), "{e}");
+    let e = pool_runs(&[one.to_path_buf(), two.to_path_buf()], two).unwrap_err();
+    assert!(
+        matches!(e, TournamentError::Pool(PoolError::OutIsARun { .. })),
+        "{e:?}"
+    );
+    for d in [capped, shard] {
         fs::remove_dir_all(d).unwrap();
     }
 }

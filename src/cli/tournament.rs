@@ -1,4 +1,5 @@
-//! `toybattle tournament`, `toybattle merge` and `toybattle compare`: see docs/tournament.md.
+//! `toybattle tournament`, `toybattle merge`, `toybattle pool` and `toybattle compare`: see
+//! docs/tournament.md.
 
 use super::{emit, parse_max_turns, print_json, select_terrains, CliResult};
 use std::collections::BTreeMap;
@@ -8,7 +9,7 @@ use toybattle::terrain::input;
 use toybattle::tournament::config::{check_concurrency, fnv1a, Records, RUN_FORMAT};
 use toybattle::tournament::stats::SprtParams;
 use toybattle::tournament::{
-    compare_runs, merge_runs, run_tournament, run_tournament_keeping_roots, CompareSide,
+    compare_runs, merge_runs, pool_runs, run_tournament, run_tournament_keeping_roots, CompareSide,
     MergeOptions, RunConfig, RunOptions, Shard,
 };
 
@@ -114,6 +115,17 @@ pub struct MergeArgs {
     /// replayed on its terrains.
     #[arg(long, value_name = "FILE")]
     terrain_file: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct PoolArgs {
+    /// Whole runs of one match (the same bots, versions, terrains and variant) played with
+    /// different seeds; a sharded run is merged first.
+    #[arg(value_name = "DIR", required = true, num_args = 2..)]
+    inputs: Vec<PathBuf>,
+    /// The folder for the pooled summary (pool.json, summary.md, summary.csv).
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -240,6 +252,25 @@ pub fn merge(args: MergeArgs) -> CliResult {
     }
     eprintln!("merged into {}", args.out.display());
     Ok(())
+}
+
+pub fn pool(args: PoolArgs) -> CliResult {
+    let (pool, _) = pool_runs(&args.inputs, &args.out).map_err(|e| e.to_string())?;
+    let s = &pool.summary;
+    let mut text = format!(
+        "{} runs pooled: {} of {} games played ({} variant, {} games per pairing and terrain)\n",
+        pool.runs.len(),
+        s.games,
+        s.expected_games,
+        s.config.variant,
+        s.config.games
+    );
+    text += &s.terminal_tables();
+    text += &format!(
+        "Full tables: {} (also summary.csv, pool.json)\n",
+        args.out.join("summary.md").display()
+    );
+    emit(&text)
 }
 
 pub fn compare(args: CompareArgs) -> CliResult {

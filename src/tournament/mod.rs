@@ -1,5 +1,6 @@
 //! Self-play tournaments: scheduling paired games, playing them in parallel, resumable storage,
-//! shards and their merge, the summary statistics, and the deal-by-deal comparison of two runs.
+//! shards and their merge, runs of one match pooled, the summary statistics, and the
+//! deal-by-deal comparison of two runs.
 //!
 //! A run's folder holds `run.json` (the settings), `games.jsonl` (one line per finished game,
 //! append-only), `records/` (every game as a replayable record) and the summaries
@@ -12,6 +13,7 @@ pub mod compare;
 pub mod config;
 pub mod lock;
 pub mod merge;
+pub mod pool;
 pub mod roots;
 pub mod runner;
 pub mod schedule;
@@ -24,6 +26,7 @@ pub use compare::{compare_runs, CompareError, CompareSide, Comparison};
 pub use config::{ConfigError, RunConfig, Shard};
 pub use lock::LockError;
 pub use merge::{merge_runs, MergeError, MergeOptions};
+pub use pool::{pool_runs, Pool, PoolError};
 pub use runner::{
     run_tournament, run_tournament_keeping_roots, RecordProblem, RunOptions, RunReport,
 };
@@ -53,6 +56,9 @@ pub enum TournamentError {
     /// Shard folders that do not merge into one run.
     #[error(transparent)]
     Merge(#[from] MergeError),
+    /// Runs that do not pool into one summary.
+    #[error(transparent)]
+    Pool(#[from] PoolError),
     /// Two runs that cannot be compared deal by deal.
     #[error(transparent)]
     Compare(#[from] CompareError),

@@ -572,7 +572,13 @@ impl Summary {
         if let Some(s) = &self.sprt {
             let _ = writeln!(md, "**{}**\n", s.describe());
         }
-        md.push_str(&self.standings_table());
+        md + &self.tables_markdown(games)
+    }
+
+    /// The tables of `summary.md` without its heading and settings line: bots, pairings,
+    /// terrains and thinking time.
+    pub fn tables_markdown(&self, games: &[GameLine]) -> String {
+        let mut md = self.standings_table();
         md.push_str(&self.pairings_table());
         md.push_str(&self.terrains_table());
         md.push_str(&thinking_table(games));
@@ -726,7 +732,26 @@ impl Summary {
         if let Some(s) = &self.sprt {
             let _ = writeln!(text, "{}", s.describe());
         }
-        text += "Ranking (score and Elo against the bots met, with 95% intervals):\n";
+        text += &self.terminal_tables();
+        let records = match self.config.records {
+            super::config::Records::None => "no records (--no-records)".to_string(),
+            _ => format!(
+                "records in {}",
+                out.join(super::store::RECORDS_DIR).display()
+            ),
+        };
+        let _ = writeln!(
+            text,
+            "Full tables: {} (also summary.csv, summary.json); {records}",
+            out.join("summary.md").display(),
+        );
+        text
+    }
+
+    /// The ranking and the terrains of the terminal summary.
+    pub fn terminal_tables(&self) -> String {
+        let mut text =
+            String::from("Ranking (score and Elo against the bots met, with 95% intervals):\n");
         let width = self.bots.iter().map(|b| b.bot.len()).max().unwrap_or(0);
         for (i, b) in self.ranking().into_iter().enumerate() {
             if b.games == 0 {
@@ -765,18 +790,6 @@ impl Summary {
                 turns_cell(&t.stats)
             );
         }
-        let records = match self.config.records {
-            super::config::Records::None => "no records (--no-records)".to_string(),
-            _ => format!(
-                "records in {}",
-                out.join(super::store::RECORDS_DIR).display()
-            ),
-        };
-        let _ = writeln!(
-            text,
-            "Full tables: {} (also summary.csv, summary.json); {records}",
-            out.join("summary.md").display(),
-        );
         text
     }
 
