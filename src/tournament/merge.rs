@@ -311,29 +311,10 @@ fn gather_games(
     inputs: &[PathBuf],
     config: &RunConfig,
 ) -> Result<BTreeMap<GameKey, (usize, GameLine)>, TournamentError> {
-    let run_id = config.run_id();
-    let total = Schedule::new(config)?.len();
     let mut games: BTreeMap<GameKey, (usize, GameLine)> = BTreeMap::new();
     let mut duplicates = Vec::new();
     for (i, dir) in inputs.iter().enumerate() {
-        let path = dir.join(GAMES_FILE);
-        let file = read_games(&path, &run_id)?;
-        if let Some(t) = file.torn {
-            eprintln!(
-                "note: {} line {} is incomplete (interrupted write): not counted",
-                path.display(),
-                t.line
-            );
-        }
-        for g in file.games {
-            if g.position >= total || g.game > 1 {
-                return Err(MergeError::NotScheduled {
-                    path: path.display().to_string(),
-                    deal: g.position,
-                    game: g.game,
-                }
-                .into());
-            }
+        for g in scheduled_games(dir, config)? {
             if let Some((j, _)) = games.get(&g.key()) {
                 duplicates.push(DuplicateGame {
                     deal: g.position,
@@ -350,6 +331,37 @@ fn gather_games(
         return Err(MergeError::Duplicates { duplicates }.into());
     }
     Ok(games)
+}
+
+/// The games of a run folder (`config`'s run), each checked to be one the run's schedule plays;
+/// a torn last line (an interrupted write) is noted and not counted.
+pub(super) fn scheduled_games(
+    dir: &Path,
+    config: &RunConfig,
+) -> Result<Vec<GameLine>, TournamentError> {
+    let path = dir.join(GAMES_FILE);
+    let file = read_games(&path, &config.run_id())?;
+    if let Some(t) = file.torn {
+        eprintln!(
+            "note: {} line {} is incomplete (interrupted write): not counted",
+            path.display(),
+            t.line
+        );
+    }
+    let total = Schedule::new(config)?.len();
+    if let Some(g) = file
+        .games
+        .iter()
+        .find(|g| g.position >= total || g.game > 1)
+    {
+        return Err(MergeError::NotScheduled {
+            path: path.display().to_string(),
+            deal: g.position,
+            game: g.game,
+        }
+        .into());
+    }
+    Ok(file.games)
 }
 
 fn missing_games(

@@ -4,10 +4,9 @@
 //! a match carried on with another seed once its first run ended.
 
 use super::config::RunConfig;
+use super::merge::scheduled_games;
 use super::schedule::Schedule;
-use super::store::{
-    read_games, read_run, read_sprt_stop, write_atomic, write_json_atomic, GameLine, GAMES_FILE,
-};
+use super::store::{read_run, read_sprt_stop, write_atomic, write_json_atomic, GameLine};
 use super::summary::Summary;
 use super::TournamentError;
 use serde::Serialize;
@@ -200,18 +199,8 @@ fn pooled_games(
     offset: usize,
 ) -> Result<(PooledRun, Vec<GameLine>, usize), TournamentError> {
     let run_id = config.run_id();
-    let path = dir.join(GAMES_FILE);
-    let file = read_games(&path, &run_id)?;
-    if let Some(t) = file.torn {
-        eprintln!(
-            "note: {} line {} is incomplete (interrupted write): not counted",
-            path.display(),
-            t.line
-        );
-    }
     let deals = Schedule::new(config)?.len();
-    let lines: Vec<GameLine> = file
-        .games
+    let lines: Vec<GameLine> = scheduled_games(dir, config)?
         .into_iter()
         .map(|g| GameLine {
             position: offset + g.position,
