@@ -92,6 +92,18 @@ pub const TERMS: [&str; 7] = [
     "medals", "rack", "presence", "regions", "race", "threats", "exposure",
 ];
 
+/// Weights of the evaluation's terms, in millionths: the score of a position is
+/// `Σ term × weight / 1,000,000`. The hand-set evaluation is the plain sum.
+pub type TermWeights = [i32; TERMS.len()];
+
+/// The hand-set evaluation's weights: every term counts once.
+pub const HAND_SET_WEIGHTS: TermWeights = [1_000_000; TERMS.len()];
+
+/// `multipliers` of each term (1 = the hand-set sum) as the judge's millionths.
+pub fn term_weights(multipliers: &[f64; TERMS.len()]) -> TermWeights {
+    multipliers.map(|w| (w * 1e6).round() as i32)
+}
+
 /// The terms of `observation`'s player's evaluation of `state` (an unfinished game, normally
 /// with the opponent to move), in [`TERMS`] order: for fitting evaluation weights to game
 /// outcomes (`examples/fit_eval.rs`).
@@ -106,12 +118,22 @@ pub fn evaluation_terms(
 /// The greedy player; see the module documentation for its rules.
 pub struct GreedyBot {
     name: String,
+    weights: TermWeights,
 }
 
 impl GreedyBot {
     /// A greedy player called `name`.
     pub fn new(name: impl Into<String>) -> GreedyBot {
-        GreedyBot { name: name.into() }
+        GreedyBot::weighted(name, HAND_SET_WEIGHTS)
+    }
+
+    /// A greedy player called `name` whose evaluation weighs its terms with `weights`
+    /// (`train::tune` tunes them by self-play).
+    pub fn weighted(name: impl Into<String>, weights: TermWeights) -> GreedyBot {
+        GreedyBot {
+            name: name.into(),
+            weights,
+        }
     }
 }
 
@@ -123,7 +145,7 @@ impl Bot for GreedyBot {
     fn decide(&mut self, request: &Request) -> Choice {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(request.seed);
         let state = request.observation.determinize(&mut rng);
-        let judge = Judge::new(request.game, request.observation);
+        let judge = Judge::new(request.game, request.observation).weighted(self.weights);
         Choice::plain(judge.pick(&state, Horizon::Turn, &mut rng))
     }
 }
@@ -189,6 +211,8 @@ pub(crate) struct Judge<'a> {
     /// For each colour, `within[c][k]`: the nodes from which at most `k` placements reach an
     /// HQ of `c` ([`steps_layers`]).
     within: [[NodeMask; MAX_STEPS as usize]; 2],
+    /// What each term counts for ([`HAND_SET_WEIGHTS`] unless [`Judge::weighted`] set others).
+    weights: TermWeights,
 }
 
 /// Rack sizes the evaluation tells apart (`RACK_WORTH`).
@@ -287,17 +311,17 @@ struct EvalKey {
 /// Entries of an [`EvalCache`] built for one decision (the `greedy` bot's): its candidates.
 const DECISION_CACHE_BITS: u32 = 8;
 
-/// The evaluations of positions one judge has met, by [`EvalKey`]: the sum of the terms less
-/// our rack's worth, which is added back. For a given judge, the evaluation of an unfinished
+/// The evaluations of positions one judge has met, by [`EvalKey`]: the weighted sum of the
+/// terms, in millionths, less our rack's weighted worth, which is added back. For a given judge, the evaluation of an unfinished
 /// position depends only on its key, so an entry holds for every decision the judge makes: the
 /// candidates of one decision that place another troop on the same node, and the positions a
 /// search's playouts keep meeting (a search gives each thread one cache per judge). Each key
 /// has one slot, by its hash; a new key takes the slot over.
 pub(crate) struct EvalCache {
-    entries: Vec<Option<(EvalKey, i32)>>,
-    /// The judge whose evaluations the entries are: its player, its game and the opponent's
-    /// pool. Another judge empties the cache first.
-    owner: Option<(Colour, usize, TroopCounts)>,
+    entries: Vec<Option<(EvalKey, i64)>>,
+    /// The judge whose evaluations the entries are: its player, its game, the opponent's pool
+    /// and its weights. Another judge empties the cache first.
+    owner: Option<(Colour, usize, TroopCounts, TermWeights)>,
 }
 
 impl EvalCache {
@@ -315,6 +339,7 @@ impl EvalCache {
             judge.me,
             judge.game as *const Game as usize,
             judge.opponent_pool,
+            judge.weights,
         );
         if self.owner != Some(owner) {
             self.entries.fill(None);
@@ -408,7 +433,24 @@ impl<'a> Judge<'a> {
             node_medals,
             capn_steps: terrain.neighbours_of(terrain.hqs[me.index()]) & terrain.bases,
             within: [Colour::Blue, Colour::Red].map(|c| steps_layers(terrain, c)),
+            weights: HAND_SET_WEIGHTS,
         }
+    }
+
+    /// This judge, scoring positions with `weights` instead of the hand-set sum: search
+    /// playouts may pick their decisions by weights learned from self-play
+    /// (`SearchConfig::playout_weights`).
+    pub(crate) fn weighted(self, weights: TermWeights) -> Judge<'a> {
+        Judge { weights, ..self }
+    }
+
+    /// `terms` weighted, in millionths of a point.
+    fn micro(&self, terms: &[i32; TERMS.len()]) -> i64 {
+        terms
+            .iter()
+            .zip(&self.weights)
+            .map(|(&t, &w)| i64::from(t) * i64::from(w))
+            .sum()
     }
 
     /// The decision of these rules in `s`, where `me` decides, its candidates scored at
@@ -448,6 +490,16 @@ impl<'a> Judge<'a> {
         if list.len() == 1 {
             return (list[0], None);
         }
+        match self.fixed_rule(s, &mut list) {
+            Some(fixed) => (fixed, None),
+            None => self.best(s, &list, horizon, turn_base, cache, rng),
+        }
+    }
+
+    /// The decision a fixed rule of these rules takes in `s` (draws, XB-42, recoveries), or
+    /// `None` where the candidates of `list` are scored; Jumbo's discard drops the decline
+    /// from `list` (it always discards).
+    fn fixed_rule(&self, s: &State, list: &mut DecisionList) -> Option<Decision> {
         let fixed = match s.phase() {
             Phase::TroopEffect {
                 troop: Troop::Skully | Troop::Star,
@@ -480,11 +532,11 @@ impl<'a> Judge<'a> {
                 ..
             } => {
                 list.retain(|d| *d != Decision::Decline);
-                return self.best(s, &list, horizon, turn_base, cache, rng);
+                return None;
             }
-            _ => return self.best(s, &list, horizon, turn_base, cache, rng),
+            _ => return None,
         };
-        (fixed, None)
+        Some(fixed)
     }
 
     /// The best scored decision of `list`, with its score; `decline` only when nothing scores
@@ -533,6 +585,66 @@ impl<'a> Judge<'a> {
         (chosen.unwrap_or(list[0]), chosen.map(|_| top))
     }
 
+    /// The position `d` reaches at `horizon` ([`Judge::score`]), the later decisions of the
+    /// turn it took, and the score of that position where the last decision's own candidates
+    /// scored it: a later decision scored once, with no chance after it, reached what it was
+    /// scored on.
+    fn reach<R: Rng>(
+        &self,
+        s: &State,
+        base: &Base,
+        cache: &mut EvalCache,
+        d: Decision,
+        horizon: Horizon,
+        rng: &mut R,
+    ) -> (State, i32, Option<i32>) {
+        let mut next = *s;
+        self.game.apply_legal(&mut next, d);
+        let (mut steps, mut known) = (0, None);
+        while !next.is_over() && next.active() == self.me {
+            if next.is_chance() {
+                let outcome = sample_chance(self.game, &next, rng);
+                self.game.apply_legal(&mut next, outcome);
+                known = None;
+            } else if horizon == Horizon::Turn {
+                let (later, score) = self.pick_scored(&next, Horizon::Once, Some(base), cache, rng);
+                self.game.apply_legal(&mut next, later);
+                steps += 1;
+                known = score;
+            } else {
+                break;
+            }
+        }
+        (next, steps, known)
+    }
+
+    /// The terms of the position each decision of `list` (the legal decisions of `s`, where
+    /// `me` decides) reaches as greedy playouts at `horizon` play it, for fitting playout
+    /// weights to the decisions a search chose (`train::playout`). `None` where these rules
+    /// take no scored choice (a single decision, or a fixed rule: draws, XB-42, recoveries) or
+    /// where a decision ends the game (these rules take a win, and no weight changes that).
+    /// Jumbo's decline is dropped from `list`, as the rules always discard.
+    pub(crate) fn candidate_terms<R: Rng>(
+        &self,
+        s: &State,
+        list: &mut DecisionList,
+        horizon: Horizon,
+        rng: &mut R,
+    ) -> Option<Vec<[i32; TERMS.len()]>> {
+        if list.len() < 2 || self.fixed_rule(s, list).is_some() {
+            return None;
+        }
+        let base = self.base(s);
+        let mut cache = EvalCache::new(DECISION_CACHE_BITS);
+        cache.serve(self);
+        list.iter()
+            .map(|&d| {
+                let (next, _, _) = self.reach(s, &base, &mut cache, d, horizon.of(d), rng);
+                (!next.is_over()).then(|| self.terms_from(&next, &base))
+            })
+            .collect()
+    }
+
     /// [`Horizon::Effects`] for a Cap'n placement scored once: its extra placement (R7.3) is
     /// worth about what the best other placement gains over the position before, if anything;
     /// it stays below a win now.
@@ -571,26 +683,7 @@ impl<'a> Judge<'a> {
         horizon: Horizon,
         rng: &mut R,
     ) -> i32 {
-        let mut next = *s;
-        self.game.apply_legal(&mut next, d);
-        let mut steps = 0;
-        // The score of the position reached, where the last decision's own candidates scored it:
-        // a later decision scored once, with no chance after it, reached what it was scored on.
-        let mut known = None;
-        while !next.is_over() && next.active() == self.me {
-            if next.is_chance() {
-                let outcome = sample_chance(self.game, &next, rng);
-                self.game.apply_legal(&mut next, outcome);
-                known = None;
-            } else if horizon == Horizon::Turn {
-                let (later, score) = self.pick_scored(&next, Horizon::Once, Some(base), cache, rng);
-                self.game.apply_legal(&mut next, later);
-                steps += 1;
-                known = score;
-            } else {
-                break;
-            }
-        }
+        let (next, steps, known) = self.reach(s, base, cache, d, horizon, rng);
         let value = known.unwrap_or_else(|| self.evaluate_from(&next, base, Some(cache)));
         match value {
             // A win now beats the same win later in the turn (rules 1 and 2 are about now).
@@ -623,23 +716,24 @@ impl<'a> Judge<'a> {
         let mut scratch = None;
         let view = self.view(s, base, &mut scratch);
         let Some(cache) = cache else {
-            return self.terms_of(s, &view, base).iter().sum();
+            return points(self.micro(&self.terms_of(s, &view, base)));
         };
         let key = self.key(s, &view);
-        let our_rack = RACK_WORTH[s.rack_len(self.me) as usize];
+        let our_rack =
+            i64::from(RACK_WORTH[s.rack_len(self.me) as usize]) * i64::from(self.weights[1]);
         let slot = cache.slot(&key);
         if let Some((held, v)) = &cache.entries[slot] {
             if *held == key {
-                return v + our_rack;
+                return points(v + our_rack);
             }
         }
-        let v: i32 = self.terms_of(s, &view, base).iter().sum();
+        let v = self.micro(&self.terms_of(s, &view, base));
         cache.entries[slot] = Some((key, v - our_rack));
-        v
+        points(v)
     }
 
     /// The terms of [`Judge::evaluate`] for an unfinished game, in [`TERMS`] order; the
-    /// evaluation is their sum.
+    /// evaluation is their weighted sum.
     pub(crate) fn terms(&self, s: &State) -> [i32; TERMS.len()] {
         self.terms_from(s, &self.base(s))
     }
@@ -957,6 +1051,12 @@ fn steps_layers(terrain: &Terrain, target: Colour) -> [NodeMask; MAX_STEPS as us
     })
 }
 
+/// A weighted sum in millionths as points (toward zero; the hand-set weights give the plain
+/// sum exactly).
+fn points(micro: i64) -> i32 {
+    (micro / 1_000_000).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+}
+
 /// Chance that a rack of `rack` tiles drawn at random from a pool of `pool` tiles holds one of
 /// the pool's `fitting` tiles.
 fn chance_to_hold(pool: u32, fitting: u32, rack: u32) -> f64 {
@@ -1061,6 +1161,81 @@ mod tests {
                         node.id
                     );
                 }
+            }
+        }
+    }
+
+    /// A judge with other term weights (`SearchConfig::playout_weights`) scores a position as
+    /// the weighted sum of its terms, also where its cache answers for an earlier position
+    /// (our rack's worth is weighted apart from the cached rest) and where candidates share the
+    /// cache at every horizon; and the weights change what it picks.
+    #[test]
+    fn a_weighted_judge_scores_the_weighted_terms_and_picks_otherwise() {
+        let weights = [
+            633_000, 1_967_000, 4_000_000, 837_000, 805_000, 8_000, 1_099_000,
+        ];
+        let (mut positions, mut differ) = (0, 0);
+        for terrain in builtin_terrains() {
+            let game = Game::new(Arc::new(terrain.clone()), Variant::Normal);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(41);
+            let mut s = game.initial_state(&crate::rules::Deal::from_seed(41));
+            while !s.is_over() {
+                if !s.is_chance() {
+                    positions += 1;
+                    let observation = Observation::new(&s, s.active());
+                    let plain = Judge::new(&game, &observation);
+                    let judge = Judge::new(&game, &observation).weighted(weights);
+                    weighted_scores_agree(&game, &judge, &s, positions);
+                    let mut a = Xoshiro256PlusPlus::seed_from_u64(positions);
+                    let mut b = a.clone();
+                    let pick =
+                        |j: &Judge, r: &mut Xoshiro256PlusPlus| j.pick(&s, Horizon::Effects, r);
+                    differ += u64::from(pick(&judge, &mut a) != pick(&plain, &mut b));
+                }
+                let d = if s.is_chance() {
+                    sample_chance(&game, &s, &mut rng)
+                } else {
+                    random_decision(&game, &s, &mut rng).expect("a live game")
+                };
+                game.apply_legal(&mut s, d);
+            }
+        }
+        assert!(
+            differ * 20 > positions,
+            "the weights changed {differ} of {positions} picks"
+        );
+    }
+
+    fn weighted_scores_agree(game: &Game, judge: &Judge, s: &State, seed: u64) {
+        let base = judge.base(s);
+        let mut list = DecisionList::new();
+        game.legal_decisions(s, &mut list);
+        let mut cache = EvalCache::new(DECISION_CACHE_BITS);
+        cache.serve(judge);
+        for &d in &list {
+            let mut next = *s;
+            game.apply_legal(&mut next, d);
+            if next.is_over() {
+                continue;
+            }
+            let want = points(judge.micro(&judge.terms(&next)));
+            for _ in 0..2 {
+                assert_eq!(judge.evaluate_from(&next, &base, Some(&mut cache)), want);
+            }
+        }
+        for horizon in [Horizon::Turn, Horizon::Once, Horizon::Effects] {
+            let mut shared = EvalCache::new(DECISION_CACHE_BITS);
+            shared.serve(judge);
+            for (k, &d) in list.iter().enumerate() {
+                let h = horizon.of(d);
+                let rng = || Xoshiro256PlusPlus::seed_from_u64(seed ^ k as u64);
+                let mut fresh = EvalCache::new(DECISION_CACHE_BITS);
+                fresh.serve(judge);
+                assert_eq!(
+                    judge.score(s, &base, &mut shared, d, h, &mut rng()),
+                    judge.score(s, &base, &mut fresh, d, h, &mut rng()),
+                    "score of {d:?} at {horizon:?} in {s:?}"
+                );
             }
         }
     }

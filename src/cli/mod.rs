@@ -15,6 +15,10 @@ pub mod tournament;
 #[cfg(feature = "train")]
 pub mod train;
 #[cfg(feature = "train")]
+mod train_greedy;
+#[cfg(feature = "train")]
+mod train_playout;
+#[cfg(feature = "train")]
 mod train_policy;
 #[cfg(feature = "train")]
 mod train_rack;

@@ -1,6 +1,7 @@
 //! `toybattle train`: generations of self-play learning with a gate (`train run`), and fitting
 //! the value model to recorded games (`train fit`, also the bare `train --records ... --out`);
-//! `train policy` and `train rack` fit the other models (`train_policy.rs`, `train_rack.rs`).
+//! `train policy`, `train rack` and `train playout` fit the other models (`train_policy.rs`,
+//! `train_rack.rs`, `train_playout.rs`).
 
 use super::{emit, select_terrains, CliResult};
 use std::path::PathBuf;
@@ -61,6 +62,10 @@ enum Command {
     Policy(super::train_policy::PolicyArgs),
     /// Fit the rack model (the odds of the opponent's hidden rack tiles) to recorded games.
     Rack(super::train_rack::RackArgs),
+    /// Fit the weights greedy playouts pick by to the decisions played in recorded games.
+    Playout(super::train_playout::PlayoutArgs),
+    /// Tune the weights of the greedy rules' evaluation terms by self-play (SPSA).
+    Greedy(super::train_greedy::GreedyArgs),
 }
 
 /// Fit the learned value model to recorded games.
@@ -118,12 +123,14 @@ pub fn run(args: Args) -> CliResult {
         }
         Some(Command::Policy(a)) => super::train_policy::run(a),
         Some(Command::Rack(a)) => super::train_rack::run(a),
+        Some(Command::Playout(a)) => super::train_playout::run(a),
+        Some(Command::Greedy(a)) => super::train_greedy::run(a),
         None => match args.fit {
             Some(fit) => run_fit(fit),
             None => Err(
                 "say what to do: `toybattle train run DIR` (the generation loop), or fit one \
-                         model to records with `toybattle train fit`, `train policy` or \
-                         `train rack` (--records DIR --out FILE); see --help"
+                         model to records with `toybattle train fit`, `train policy`, \
+                         `train rack` (--records DIR --out FILE) or `train playout`; see --help"
                     .into(),
             ),
         },

@@ -19,9 +19,11 @@ mod fit;
 pub mod gate;
 #[cfg(feature = "train")]
 pub mod generation;
+pub mod playout;
 pub mod policy;
 mod positions;
 pub mod rack;
+pub mod tune;
 
 pub use baseline::{compare_with_fitted, Comparison};
 #[cfg(feature = "train")]

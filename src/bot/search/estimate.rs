@@ -97,9 +97,12 @@ pub fn playout_mean(
     )
     .then(|| {
         let s = observation.determinize_with(&belief, &mut rng_for(seed, u64::MAX - 1));
-        Colour::BOTH.map(|c| match c == me {
-            true => Judge::new(game, observation),
-            false => Judge::new(game, &Observation::new(&s, c)),
+        Colour::BOTH.map(|c| {
+            match c == me {
+                true => Judge::new(game, observation),
+                false => Judge::new(game, &Observation::new(&s, c)),
+            }
+            .weighted(config.playout_term_weights())
         })
     });
     let settings = Settings {

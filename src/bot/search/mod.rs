@@ -348,7 +348,7 @@ pub(crate) fn search(
         config.playout,
         PlayoutPolicy::Greedy | PlayoutPolicy::GreedyOnce | PlayoutPolicy::GreedyEffects
     )
-    .then(|| greedy_judges(game, root, seed));
+    .then(|| greedy_judges(game, root, seed).map(|j| j.weighted(config.playout_term_weights())));
     let settings = Settings {
         game,
         config,

@@ -14,6 +14,7 @@
 //! versions.
 
 use super::{Algorithm, PlayoutPolicy};
+use crate::bot::greedy::{term_weights, TermWeights, HAND_SET_WEIGHTS, TERMS};
 use crate::model::{policy, rack, weights, PolicyModel, RackModel, ValueModel};
 use serde::{Deserialize, Serialize};
 use std::fmt::Display;
@@ -148,6 +149,39 @@ impl Domain<String> for ModelFile {
     }
 
     fn clamp(&self, value: String, fallback: String) -> String {
+        match self.check("", &value) {
+            Ok(()) => value,
+            Err(_) => fallback,
+        }
+    }
+}
+
+/// The weights of the greedy playouts' evaluation terms: none (the hand-set sum), or one finite
+/// number from −[`MAX_TERM_WEIGHT`] to [`MAX_TERM_WEIGHT`] per term of [`TERMS`].
+struct PlayoutTerms;
+
+/// Largest weight of a term in a greedy playout, either way: a few loss threats (100,000
+/// points each) weighted more would pass for a win or a loss.
+const MAX_TERM_WEIGHT: f64 = 4.0;
+
+impl Domain<Vec<f64>> for PlayoutTerms {
+    fn check(&self, field: &'static str, value: &Vec<f64>) -> Result<(), OptionRangeError> {
+        let valid = |w: &f64| w.is_finite() && (-MAX_TERM_WEIGHT..=MAX_TERM_WEIGHT).contains(w);
+        if value.is_empty() || (value.len() == TERMS.len() && value.iter().all(valid)) {
+            return Ok(());
+        }
+        Err(OptionRangeError {
+            field,
+            value: format!("{value:?}"),
+            expected: format!(
+                "[] (the hand-set sum) or {} weights from -{MAX_TERM_WEIGHT} to {MAX_TERM_WEIGHT}, one per term: {}",
+                TERMS.len(),
+                TERMS.join(", ")
+            ),
+        })
+    }
+
+    fn clamp(&self, value: Vec<f64>, fallback: Vec<f64>) -> Vec<f64> {
         match self.check("", &value) {
             Ok(()) => value,
             Err(_) => fallback,
@@ -327,6 +361,12 @@ search_options! {
     /// number of threads, as a single tree's does on the seed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     shared_tree: bool = false, in Any, for &[Algorithm::Ismcts, Algorithm::CheatUct];
+    /// Greedy playouts (`greedy`, `greedy-once`, `greedy-effects`) pick their decisions by the
+    /// evaluation's terms (medals, rack, presence, regions, race, threats, exposure) weighted
+    /// by these numbers, one per term, instead of their plain sum; empty = the plain sum (each
+    /// weight 1). The cut's evaluation is unchanged (`fitted_eval`, `eval_scale`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    playout_weights: Vec<f64> = Vec::new(), in PlayoutTerms, for ALL;
 }
 
 impl SearchConfig {
@@ -338,6 +378,14 @@ impl SearchConfig {
             "" => RackModel::shipped(),
             path => rack::load(Path::new(path)).unwrap_or_else(|_| RackModel::shipped()),
         })
+    }
+
+    /// The weights greedy playouts judge with (`playout_weights`), in the judge's millionths.
+    pub(crate) fn playout_term_weights(&self) -> TermWeights {
+        match self.playout_weights.as_slice() {
+            [] => HAND_SET_WEIGHTS,
+            w => term_weights(&std::array::from_fn(|i| w.get(i).copied().unwrap_or(1.0))),
+        }
     }
 
     /// The value model `value_model` asks: the weights of `value_weights`, or the shipped
@@ -380,6 +428,7 @@ mod tests {
             rack_model: true,
             rack_weights: "r".to_string(),
             shared_tree: true,
+            playout_weights: vec![1.0; TERMS.len()],
             ..SearchConfig::DEFAULT
         };
         let table: toml::Table = toml::from_str(&toml::to_string(&all_on).unwrap()).unwrap();
@@ -413,6 +462,38 @@ mod tests {
         assert_eq!((tame.trees, tame.max_playout_turns), (4096, 1));
         assert_eq!((tame.eval_scale, tame.prior), (1.0, 0.0));
         assert_eq!(SearchConfig::DEFAULT.clamped(), SearchConfig::DEFAULT);
+    }
+
+    /// `playout_weights`: empty (the hand-set sum) or one weight from −4 to 4 per term; the
+    /// message names the terms. The judge reads them in millionths.
+    #[test]
+    fn playout_weights_are_one_per_term_or_none() {
+        let with = |w: Vec<f64>| SearchConfig {
+            playout_weights: w,
+            ..SearchConfig::DEFAULT
+        };
+        assert_eq!(
+            SearchConfig::DEFAULT.playout_term_weights(),
+            HAND_SET_WEIGHTS
+        );
+        let fitted = with(vec![0.633, 1.967, 4.0, 0.837, 0.805, 0.008, 1.099]);
+        assert_eq!(fitted.validate(), Ok(()));
+        assert_eq!(
+            fitted.playout_term_weights(),
+            [633_000, 1_967_000, 4_000_000, 837_000, 805_000, 8_000, 1_099_000]
+        );
+        for bad in [
+            vec![1.0; 6],
+            vec![1.0; 8],
+            vec![-0.5; 7],
+            vec![4.5; 7],
+            vec![f64::NAN; 7],
+        ] {
+            let err = with(bad.clone()).validate().unwrap_err();
+            assert_eq!(err.field, "playout_weights");
+            assert!(err.expected.contains("medals, rack, presence"), "{err}");
+            assert_eq!(with(bad).clamped().playout_weights, Vec::<f64>::new());
+        }
     }
 
     #[test]

@@ -336,6 +336,38 @@ fn evaluated_search_is_legal_on_every_terrain_and_deterministic() {
     legal_everywhere_and_deterministic(&fitted, 7);
 }
 
+/// Playout weights written out as the hand-set ones (each term once) play exactly as no
+/// weights; other weights are legal and deterministic on every terrain.
+#[test]
+fn playout_weights_of_one_play_as_the_hand_set_sum() {
+    let greedy = SearchConfig {
+        eval_turns: 2,
+        fitted_eval: true,
+        playout: PlayoutPolicy::GreedyEffects,
+        ..small()
+    };
+    let ones = SearchConfig {
+        playout_weights: vec![1.0; 7],
+        ..greedy.clone()
+    };
+    for terrain in builtin_terrains() {
+        let game = game_of(&terrain.key);
+        let positions = random_game_positions(&game, 17);
+        let s = positions[positions.len() / 2];
+        assert_eq!(
+            decide(&game, &s, Algorithm::Ismcts, &ones, 200),
+            decide(&game, &s, Algorithm::Ismcts, &greedy, 200),
+            "{}",
+            terrain.key
+        );
+    }
+    let weighted = SearchConfig {
+        playout_weights: vec![0.633, 1.967, 4.0, 0.837, 0.805, 0.008, 1.099],
+        ..greedy
+    };
+    legal_everywhere_and_deterministic(&weighted, 18);
+}
+
 /// With `policy_prior`, a small search spends its visits where the policy model looks: over
 /// mid-game positions of every terrain, the root's visits go to decisions of higher model
 /// probability than with the hand-set prior, which is blind to the troop placed.
