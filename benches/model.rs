@@ -92,14 +92,21 @@ fn bench_search(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(5));
     let game = Game::builtin("castle_field", Variant::Normal).expect("shipped terrain");
     let s = decision_position(&game, 30);
-    for (name, combined, policy) in [
-        ("fitted", false, false),
-        ("combined", true, false),
-        ("fitted+policy_prior", false, true),
+    // The weights `toybattle train greedy --steps 500 --deals 32 --seed 1` tuned
+    // (results/learning.md, eighth round).
+    let tuned = vec![
+        0.393211, 3.99196, 0.671409, 0.683095, 0.55807, 0.703543, 0.598948,
+    ];
+    for (name, combined, policy, playout_weights) in [
+        ("fitted", false, false, vec![]),
+        ("combined", true, false, vec![]),
+        ("fitted+policy_prior", false, true, vec![]),
+        ("fitted+tuned_playout_weights", false, false, tuned),
     ] {
         // bots/strong.toml's [search] section, one evaluation or the other, one prior or the
-        // other.
+        // other, the playouts' hand-set term weights or tuned ones.
         let config = SearchConfig {
+            playout_weights,
             exploration: 0.4,
             eval_turns: 2,
             fitted_eval: !combined,

@@ -485,7 +485,7 @@ mod tests {
         for bad in [
             vec![1.0; 6],
             vec![1.0; 8],
-            vec![-0.5; 7],
+            vec![-4.5; 7],
             vec![4.5; 7],
             vec![f64::NAN; 7],
         ] {
