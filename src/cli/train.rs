@@ -110,6 +110,19 @@ struct FitArgs {
     target_mix: f64,
 }
 
+/// Adds the records under each of `dirs` with `add`, telling how many each folder held; stops
+/// at the first folder refused, with its reason.
+pub(super) fn add_records<E: std::fmt::Display>(
+    dirs: &[PathBuf],
+    mut add: impl FnMut(&std::path::Path) -> Result<usize, E>,
+) -> CliResult {
+    for dir in dirs {
+        let n = add(dir).map_err(|e| e.to_string())?;
+        emit(&format!("{}: {n} records\n", dir.display()))?;
+    }
+    Ok(())
+}
+
 pub fn run(args: Args) -> CliResult {
     match args.command {
         Some(Command::Run(a)) => run_loop(a),
@@ -142,10 +155,7 @@ fn run_fit(args: FitArgs) -> CliResult {
         return Err("--epochs and --batch must be at least 1".into());
     }
     let mut data = Dataset::new();
-    for dir in &args.records {
-        let n = data.add_records_under(dir).map_err(|e| e.to_string())?;
-        emit(&format!("{}: {n} records\n", dir.display()))?;
-    }
+    add_records(&args.records, |dir| data.add_records_under(dir))?;
     if data.is_empty() {
         return Err("the records hold no decision to learn from".into());
     }

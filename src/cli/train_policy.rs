@@ -55,10 +55,7 @@ pub fn run(args: PolicyArgs) -> CliResult {
         _ => PolicyTarget::Played,
     };
     let mut data = PolicyData::with_target(target);
-    for dir in &args.records {
-        let n = data.add_records_under(dir).map_err(|e| e.to_string())?;
-        emit(&format!("{}: {n} records\n", dir.display()))?;
-    }
+    super::train::add_records(&args.records, |dir| data.add_records_under(dir))?;
     if data.is_empty() {
         return Err("the records hold no decision with a choice to learn from".into());
     }

@@ -51,10 +51,7 @@ pub fn run(args: RackArgs) -> CliResult {
         return Err("--epochs must be at least 1".into());
     }
     let mut data = RackData::new();
-    for dir in &args.records {
-        let n = data.add_records_under(dir).map_err(|e| e.to_string())?;
-        emit(&format!("{}: {n} records\n", dir.display()))?;
-    }
+    super::train::add_records(&args.records, |dir| data.add_records_under(dir))?;
     if data.is_empty() {
         return Err("the records hold no decision with a hidden opponent's rack tile".into());
     }
