@@ -33,9 +33,12 @@
 //! - Cursed Cemetery: recover the strongest tile (highest printed value; Kwak, which has no
 //!   strength (R1.3), last).
 //!
-//! The weights are hand-set round numbers, not tuned. A decision costs well under a
-//! millisecond: every candidate is one simulated turn plus, for a Cap'n, one evaluation per
-//! extra placement. The evaluations of one decision's candidates reuse what they share: the
+//! The weights are hand-set round numbers. `toybattle train greedy` tunes the seven terms'
+//! weights by self-play (`train::tune`): the tuned ones beat these by about 200 Elo
+//! (results/learning.md, eighth round), but the bot, the `beginner` level, keeps these.
+//!
+//! A decision costs well under a millisecond: every candidate is one simulated turn plus, for
+//! a Cap'n, one evaluation per extra placement. The evaluations of one decision's candidates reuse what they share: the
 //! connections, races, region progress and region threats of the position the decision is
 //! taken in, recomputed only where a candidate changed what they depend on, and the whole
 //! evaluation of an earlier candidate that reached a position with the same inputs (another
@@ -91,6 +94,9 @@ const SMALL_RACK: u8 = 5;
 pub const TERMS: [&str; 7] = [
     "medals", "rack", "presence", "regions", "race", "threats", "exposure",
 ];
+
+/// The rack term's place in [`TERMS`].
+const RACK_TERM: usize = 1;
 
 /// Weights of the evaluation's terms, in millionths: the score of a position is
 /// `Σ term × weight / 1,000,000`. The hand-set evaluation is the plain sum.
@@ -312,8 +318,9 @@ struct EvalKey {
 const DECISION_CACHE_BITS: u32 = 8;
 
 /// The evaluations of positions one judge has met, by [`EvalKey`]: the weighted sum of the
-/// terms, in millionths, less our rack's weighted worth, which is added back. For a given judge, the evaluation of an unfinished
-/// position depends only on its key, so an entry holds for every decision the judge makes: the
+/// terms, in millionths, less our rack's weighted worth, which is added back. For a given
+/// judge, the evaluation of an unfinished position depends only on its key, so an entry holds
+/// for every decision the judge makes: the
 /// candidates of one decision that place another troop on the same node, and the positions a
 /// search's playouts keep meeting (a search gives each thread one cache per judge). Each key
 /// has one slot, by its hash; a new key takes the slot over.
@@ -719,8 +726,8 @@ impl<'a> Judge<'a> {
             return points(self.micro(&self.terms_of(s, &view, base)));
         };
         let key = self.key(s, &view);
-        let our_rack =
-            i64::from(RACK_WORTH[s.rack_len(self.me) as usize]) * i64::from(self.weights[1]);
+        let our_rack = i64::from(RACK_WORTH[s.rack_len(self.me) as usize])
+            * i64::from(self.weights[RACK_TERM]);
         let slot = cache.slot(&key);
         if let Some((held, v)) = &cache.entries[slot] {
             if *held == key {
