@@ -1,9 +1,13 @@
 //! `toybattle train greedy`: tuning the greedy rules' term weights by self-play (SPSA).
 
 use super::{emit, CliResult};
+use std::path::{Path, PathBuf};
 use toybattle::bot::greedy::TERMS;
 use toybattle::rules::Variant;
-use toybattle::tournament::stats::elo_from_score;
+use toybattle::tournament::stats::{elo_from_score, elo_text, SprtParams};
+use toybattle::train::greedy_run::{
+    best_of, run_greedy_generations, GreedyRunConfig, TunedGeneration,
+};
 use toybattle::train::tune::{greedy_match, tune_greedy, TuneConfig};
 
 /// Tune the weights of the greedy rules' evaluation terms by self-play.
@@ -37,6 +41,29 @@ pub struct GreedyArgs {
     /// Seed of the perturbations and the deals.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Run folder of a run in gated generations (see above); without it, one run of --steps.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// With --out: generations to have in the folder, each of --steps steps.
+    #[arg(long, default_value_t = 10, requires = "out")]
+    generations: u32,
+    /// With --out: the gate's sequential test, elo0,elo1[,alpha,beta].
+    #[arg(
+        long,
+        value_name = "ELO0,ELO1[,ALPHA,BETA]",
+        default_value = "0,10",
+        requires = "out"
+    )]
+    sprt: SprtParams,
+    /// With --out: deals per terrain of one batch of a gate (each played twice).
+    #[arg(long, default_value_t = 250, requires = "out")]
+    gate_deals: u32,
+    /// With --out: batches of a gate at most; no decision by then keeps the best.
+    #[arg(long, default_value_t = 20, requires = "out")]
+    gate_batches: u32,
+    /// With --out: deals per terrain of a kept generation's match against the hand-set weights.
+    #[arg(long, default_value_t = 500, requires = "out")]
+    reference_deals: u32,
 }
 
 /// Runs `toybattle train greedy`.
@@ -48,6 +75,9 @@ pub fn run(args: GreedyArgs) -> CliResult {
     }
     if args.deals == 0 {
         return Err("--deals must be at least 1".into());
+    }
+    if let Some(dir) = &args.out {
+        return run_generations(dir, &args);
     }
     let config = TuneConfig {
         steps: args.steps,
@@ -95,4 +125,60 @@ pub fn run(args: GreedyArgs) -> CliResult {
 
 fn listed(weights: &[f64; 7]) -> String {
     weights.map(|w| format!("{w}")).join(", ")
+}
+
+/// `train greedy --out DIR`: the run in gated generations, a line per generation, then the
+/// best weights.
+fn run_generations(dir: &Path, args: &GreedyArgs) -> CliResult {
+    let config = GreedyRunConfig {
+        generations: args.generations,
+        steps: args.steps,
+        deals: args.deals,
+        perturbation: args.perturbation,
+        rate: args.rate,
+        seed: args.seed,
+        sprt: args.sprt,
+        gate_deals: args.gate_deals,
+        gate_batches: args.gate_batches,
+        reference_deals: args.reference_deals,
+    };
+    let done = run_greedy_generations(
+        dir,
+        &config,
+        |_| (),
+        |g| {
+            let _ = emit(&generation_line(g));
+        },
+    )
+    .map_err(|e| e.to_string())?;
+    let (weights, generation) = best_of(&done);
+    emit(&format!(
+        "{} generations in {}; the best is generation {generation} (0 = the hand-set weights); \
+         learning curve: {}\nfor a preset's [search] section:\nplayout_weights = [{}]\n",
+        done.len(),
+        dir.display(),
+        dir.join("curve.svg").display(),
+        listed(&weights)
+    ))
+}
+
+/// A generation in one line: its gate, and for a kept one its Elo against the hand-set weights.
+fn generation_line(g: &TunedGeneration) -> String {
+    let games = 2 * g.gate.pairs();
+    let verdict = if g.kept { "kept" } else { "not kept" };
+    let mut line = format!(
+        "generation {}: {verdict}; against generation {}: {} over {games} games (LLR {:.2})",
+        g.generation,
+        g.best_before,
+        elo_text(&g.gate.elo_estimate(), games),
+        g.llr
+    );
+    if let Some(r) = g.reference {
+        let games = 2 * r.pairs();
+        line += &format!(
+            "; against the hand-set weights: {} over {games} games",
+            elo_text(&r.elo_estimate(), games)
+        );
+    }
+    line + &format!(" ({:.1} CPU-s)\n", g.cpu_seconds)
 }

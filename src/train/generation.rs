@@ -17,6 +17,7 @@
 //! rerunning the same command after a kill keeps what was done and redoes what was not;
 //! `run.lock` refuses a second process on the folder.
 
+use super::cpu_seconds;
 use super::curve::{curve_csv, curve_svg, parse_curve_csv, CurveRow};
 use super::gate::{gate, play_match, GateResult, MatchResult, MatchSettings};
 use super::policy::{fit_policy, score, PolicyData, PolicyTarget, Split};
@@ -923,17 +924,6 @@ fn read_result(gen_dir: &Path) -> Result<Option<GenerationResult>, TrainError> {
             }),
         Err(_) => Ok(None),
     }
-}
-
-/// Processor time of this process so far (user and system, every thread), in seconds.
-fn cpu_seconds() -> f64 {
-    // SAFETY: getrusage only writes the struct it is given.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return 0.0;
-    }
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    secs(usage.ru_utime) + secs(usage.ru_stime)
 }
 
 /// The learning curve: `curve.csv` (every generation) and `curve.svg` (every generation's gate,

@@ -19,6 +19,7 @@ mod fit;
 pub mod gate;
 #[cfg(feature = "train")]
 pub mod generation;
+pub mod greedy_run;
 pub mod playout;
 pub mod policy;
 mod positions;
@@ -31,3 +32,14 @@ pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};
 pub use policy::{fit_policy, PolicyData, PolicyScore, PolicyTarget, Split};
 pub use positions::{Dataset, DatasetError};
 pub use rack::{fit_rack, RackData, RackFit};
+
+/// Processor time of this process so far (user and system, every thread), in seconds.
+pub(crate) fn cpu_seconds() -> f64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0.0;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(usage.ru_utime) + secs(usage.ru_stime)
+}

@@ -16,6 +16,7 @@ use crate::bot::play::{play_game, PlayConfig};
 use crate::bot::{Budget, Player};
 use crate::rules::{Colour, Deal, Game, Variant};
 use crate::terrain::builtin_terrains;
+use crate::tournament::stats::Pentanomial;
 use crate::vocabulary::ByColour;
 use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -58,9 +59,22 @@ pub struct TuneStep {
 /// Runs `config`'s steps from the hand-set weights, reporting each, and returns the weights
 /// (multipliers of the hand-set terms). Deterministic: the same config gives the same weights.
 pub fn tune_greedy(config: &TuneConfig, mut report: impl FnMut(&TuneStep)) -> [f64; K] {
-    let games = games_of(config.variant);
     let mut theta = [0.0; K];
-    for k in 0..config.steps {
+    tune_steps(config, &mut theta, 0..config.steps, &mut report);
+    theta_weights(&theta)
+}
+
+/// SPSA's steps `steps` (counted from 0 over a whole run) from the log-weights `theta`,
+/// reporting each: a step depends only on the config, its number and `theta`, so a run taken
+/// up again from a step's `theta` goes on as if it had never stopped.
+pub(crate) fn tune_steps(
+    config: &TuneConfig,
+    theta: &mut [f64; K],
+    steps: std::ops::Range<u32>,
+    report: &mut impl FnMut(&TuneStep),
+) {
+    let games = games_of(config.variant);
+    for k in steps {
         let mut rng = Xoshiro256PlusPlus::seed_from_u64(
             config.seed ^ u64::from(k).wrapping_mul(0x9E37_79B9_7F4A_7C15),
         );
@@ -79,10 +93,9 @@ pub fn tune_greedy(config: &TuneConfig, mut report: impl FnMut(&TuneStep)) -> [f
         report(&TuneStep {
             step: k + 1,
             score,
-            weights: theta_weights(&theta),
+            weights: theta_weights(theta),
         });
     }
-    theta_weights(&theta)
 }
 
 /// The score of greedy with `a` against greedy with `b` (multipliers of the hand-set terms)
@@ -99,48 +112,68 @@ fn games_of(variant: Variant) -> Vec<Game> {
         .collect()
 }
 
-fn theta_weights(theta: &[f64; K]) -> [f64; K] {
+pub(crate) fn theta_weights(theta: &[f64; K]) -> [f64; K] {
     theta.map(|t| (t.exp() * 1e6).round() / 1e6)
 }
 
 fn match_score(games: &[Game], a: [f64; K], b: [f64; K], deals: u32, seed: u64) -> f64 {
+    let pairs = match_pairs(games, a, b, deals, seed);
+    // Half-points counted exactly, as whole numbers: the same score on every machine.
+    let half_points: u64 = (0..5).map(|i| i as u64 * pairs.counts[i]).sum();
+    half_points as f64 / (4.0 * pairs.pairs() as f64)
+}
+
+/// The pairs of greedy with `a` against greedy with `b` over `deals` deals of every terrain of
+/// `variant`, each deal played twice with the seats swapped; the deals come from `seed`.
+pub fn greedy_pairs(
+    a: [f64; K],
+    b: [f64; K],
+    deals: u32,
+    seed: u64,
+    variant: Variant,
+) -> Pentanomial {
+    match_pairs(&games_of(variant), a, b, deals, seed)
+}
+
+fn match_pairs(games: &[Game], a: [f64; K], b: [f64; K], deals: u32, seed: u64) -> Pentanomial {
     let jobs: Vec<(usize, u64)> = (0..games.len())
         .flat_map(|g| (0..u64::from(deals)).map(move |d| (g, d)))
         .collect();
-    let points: f64 = jobs
-        .par_iter()
+    jobs.par_iter()
         .map(|&(g, d)| {
             let deal = Deal::from_seed(seed ^ (g as u64) << 40 ^ d);
-            pair_points(&games[g], &deal, a, b)
+            let [first, second] = pair_scores(&games[g], &deal, a, b);
+            let mut pair = Pentanomial::default();
+            pair.add_pair(first, second);
+            pair
         })
-        .sum();
-    points / (2.0 * jobs.len() as f64)
+        .reduce(Pentanomial::default, |mut x, y| {
+            x.merge(&y);
+            x
+        })
 }
 
-/// Points of `a` (1 a win, ½ a game stopped by the turn cap) over the two games of `deal`.
-fn pair_points(game: &Game, deal: &Deal, a: [f64; K], b: [f64; K]) -> f64 {
+/// The scores of `a` (1 a win, ½ a game stopped by the turn cap) in the two games of `deal`.
+fn pair_scores(game: &Game, deal: &Deal, a: [f64; K], b: [f64; K]) -> [f64; 2] {
     let config = PlayConfig {
         max_turns: 300,
         budgets: ByColour::new(Budget::iterations(1), Budget::iterations(1)),
         check: false,
     };
     let bot = |w: [f64; K]| Player::Fair(Box::new(GreedyBot::weighted("greedy", term_weights(&w))));
-    [false, true]
-        .iter()
-        .map(|&a_red| {
-            let (mut first, mut second) = (bot(a), bot(b));
-            let players = if a_red {
-                [&mut second, &mut first]
-            } else {
-                [&mut first, &mut second]
-            };
-            let played = play_game(game, deal, &mut { players }, &config);
-            let a_colour = if a_red { Colour::Red } else { Colour::Blue };
-            match played.record.result.winner {
-                Some(w) if w == a_colour => 1.0,
-                Some(_) => 0.0,
-                None => 0.5,
-            }
-        })
-        .sum()
+    [false, true].map(|a_red| {
+        let (mut first, mut second) = (bot(a), bot(b));
+        let players = if a_red {
+            [&mut second, &mut first]
+        } else {
+            [&mut first, &mut second]
+        };
+        let played = play_game(game, deal, &mut { players }, &config);
+        let a_colour = if a_red { Colour::Red } else { Colour::Blue };
+        match played.record.result.winner {
+            Some(w) if w == a_colour => 1.0,
+            Some(_) => 0.0,
+            None => 0.5,
+        }
+    })
 }
