@@ -7,8 +7,9 @@
 use std::path::PathBuf;
 use toybattle::tournament::stats::{SprtDecision, SprtParams};
 use toybattle::train::greedy_run::{
-    best_of, greedy_gate, run_greedy_generations, GreedyRunConfig, GreedyRunError, TunedGeneration,
+    best_of, greedy_gate, run_greedy_generations, GreedyRunConfig, TunedGeneration,
 };
+use toybattle::train::TrainError;
 #[cfg(feature = "train")]
 #[allow(dead_code)] // its record folders are not used here
 mod train_support;
@@ -118,7 +119,7 @@ fn a_folder_of_other_settings_or_a_damaged_file_is_refused() {
     run_greedy_generations(&dir, &tiny(1, 11), |_| (), |_| ()).unwrap();
     let held = std::fs::read(dir.join("generations.json")).unwrap();
     let err = run_greedy_generations(&dir, &tiny(2, 12), |_| (), |_| ()).unwrap_err();
-    assert!(matches!(err, GreedyRunError::Settings { .. }), "{err}");
+    assert!(matches!(err, TrainError::Settings { .. }), "{err}");
     assert!(
         err.to_string().contains("seed is 11 there, 12 here"),
         "{err}"

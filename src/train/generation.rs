@@ -21,6 +21,7 @@ use super::cpu_seconds;
 use super::curve::{curve_csv, curve_svg, parse_curve_csv, CurveRow};
 use super::gate::{gate, play_match, GateResult, MatchResult, MatchSettings};
 use super::policy::{fit_policy, score, PolicyData, PolicyTarget, Split};
+pub use super::TrainError;
 use super::{fit, Dataset, DatasetError, FitOptions};
 use crate::bot::preset::{self, BotConfig, Preset};
 use crate::bot::search::SearchConfig;
@@ -30,7 +31,6 @@ use crate::terrain::Terrain;
 use crate::tournament::lock::RunLock;
 use crate::tournament::stats::SprtParams;
 use crate::tournament::store::{write_atomic, write_json_atomic};
-use crate::tournament::{LockError, StoreError, TournamentError};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -231,58 +231,6 @@ pub struct TrainReport {
     /// With `plan_only`: the self-play of the first incomplete generation (`None` when the
     /// generations asked for are complete).
     pub plan: Option<SelfPlayPlan>,
-}
-
-/// Why a training run cannot go on; each message names the file or setting at fault.
-#[derive(Debug, thiserror::Error)]
-pub enum TrainError {
-    /// A tournament (self-play, gate, reference) failed.
-    #[error(transparent)]
-    Tournament(#[from] TournamentError),
-    /// The run folder is held by another process.
-    #[error(transparent)]
-    Lock(#[from] LockError),
-    /// A file of the run folder that cannot be written or read.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// The folder holds a run of other settings.
-    #[error("{dir} holds a training run of other settings: {}; use a new folder or the same settings", .differences.join("; "))]
-    Settings {
-        /// The run folder.
-        dir: String,
-        /// What differs, setting by setting.
-        differences: Vec<String>,
-    },
-    /// A file of the run folder that is not what it should be.
-    #[error("{path}: {reason}")]
-    File {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// The base preset cannot be the base of a training run.
-    #[error("base preset '{spec}': {reason}")]
-    Base {
-        /// The spec as given.
-        spec: String,
-        /// Why.
-        reason: String,
-    },
-    /// Settings that make no run.
-    #[error("{0}")]
-    Invalid(String),
-    /// A self-play record that cannot be read for training.
-    #[error(transparent)]
-    Dataset(#[from] DatasetError),
-    /// The fit failed.
-    #[error("generation {generation}: training failed: {reason}")]
-    Fit {
-        /// The generation.
-        generation: u32,
-        /// candle's reason.
-        reason: String,
-    },
 }
 
 impl TrainConfig {

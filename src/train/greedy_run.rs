@@ -9,15 +9,15 @@
 //! run taken up again after a stop or kill -9 ends with the same weights as one that never
 //! stopped. A second process on the folder is refused (`run.lock`).
 
-use super::cpu_seconds;
 use super::curve::{curve_csv, curve_svg, CurveRow};
 use super::tune::{greedy_pairs, tune_steps, TuneConfig, TuneStep};
+use super::{cpu_seconds, TrainError};
 use crate::bot::greedy::TERMS;
 use crate::rules::Variant;
 use crate::tournament::lock::RunLock;
 use crate::tournament::stats::{sprt_decide, Pentanomial, SprtDecision, SprtParams};
 use crate::tournament::store::write_atomic;
-use crate::tournament::{LockError, StoreError};
+use crate::tournament::StoreError;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -80,40 +80,10 @@ pub struct TunedGeneration {
     pub cpu_seconds: f64,
 }
 
-/// Why a run cannot go on; each message names the file or setting at fault.
-#[derive(Debug, thiserror::Error)]
-pub enum GreedyRunError {
-    /// The folder is held by another process.
-    #[error(transparent)]
-    Lock(#[from] LockError),
-    /// A file that cannot be written.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// The folder holds a run of other settings.
-    #[error("{dir} holds a tuning run of other settings: {}; use a new folder or the same settings", .differences.join("; "))]
-    Settings {
-        /// The run folder.
-        dir: String,
-        /// What differs, setting by setting.
-        differences: Vec<String>,
-    },
-    /// A file of the folder that is not what it should be.
-    #[error("{path}: {reason}")]
-    File {
-        /// The file.
-        path: String,
-        /// What is wrong.
-        reason: String,
-    },
-    /// Settings that make no run.
-    #[error("{0}")]
-    Invalid(String),
-}
-
 impl GreedyRunConfig {
     /// Checks the settings that make no run; the message names the setting.
-    pub fn validate(&self) -> Result<(), GreedyRunError> {
-        let bad = |m: &str| Err(GreedyRunError::Invalid(m.to_string()));
+    pub fn validate(&self) -> Result<(), TrainError> {
+        let bad = |m: &str| Err(TrainError::Invalid(m.to_string()));
         if self.steps == 0 || self.deals == 0 {
             return bad("--steps and --deals must be at least 1");
         }
@@ -127,14 +97,14 @@ impl GreedyRunConfig {
         }
         for (name, v) in [("--perturbation", self.perturbation), ("--rate", self.rate)] {
             if !(v.is_finite() && v > 0.0) {
-                return Err(GreedyRunError::Invalid(format!(
+                return Err(TrainError::Invalid(format!(
                     "{name} must be a positive number, not {v}"
                 )));
             }
         }
         self.sprt
             .validate()
-            .map_err(|e| GreedyRunError::Invalid(format!("--sprt: {e}")))
+            .map_err(|e| TrainError::Invalid(format!("--sprt: {e}")))
     }
 
     fn tune(&self) -> TuneConfig {
@@ -175,7 +145,7 @@ pub fn run_greedy_generations(
     config: &GreedyRunConfig,
     mut step: impl FnMut(&TuneStep),
     mut generation: impl FnMut(&TunedGeneration),
-) -> Result<Vec<TunedGeneration>, GreedyRunError> {
+) -> Result<Vec<TunedGeneration>, TrainError> {
     config.validate()?;
     std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
     let _lock = RunLock::acquire(dir)?;
@@ -277,13 +247,13 @@ pub fn greedy_gate(
 }
 
 /// Writes the settings into a new folder, or checks that an existing folder's are these.
-fn check_settings(dir: &Path, config: &GreedyRunConfig) -> Result<(), GreedyRunError> {
+fn check_settings(dir: &Path, config: &GreedyRunConfig) -> Result<(), TrainError> {
     let path = dir.join(SETTINGS_FILE);
     let Ok(text) = std::fs::read_to_string(&path) else {
         let json = serde_json::to_vec_pretty(config).expect("settings serialize");
         return Ok(write_atomic(&path, &json)?);
     };
-    let held: GreedyRunConfig = serde_json::from_str(&text).map_err(|e| GreedyRunError::File {
+    let held: GreedyRunConfig = serde_json::from_str(&text).map_err(|e| TrainError::File {
         path: path.display().to_string(),
         reason: format!("not a tuning run's settings: {e}"),
     })?;
@@ -291,7 +261,7 @@ fn check_settings(dir: &Path, config: &GreedyRunConfig) -> Result<(), GreedyRunE
     if differences.is_empty() {
         return Ok(());
     }
-    Err(GreedyRunError::Settings {
+    Err(TrainError::Settings {
         dir: dir.display().to_string(),
         differences,
     })
@@ -299,13 +269,13 @@ fn check_settings(dir: &Path, config: &GreedyRunConfig) -> Result<(), GreedyRunE
 
 /// The generations a folder holds (none in a new folder). The file is written whole, so a
 /// file that does not parse was edited by hand: it is refused rather than played over.
-fn read_generations(dir: &Path) -> Result<Vec<TunedGeneration>, GreedyRunError> {
+fn read_generations(dir: &Path) -> Result<Vec<TunedGeneration>, TrainError> {
     let path = dir.join(GENERATIONS_FILE);
     let Ok(bytes) = std::fs::read(&path) else {
         return Ok(Vec::new());
     };
     let done: Vec<TunedGeneration> =
-        serde_json::from_slice(&bytes).map_err(|e| GreedyRunError::File {
+        serde_json::from_slice(&bytes).map_err(|e| TrainError::File {
             path: path.display().to_string(),
             reason: format!("not a tuning run's generations: {e}"),
         })?;
@@ -314,7 +284,7 @@ fn read_generations(dir: &Path) -> Result<Vec<TunedGeneration>, GreedyRunError> 
         .enumerate()
         .all(|(i, g)| g.generation == i as u32 + 1);
     if !numbered {
-        return Err(GreedyRunError::File {
+        return Err(TrainError::File {
             path: path.display().to_string(),
             reason: "the generations are not numbered 1, 2, 3, … in order".into(),
         });
@@ -323,7 +293,7 @@ fn read_generations(dir: &Path) -> Result<Vec<TunedGeneration>, GreedyRunError> 
 }
 
 /// `curve.csv` and `curve.svg` of the generations `done` (see `train::curve`).
-fn write_curve(dir: &Path, done: &[TunedGeneration]) -> Result<(), GreedyRunError> {
+fn write_curve(dir: &Path, done: &[TunedGeneration]) -> Result<(), TrainError> {
     let mut hours = 0.0;
     let rows: Vec<CurveRow> = done
         .iter()

@@ -14,6 +14,7 @@
 
 mod baseline;
 pub mod curve;
+mod error;
 #[cfg(feature = "train")]
 mod fit;
 pub mod gate;
@@ -27,6 +28,7 @@ pub mod rack;
 pub mod tune;
 
 pub use baseline::{compare_with_fitted, Comparison};
+pub use error::TrainError;
 #[cfg(feature = "train")]
 pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};
 pub use policy::{fit_policy, PolicyData, PolicyScore, PolicyTarget, Split};
