@@ -121,7 +121,7 @@ fn a_folder_of_other_settings_or_a_damaged_file_is_refused() {
     let err = run_greedy_generations(&dir, &tiny(2, 12), |_| (), |_| ()).unwrap_err();
     assert!(matches!(err, TrainError::Settings { .. }), "{err}");
     assert!(
-        err.to_string().contains("seed is 11 there, 12 here"),
+        err.to_string().contains("seed: 12 now, 11 in run.json"),
         "{err}"
     );
     assert_eq!(std::fs::read(dir.join("generations.json")).unwrap(), held);

@@ -189,7 +189,7 @@ fn an_interrupted_generation_resumes_keeping_its_finished_work() {
     match other {
         Err(TrainError::Settings { differences, .. }) => {
             assert!(
-                differences.iter().any(|d| d.starts_with("seed 4 now")),
+                differences.iter().any(|d| d.starts_with("seed: 4 now")),
                 "{differences:?}"
             );
         }

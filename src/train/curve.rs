@@ -6,7 +6,10 @@
 //! interval; filled when the generation was kept, hollow when it was not) and each kept
 //! generation's Elo against generation 0 (the learning curve proper).
 
+use crate::tournament::store::write_atomic;
+use crate::tournament::StoreError;
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// The header of `curve.csv`.
 pub const CURVE_HEADER: &str = "generation,kept,best_before,gate_games,gate_elo,gate_elo_lo,\
@@ -51,6 +54,12 @@ impl CurveRow {
         let _ = write!(line, ",{:.4}", self.cpu_hours);
         line
     }
+}
+
+/// Writes `curve.csv` and `curve.svg` for `rows` into the run folder `dir`, each whole.
+pub fn write_files(dir: &Path, rows: &[CurveRow]) -> Result<(), StoreError> {
+    write_atomic(&dir.join("curve.csv"), curve_csv(rows).as_bytes())?;
+    write_atomic(&dir.join("curve.svg"), curve_svg(rows).as_bytes())
 }
 
 /// The text of `curve.csv` for `rows`.

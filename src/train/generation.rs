@@ -18,9 +18,10 @@
 //! `run.lock` refuses a second process on the folder.
 
 use super::cpu_seconds;
-use super::curve::{curve_csv, curve_svg, parse_curve_csv, CurveRow};
+use super::curve::{self, curve_svg, parse_curve_csv, CurveRow};
 use super::gate::{gate, play_match, GateResult, MatchResult, MatchSettings};
 use super::policy::{fit_policy, score, PolicyData, PolicyTarget, Split};
+use super::settings::open_settings;
 pub use super::TrainError;
 use super::{fit, Dataset, DatasetError, FitOptions};
 use crate::bot::preset::{self, BotConfig, Preset};
@@ -32,7 +33,6 @@ use crate::tournament::lock::RunLock;
 use crate::tournament::stats::SprtParams;
 use crate::tournament::store::{write_atomic, write_json_atomic};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -272,23 +272,6 @@ impl TrainConfig {
             .validate()
             .map_err(|e| TrainError::Invalid(format!("--sprt: {e}")))
     }
-
-    fn differences(&self, other: &TrainConfig) -> Vec<String> {
-        let (a, b) = (json_fields(self), json_fields(other));
-        a.iter()
-            .filter(|(k, v)| b.get(*k) != Some(v))
-            .map(|(k, v)| format!("{k} {v} now, {} in run.json", b.get(k).map_or("-", |s| s)))
-            .collect()
-    }
-}
-
-fn json_fields(config: &TrainConfig) -> BTreeMap<String, String> {
-    match serde_json::to_value(config) {
-        Ok(serde_json::Value::Object(map)) => {
-            map.into_iter().map(|(k, v)| (k, v.to_string())).collect()
-        }
-        _ => BTreeMap::new(),
-    }
 }
 
 /// The base preset of a training run that learns `learn`: for the value model, a search whose
@@ -403,7 +386,7 @@ pub fn run_generations(options: TrainOptions) -> Result<TrainReport, TrainError>
             ),
         });
     }
-    open_train_dir(&dir, config)?;
+    open_settings(&dir, config, &[], "a training run")?;
     let base_file = dir.join("base.toml");
     write_if_changed(
         &base_file,
@@ -824,33 +807,6 @@ pub fn describe(r: &GenerationResult) -> String {
     line
 }
 
-/// `run.json`: written for a new run, compared for a resumed one.
-fn open_train_dir(dir: &Path, config: &TrainConfig) -> Result<(), TrainError> {
-    let path = dir.join("run.json");
-    match std::fs::read(&path) {
-        Ok(bytes) => {
-            let stored: TrainConfig =
-                serde_json::from_slice(&bytes).map_err(|e| TrainError::File {
-                    path: path.display().to_string(),
-                    reason: format!("not the settings of a training run: {e}"),
-                })?;
-            if stored == *config {
-                Ok(())
-            } else {
-                Err(TrainError::Settings {
-                    dir: dir.display().to_string(),
-                    differences: config.differences(&stored),
-                })
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(write_json_atomic(&path, config)?),
-        Err(e) => Err(TrainError::File {
-            path: path.display().to_string(),
-            reason: e.to_string(),
-        }),
-    }
-}
-
 /// Writes `text` to `path` unless the file holds it already (a resumed run rewrites nothing).
 fn write_if_changed(path: &Path, text: &str) -> Result<(), TrainError> {
     if std::fs::read_to_string(path).is_ok_and(|t| t == text) {
@@ -898,9 +854,7 @@ fn write_curve(dir: &Path, results: &[GenerationResult]) -> Result<(), TrainErro
             }
         })
         .collect();
-    write_atomic(&dir.join("curve.csv"), curve_csv(&rows).as_bytes())?;
-    write_atomic(&dir.join("curve.svg"), curve_svg(&rows).as_bytes())?;
-    Ok(())
+    Ok(curve::write_files(dir, &rows)?)
 }
 
 /// Draws `DIR/curve.svg` again from `DIR/curve.csv` (e.g. after the plot changed); returns the

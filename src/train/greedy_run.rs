@@ -9,7 +9,8 @@
 //! run taken up again after a stop or kill -9 ends with the same weights as one that never
 //! stopped. A second process on the folder is refused (`run.lock`).
 
-use super::curve::{curve_csv, curve_svg, CurveRow};
+use super::curve::{self, CurveRow};
+use super::settings::open_settings;
 use super::tune::{greedy_pairs, tune_steps, TuneConfig, TuneStep};
 use super::{cpu_seconds, TrainError};
 use crate::bot::greedy::TERMS;
@@ -24,7 +25,6 @@ use std::path::Path;
 /// Terms of the evaluation.
 const K: usize = TERMS.len();
 /// The settings file of a run folder.
-const SETTINGS_FILE: &str = "run.json";
 /// The generations of a run folder, rewritten whole after each.
 const GENERATIONS_FILE: &str = "generations.json";
 /// Salts of the seeds of the gates' and the reference matches' deals, apart from SPSA's.
@@ -117,25 +117,6 @@ impl GreedyRunConfig {
             variant: Variant::Normal,
         }
     }
-
-    /// The settings that differ from `other`'s, in words; the number of generations may.
-    fn differences(&self, other: &GreedyRunConfig) -> Vec<String> {
-        let (a, b) = (settings_map(self), settings_map(other));
-        a.iter()
-            .filter(|(k, v)| k.as_str() != "generations" && b.get(*k) != Some(v))
-            .map(|(k, v)| {
-                let theirs = b.get(k).map_or("nothing".into(), ToString::to_string);
-                format!("{k} is {theirs} there, {v} here")
-            })
-            .collect()
-    }
-}
-
-fn settings_map(config: &GreedyRunConfig) -> serde_json::Map<String, serde_json::Value> {
-    match serde_json::to_value(config) {
-        Ok(serde_json::Value::Object(map)) => map,
-        _ => serde_json::Map::new(),
-    }
 }
 
 /// Runs the generations of `config` in `dir` that it does not hold yet, reporting each SPSA
@@ -149,7 +130,7 @@ pub fn run_greedy_generations(
     config.validate()?;
     std::fs::create_dir_all(dir).map_err(|e| StoreError::io(dir, e))?;
     let _lock = RunLock::acquire(dir)?;
-    check_settings(dir, config)?;
+    open_settings(dir, config, &["generations"], "a greedy tuning run")?;
     let mut done = read_generations(dir)?;
     write_curve(dir, &done)?;
     while (done.len() as u32) < config.generations {
@@ -246,27 +227,6 @@ pub fn greedy_gate(
     (pairs, verdict.0, verdict.1)
 }
 
-/// Writes the settings into a new folder, or checks that an existing folder's are these.
-fn check_settings(dir: &Path, config: &GreedyRunConfig) -> Result<(), TrainError> {
-    let path = dir.join(SETTINGS_FILE);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        let json = serde_json::to_vec_pretty(config).expect("settings serialize");
-        return Ok(write_atomic(&path, &json)?);
-    };
-    let held: GreedyRunConfig = serde_json::from_str(&text).map_err(|e| TrainError::File {
-        path: path.display().to_string(),
-        reason: format!("not a tuning run's settings: {e}"),
-    })?;
-    let differences = config.differences(&held);
-    if differences.is_empty() {
-        return Ok(());
-    }
-    Err(TrainError::Settings {
-        dir: dir.display().to_string(),
-        differences,
-    })
-}
-
 /// The generations a folder holds (none in a new folder). The file is written whole, so a
 /// file that does not parse was edited by hand: it is refused rather than played over.
 fn read_generations(dir: &Path) -> Result<Vec<TunedGeneration>, TrainError> {
@@ -315,7 +275,5 @@ fn write_curve(dir: &Path, done: &[TunedGeneration]) -> Result<(), TrainError> {
             }
         })
         .collect();
-    write_atomic(&dir.join("curve.csv"), curve_csv(&rows).as_bytes())?;
-    write_atomic(&dir.join("curve.svg"), curve_svg(&rows).as_bytes())?;
-    Ok(())
+    Ok(curve::write_files(dir, &rows)?)
 }

@@ -25,6 +25,7 @@ pub mod playout;
 pub mod policy;
 mod positions;
 pub mod rack;
+mod settings;
 pub mod tune;
 
 pub use baseline::{compare_with_fitted, Comparison};
