@@ -1389,8 +1389,10 @@ pub fn pct(e: &Estimate) -> String {
     )
 }
 
-/// "+3.1 pp [+0.4, +5.8]", or "+0.0 pp, not estimable (2 deals)".
+/// "+3.1 pp [+0.4, +5.8]", or "+0.0 pp, not estimable (2 deals)"; the interval is shown within
+/// ±100 pp (see [`Estimate::shown_as_share_change`]).
 pub fn pp(e: &Estimate) -> String {
+    let e = e.shown_as_share_change();
     if !e.is_estimable() {
         return format!("{:+.1} pp, {}", 100.0 * e.value, e.not_estimable_note());
     }

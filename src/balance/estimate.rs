@@ -54,6 +54,21 @@ impl Estimate {
         self.lo <= other.hi && other.lo <= self.hi
     }
 
+    /// For showing a change of a share (a score, a share of games; in pp): the interval cut to
+    /// [−1, 1], the only values such a change can take. With two or three deals a t interval
+    /// reaches past them ("[-124.2, +124.2] pp"). Only what is shown is cut: p-values and
+    /// sample sizes read the interval itself, since a cut end would shrink its standard error.
+    pub fn shown_as_share_change(&self) -> Estimate {
+        if !self.is_estimable() {
+            return *self;
+        }
+        Estimate {
+            lo: self.lo.max(-1.0),
+            hi: self.hi.min(1.0),
+            ..*self
+        }
+    }
+
     /// The same figure scaled, e.g. to percent or percentage points.
     pub fn scaled(&self, k: f64) -> Estimate {
         let (a, b) = (self.lo * k, self.hi * k);
@@ -298,6 +313,29 @@ mod tests {
         assert_eq!(d.n, 2);
         assert!((d.value - 0.75).abs() < 1e-12);
         assert!(d.is_estimable() && d.hi - d.lo > 1.0, "t with 1 df: {d:?}");
+    }
+
+    #[test]
+    fn a_share_change_is_shown_within_100_pp() {
+        let (mut a, mut b) = (vec![(1, 1.0), (2, 0.0)], vec![(1, 0.0), (2, 0.0)]);
+        let wide = paired_difference(&mut a, &mut b).unwrap();
+        assert!(wide.lo < -1.0 && wide.hi > 1.0, "t with 1 df: {wide:?}");
+        let shown = wide.shown_as_share_change();
+        assert_eq!((shown.value, shown.lo, shown.hi), (0.5, -1.0, 1.0));
+        assert_eq!(
+            super::super::analysis::pp(&wide),
+            "+50.0 pp [-100.0, +100.0]"
+        );
+        let narrow = Estimate {
+            value: 0.1,
+            lo: -0.2,
+            hi: 0.4,
+            n: 40,
+            deals: 20,
+        };
+        assert_eq!(narrow.shown_as_share_change(), narrow);
+        let unknown = Estimate::not_estimable(0.5, 2, 1);
+        assert!(!unknown.shown_as_share_change().is_estimable());
     }
 
     #[test]

@@ -1022,7 +1022,9 @@ fn change_section(r: &Report, spec: &ChangeSection, rows: &[ChangeRow]) -> Secti
                     points: rows
                         .iter()
                         .filter(|row| row.preset == p.as_str())
-                        .filter_map(|row| f(row).map(|e| (row.label.clone(), e)))
+                        .filter_map(|row| {
+                            f(row).map(|e| (row.label.clone(), e.shown_as_share_change()))
+                        })
                         .collect(),
                 })
                 .collect(),
