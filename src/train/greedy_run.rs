@@ -24,7 +24,6 @@ use std::path::Path;
 
 /// Terms of the evaluation.
 const K: usize = TERMS.len();
-/// The settings file of a run folder.
 /// The generations of a run folder, rewritten whole after each.
 const GENERATIONS_FILE: &str = "generations.json";
 /// Salts of the seeds of the gates' and the reference matches' deals, apart from SPSA's.
