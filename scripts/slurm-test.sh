@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Runs scripts/slurm-tournament.sh on a real Slurm: installs Slurm from Debian's packages as a
-# single-node cluster on this machine, submits a small tournament as a job array of 4 shards
-# plus the dependent merge job, waits for them, and checks that the merged summary equals the
-# summary of the same tournament run on one machine.
+# Runs scripts/slurm-tournament.sh and scripts/slurm-balance.sh on a real Slurm: installs Slurm
+# from Debian's packages as a single-node cluster on this machine, submits a small tournament
+# and a small balance study, each as a job array of 4 shards plus the dependent merge or report
+# job, waits for them, and checks that the merged summary and the study's report equal those of
+# the same tournament and study played on one machine.
 #
 # Usage (as root on a Debian machine, from anywhere; builds the release binary if needed):
 #   scripts/slurm-test.sh
@@ -20,6 +21,11 @@ WORK=${WORK:-$(mktemp -d /tmp/toybattle-slurm.XXXXXX)}
 SHARDS=4
 # The tournament: fast bots, two terrains, 8 games per pairing and terrain (4 deals).
 RUN=(--bots random,greedy --terrains castle_field,battlefield --games 8 --seed 11 --max-turns 300)
+# The study: greedy self-play, two terrains, both variants, 8 games per terrain and variant.
+STUDY=(--bots greedy --terrains castle_field,battlefield --variants normal,beginner --games 8 --seed 11)
+# The report's files, which must not depend on how the study was played.
+REPORT=(balance.json report.md report.html seats.csv troops.csv troops_by_terrain.csv
+  special_bases.csv comparisons.csv plays.csv)
 
 log() { echo "slurm-test: $*"; }
 die() { echo "slurm-test: FAILED: $*" >&2; exit 1; }
@@ -120,7 +126,7 @@ stop_slurm() {
 # Waits until no job of ours is queued or running; fails after TIMEOUT seconds.
 wait_for_jobs() {
   local deadline=$((SECONDS + TIMEOUT))
-  while squeue -h -n toybattle-shard,toybattle-merge -o '%i' | grep -q .; do
+  while squeue -h -n toybattle-shard,toybattle-merge,toybattle-report -o '%i' | grep -q .; do
     ((SECONDS < deadline)) || { squeue; die "jobs still running after ${TIMEOUT}s"; }
     sleep 2
   done
@@ -160,4 +166,16 @@ if ! cmp -s "$WORK/run/merged/summary.json" "$WORK/single/summary.json"; then
   diff "$WORK/run/merged/summary.json" "$WORK/single/summary.json" | head -n 40 >&2 || true
   die "the merged summary differs from the single run's"
 fi
-log "OK: $SHARDS array tasks and the merge ran under Slurm; merged summary = single run ($((SECONDS - start))s)"
+log "tournament OK: $SHARDS array tasks and the merge ran; merged summary = single run"
+
+log "submitting a balance study as $SHARDS shards and the report"
+SHARDS=$SHARDS OUT=$WORK/study BIN=$BIN CPUS=1 TIME=00:30:00 \
+  bash "$ROOT/scripts/slurm-balance.sh" "${STUDY[@]}"
+wait_for_jobs
+[[ -s $WORK/study/report/report.md ]] || { cat "$WORK/study/logs/report.log" >&2 || true; die "the report job left no report"; }
+log "playing the same study on one machine"
+"$BIN" balance "${STUDY[@]}" --quiet --out "$WORK/single-study" >/dev/null
+for file in "${REPORT[@]}"; do
+  cmp -s "$WORK/study/report/$file" "$WORK/single-study/$file" || die "the study's $file differs from the single study's"
+done
+log "OK: tournament and study ran as $SHARDS array tasks each under Slurm; merged summary and report = single runs ($((SECONDS - start))s)"

@@ -528,11 +528,33 @@ fn shards_merged_with_from_give_the_unsharded_tables() {
         extra.extend(shard.map(|s| ["--shard", s]).into_iter().flatten());
         let (ok, stderr) = seeded_study(&extra);
         assert!(ok, "{stderr}");
+        // A quiet shard (a cluster's job array) writes nothing to its log.
+        assert!(shard.is_none() || stderr.is_empty(), "{stderr}");
     }
     let (ok, stderr) = balance(&["--from", &path(1), &path(2), "--out", &path(3)]);
     assert!(ok, "{stderr}");
     same_tables(&dirs[0], &dirs[3]);
     dirs.iter().for_each(|d| drop(fs::remove_dir_all(d)));
+}
+
+/// A shard played by hand says where it played and how to write the report once all are done.
+#[test]
+fn a_shard_names_the_command_that_reports_the_study() {
+    let dir = temp_dir("shard-note");
+    let out = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args(["balance", "--bots", "random", "--games", "2"])
+        .args(["--terrains", "castle_field", "--shard", "2/3", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("shard 2/3 played into"), "{stderr}");
+    assert!(
+        stderr.contains("toybattle balance --from SHARD_DIR... --out REPORT_DIR"),
+        "{stderr}"
+    );
+    let _ = fs::remove_dir_all(&dir);
 }
 
 /// A report read from some of a study's shards names every missing piece and refuses; with

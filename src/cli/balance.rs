@@ -306,6 +306,9 @@ pub fn run(args: Args) -> CliResult {
             }
             let dirs = run_study(&plan).map_err(|e| e.to_string())?;
             if let Some(s) = args.shard {
+                if args.quiet {
+                    return Ok(());
+                }
                 eprintln!(
                     "shard {s} played into {}; when every shard is done, write the report with \
                      `toybattle balance --from SHARD_DIR... --out REPORT_DIR`",
