@@ -23,7 +23,8 @@ source "$(dirname "$0")/slurm-lib.sh"
 
 array_id=$(submit_shards balance "$@")
 report_id=$(submit_after "$array_id" report \
-  "$BIN balance --from $(shard_dirs) $(terrain_file_args "$@") --quiet --out $OUT/report")
+  "$(printf '%q' "$BIN") balance --from $(shard_dirs) $(terrain_file_args "$@") --quiet \
+    --out $(printf '%q' "$OUT/report")")
 
 echo "submitted shards as job array $array_id and the report as job $report_id"
 echo "report when done: $OUT/report/report.md"

@@ -20,13 +20,15 @@ mkdir -p "$OUT/logs"
 submit_shards() {
   local subcommand=$1
   shift
-  local args
+  local args bin out
   args=$(printf '%q ' "$@")
+  bin=$(printf '%q' "$BIN")
+  out=$(printf '%q' "$OUT")
   sbatch --parsable "${PARTITION_ARG[@]}" \
     --job-name=toybattle-shard --array="1-${SHARDS}" --cpus-per-task="$CPUS" --time="$TIME" \
     --output="$OUT/logs/shard-%a.log" \
-    --wrap="$BIN $subcommand $args --concurrency $CPUS --quiet \
-            --shard \${SLURM_ARRAY_TASK_ID}/$SHARDS --out $OUT/shard-\${SLURM_ARRAY_TASK_ID}"
+    --wrap="$bin $subcommand $args --concurrency $CPUS --quiet \
+            --shard \${SLURM_ARRAY_TASK_ID}/$SHARDS --out $out/shard-\${SLURM_ARRAY_TASK_ID}"
 }
 
 # Submits COMMAND as job NAME that starts once job AFTER has succeeded (every task of an

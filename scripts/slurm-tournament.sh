@@ -17,7 +17,7 @@ source "$(dirname "$0")/slurm-lib.sh"
 array_id=$(submit_shards tournament "$@")
 # The merge replays every record on the run's terrains: it needs the run's terrain file, if any.
 merge_id=$(submit_after "$array_id" merge \
-  "$BIN merge $(shard_dirs) $(terrain_file_args "$@") --out $OUT/merged")
+  "$(printf '%q' "$BIN") merge $(shard_dirs) $(terrain_file_args "$@") --out $(printf '%q' "$OUT/merged")")
 
 echo "submitted shards as job array $array_id and the merge as job $merge_id"
 echo "summary when done: $OUT/merged/summary.md"

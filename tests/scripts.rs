@@ -94,14 +94,15 @@ fn fake_scheduler(dir: &Path) -> PathBuf {
     bin
 }
 
-/// Runs scripts/SCRIPT with ARGS under the stand-in scheduler, 3 shards into `dir/run`.
+/// Runs scripts/SCRIPT with ARGS under the stand-in scheduler, 3 shards into `dir/run folder`
+/// (a space in the path, which every command the script submits must quote).
 fn run_slurm_script(dir: &Path, script: &str, args: &[&str]) -> PathBuf {
     let path = format!(
         "{}:{}",
         fake_scheduler(dir).display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let out = dir.join("run");
+    let out = dir.join("run folder");
     let status = Command::new("bash")
         .arg(
             Path::new(env!("CARGO_MANIFEST_DIR"))
