@@ -231,38 +231,53 @@ fn path_with_toybattle(dir: &Path) -> String {
     )
 }
 
-#[test]
-fn kubernetes_indexed_job_commands_shard_and_merge_into_the_single_run_summary() {
-    let Some((shard, merge)) = k8s_commands("k8s-tournament.yaml") else {
-        return;
-    };
-    let dir = temp_dir("k8s");
-    let path = path_with_toybattle(&dir);
+/// Runs the Jobs of scripts/MANIFEST as Kubernetes would, in `dir`: the shard container once
+/// per completion index 0..SHARDS with `args_var` set to ARGS, then the last Job's container,
+/// both on the built-in terrains given as a terrain file. Returns the folder standing for the
+/// shared volume (`/runs`); `None` where the manifest cannot be read (test skipped).
+fn run_k8s_jobs(
+    dir: &Path,
+    manifest: &str,
+    shards: u32,
+    args_var: &str,
+    args: &[&str],
+) -> Option<PathBuf> {
+    let (shard, last) = k8s_commands(manifest)?;
+    let path = path_with_toybattle(dir);
     let runs = dir.join("runs");
     let local = |cmd: &str| cmd.replace("/runs/", &format!("{}/", runs.display()));
-    // A run on a terrain file, which the merge must be given too (it replays every record).
+    // A run on a terrain file, which the last Job must be given too (a merge replays every
+    // record on the run's terrains).
     let terrain_args = format!("--terrain-file {TERRAINS}");
-    // The manifest's merge waits for 8 shard summaries: 8 completion indices.
-    for index in 0..8 {
+    for index in 0..shards {
         let status = Command::new("sh")
             .args(["-c", &local(&shard)])
             .env("PATH", &path)
             .env("JOB_COMPLETION_INDEX", index.to_string())
-            .env("SHARDS", "8")
-            .env("TOURNAMENT_ARGS", RUN.join(" "))
+            .env("SHARDS", shards.to_string())
+            .env(args_var, args.join(" "))
             .env("TERRAIN_ARGS", &terrain_args)
             .status()
             .unwrap();
-        assert!(status.success(), "shard index {index} failed");
+        assert!(status.success(), "{manifest}: shard index {index} failed");
     }
     let status = Command::new("sh")
-        .args(["-c", &local(&merge)])
+        .args(["-c", &local(&last)])
         .env("PATH", &path)
         .env("TERRAIN_ARGS", &terrain_args)
         .status()
         .unwrap();
-    assert!(status.success(), "merge job failed");
+    assert!(status.success(), "{manifest}: the last Job failed");
+    Some(runs)
+}
 
+#[test]
+fn kubernetes_indexed_job_commands_shard_and_merge_into_the_single_run_summary() {
+    let dir = temp_dir("k8s");
+    // The manifest's merge waits for 8 shard summaries: 8 completion indices.
+    let Some(runs) = run_k8s_jobs(&dir, "k8s-tournament.yaml", 8, "TOURNAMENT_ARGS", &RUN) else {
+        return;
+    };
     let single = dir.join("single");
     let status = Command::new(BIN)
         .arg("tournament")
@@ -282,36 +297,12 @@ fn kubernetes_indexed_job_commands_shard_and_merge_into_the_single_run_summary()
 
 #[test]
 fn kubernetes_balance_jobs_shard_a_study_and_report_it_as_the_single_study() {
-    let Some((shard, report)) = k8s_commands("k8s-balance.yaml") else {
-        return;
-    };
     let dir = temp_dir("k8s-balance");
-    let path = path_with_toybattle(&dir);
-    let runs = dir.join("runs");
-    let local = |cmd: &str| cmd.replace("/runs/", &format!("{}/", runs.display()));
-    let terrain_args = format!("--terrain-file {TERRAINS}");
     // The manifest's report waits for 35 shard marks: 35 completion indices (most of them
     // without a deal of this small study, which is a shard's normal case too).
-    for index in 0..35 {
-        let status = Command::new("sh")
-            .args(["-c", &local(&shard)])
-            .env("PATH", &path)
-            .env("JOB_COMPLETION_INDEX", index.to_string())
-            .env("SHARDS", "35")
-            .env("STUDY_ARGS", STUDY.join(" "))
-            .env("TERRAIN_ARGS", &terrain_args)
-            .status()
-            .unwrap();
-        assert!(status.success(), "shard index {index} failed");
-    }
-    let status = Command::new("sh")
-        .args(["-c", &local(&report)])
-        .env("PATH", &path)
-        .env("TERRAIN_ARGS", &terrain_args)
-        .status()
-        .unwrap();
-    assert!(status.success(), "report job failed");
-
+    let Some(runs) = run_k8s_jobs(&dir, "k8s-balance.yaml", 35, "STUDY_ARGS", &STUDY) else {
+        return;
+    };
     let single = dir.join("single");
     single_study(
         &[&STUDY[..], &["--terrain-file", TERRAINS]].concat(),
