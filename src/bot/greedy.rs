@@ -592,37 +592,38 @@ impl<'a> Judge<'a> {
         (chosen.unwrap_or(list[0]), chosen.map(|_| top))
     }
 
-    /// The position `d` reaches at `horizon` ([`Judge::score`]), the later decisions of the
-    /// turn it took, and the score of that position where the last decision's own candidates
-    /// scored it: a later decision scored once, with no chance after it, reached what it was
-    /// scored on.
+    /// Takes `next` from the position where `me` decides to the one `d` reaches at `horizon`
+    /// ([`Judge::score`]); returns the later decisions of the turn it took, and the score of
+    /// that position where the last decision's own candidates scored it: a later decision
+    /// scored once, with no chance after it, reached what it was scored on. The caller's copy
+    /// is played on in place: returning the position copied the state once more per candidate,
+    /// a tenth of a search's instructions (results/search-speed.md).
     fn reach<R: Rng>(
         &self,
-        s: &State,
+        next: &mut State,
         base: &Base,
         cache: &mut EvalCache,
         d: Decision,
         horizon: Horizon,
         rng: &mut R,
-    ) -> (State, i32, Option<i32>) {
-        let mut next = *s;
-        self.game.apply_legal(&mut next, d);
+    ) -> (i32, Option<i32>) {
+        self.game.apply_legal(next, d);
         let (mut steps, mut known) = (0, None);
         while !next.is_over() && next.active() == self.me {
             if next.is_chance() {
-                let outcome = sample_chance(self.game, &next, rng);
-                self.game.apply_legal(&mut next, outcome);
+                let outcome = sample_chance(self.game, next, rng);
+                self.game.apply_legal(next, outcome);
                 known = None;
             } else if horizon == Horizon::Turn {
-                let (later, score) = self.pick_scored(&next, Horizon::Once, Some(base), cache, rng);
-                self.game.apply_legal(&mut next, later);
+                let (later, score) = self.pick_scored(next, Horizon::Once, Some(base), cache, rng);
+                self.game.apply_legal(next, later);
                 steps += 1;
                 known = score;
             } else {
                 break;
             }
         }
-        (next, steps, known)
+        (steps, known)
     }
 
     /// The terms of the position each decision of `list` (the legal decisions of `s`, where
@@ -646,7 +647,8 @@ impl<'a> Judge<'a> {
         cache.serve(self);
         list.iter()
             .map(|&d| {
-                let (next, _, _) = self.reach(s, &base, &mut cache, d, horizon.of(d), rng);
+                let mut next = *s;
+                self.reach(&mut next, &base, &mut cache, d, horizon.of(d), rng);
                 (!next.is_over()).then(|| self.terms_from(&next, &base))
             })
             .collect()
@@ -690,7 +692,8 @@ impl<'a> Judge<'a> {
         horizon: Horizon,
         rng: &mut R,
     ) -> i32 {
-        let (next, steps, known) = self.reach(s, base, cache, d, horizon, rng);
+        let mut next = *s;
+        let (steps, known) = self.reach(&mut next, base, cache, d, horizon, rng);
         let value = known.unwrap_or_else(|| self.evaluate_from(&next, base, Some(cache)));
         match value {
             // A win now beats the same win later in the turn (rules 1 and 2 are about now).
