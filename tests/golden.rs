@@ -84,3 +84,50 @@ fn summary_of_a_fixed_tournament() {
     check_golden("tournament/summary.md", &summary.to_markdown(&games));
     check_golden("tournament/summary.csv", &summary.to_csv());
 }
+
+/// `strong`'s search on five fixed positions of five terrains: its decision and the visits and
+/// values of its five best candidates, pinned. A speed-up of the search (fewer copies, a cheaper
+/// playout step) must leave every one of these as it was; a change of what the search does
+/// (an option, a preset's settings, the playout rules) shows here as a reviewed diff.
+#[test]
+fn strong_searches_fixed_positions_as_before() {
+    let mut actual = String::new();
+    for name in [
+        "castle_field-18",
+        "volcanic_jungle-18",
+        "cursed_cemetery-18",
+        "station_metal_x-18",
+        "battlefield-20",
+    ] {
+        let position = golden_path(&format!("positions/{name}.json"));
+        let out = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+            .args([
+                "analyze",
+                "--bot",
+                "strong",
+                "--json",
+                "--top",
+                "5",
+                "--position",
+            ])
+            .arg(&position)
+            .output()
+            .expect("the built binary runs");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let mut analysis: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("analyze --json prints JSON");
+        // The time taken and the file's path are the only parts that differ between runs.
+        let fields = analysis.as_object_mut().expect("an object");
+        fields.remove("elapsed_ms");
+        fields["position"]
+            .as_object_mut()
+            .expect("an object")
+            .remove("file");
+        actual.push_str(&format!("{name}\n{analysis}\n"));
+    }
+    check_golden("strong-search.txt", &actual);
+}
