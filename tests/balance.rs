@@ -342,7 +342,7 @@ fn the_report_of_100000_games_is_computed() {
     assert_eq!(report.special_bases.len(), 9, "eight terrains and all");
     let all = report.special_bases.last().unwrap();
     assert!(
-        all.first_player.unwrap().covers(0.0),
+        all.change.first_player.unwrap().covers(0.0),
         "no planted variant effect"
     );
 }
@@ -1536,15 +1536,15 @@ fn restricted_play_is_the_paired_change_against_the_normal_games() {
         (row.terrain.as_str(), row.restricted, row.games),
         ("castle_field", fifteen, 60)
     );
-    let first = row.first_player.unwrap();
+    let first = row.change.first_player.unwrap();
     assert!(
         (first.value - 0.5).abs() < 1e-12 && first.n == 30,
         "{first:?}"
     );
-    assert!((row.turns.unwrap().value - 3.0).abs() < 1e-12);
+    assert!((row.change.turns.unwrap().value - 3.0).abs() < 1e-12);
     // Blue wins every normal game (as first player, and when red moves first and loses) and
     // half of the restricted ones.
-    assert!((row.blue.unwrap().value + 0.5).abs() < 1e-12);
+    assert!((row.change.blue.unwrap().value + 0.5).abs() < 1e-12);
     let normal = report
         .seats
         .iter()

@@ -525,6 +525,6 @@ fn the_summary_names_a_what_if_by_what_it_changes_on_each_terrain() {
         .map(|d| (d % 2 == 0) as u8 as f64 - (d % 3 == 0) as u8 as f64)
         .sum::<f64>()
         / 40.0;
-    assert!((row.first_player.unwrap().value - by_hand).abs() < 1e-12);
+    assert!((row.change.first_player.unwrap().value - by_hand).abs() < 1e-12);
     assert_eq!(row.deals, 40);
 }

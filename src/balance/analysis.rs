@@ -219,14 +219,9 @@ pub struct WhatIfChange {
     pub score_blue: Option<Estimate>,
     /// Deals played under both rules.
     pub deals: u64,
-    /// The what-if minus the printed rules, each paired by deal: the first player's score.
-    pub first_player: Option<Estimate>,
-    /// Change in blue's score.
-    pub blue: Option<Estimate>,
-    /// Change in mean length (turns).
-    pub turns: Option<Estimate>,
-    /// Change in the share of each end type.
-    pub ends: Vec<(End, Option<Estimate>)>,
+    /// The what-if minus the printed rules.
+    #[serde(flatten)]
+    pub change: PairedChange,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -255,14 +250,9 @@ pub struct SpecialRow {
     pub terrain: String,
     /// Deals played in both variants.
     pub deals: u64,
-    /// Normal minus beginner, each paired by deal.
-    pub first_player: Option<Estimate>,
-    /// Change in blue's score.
-    pub blue: Option<Estimate>,
-    /// Change in mean length (turns).
-    pub turns: Option<Estimate>,
-    /// Change in the share of each end type.
-    pub ends: Vec<(End, Option<Estimate>)>,
+    /// Normal minus beginner.
+    #[serde(flatten)]
+    pub change: PairedChange,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -277,7 +267,16 @@ pub struct RestrictedRow {
     pub restricted: Restricted,
     /// Games played with the restriction.
     pub games: u64,
-    /// Restricted minus normal, each paired by deal: the first player's score.
+    /// Restricted minus normal.
+    #[serde(flatten)]
+    pub change: PairedChange,
+}
+
+#[derive(Clone, Debug, Serialize)]
+/// One set of games minus another played on the same deals, each figure paired by deal: a
+/// deal's mean in the first set minus its mean in the second, with a t interval over deals.
+pub struct PairedChange {
+    /// Change in the first player's score.
     pub first_player: Option<Estimate>,
     /// Change in blue's score.
     pub blue: Option<Estimate>,
@@ -285,6 +284,30 @@ pub struct RestrictedRow {
     pub turns: Option<Estimate>,
     /// Change in the share of each end type.
     pub ends: Vec<(End, Option<Estimate>)>,
+}
+
+impl PairedChange {
+    /// `games` minus `base` (both on the same deals).
+    fn between(games: &[&StudyGame], base: &[&StudyGame]) -> PairedChange {
+        let diff = |f: &dyn Fn(&StudyGame) -> f64| {
+            paired_difference(&mut items(games, f), &mut items(base, f))
+        };
+        PairedChange {
+            first_player: diff(&first_score),
+            blue: diff(&blue_score),
+            turns: diff(&|g| g.turns as f64),
+            ends: End::ALL
+                .into_iter()
+                .filter(|e| *e != End::Forfeit)
+                .map(|e| (e, diff(&|g| (g.end == e) as u8 as f64)))
+                .collect(),
+        }
+    }
+
+    /// The deals both sets played.
+    fn deals(&self) -> u64 {
+        self.first_player.map_or(0, |e| e.n)
+    }
 }
 
 /// Games as `(deal, value)` pairs, the input of every estimate.
@@ -531,22 +554,12 @@ fn special_row(
     normal: &[&StudyGame],
     beginner: &[&StudyGame],
 ) -> SpecialRow {
-    let diff = |f: &dyn Fn(&StudyGame) -> f64| {
-        paired_difference(&mut items(normal, f), &mut items(beginner, f))
-    };
-    let first_player = diff(&first_score);
+    let change = PairedChange::between(normal, beginner);
     SpecialRow {
         preset: preset.to_string(),
         terrain: terrain.to_string(),
-        deals: first_player.map_or(0, |e| e.n),
-        first_player,
-        blue: diff(&blue_score),
-        turns: diff(&|g| g.turns as f64),
-        ends: End::ALL
-            .into_iter()
-            .filter(|e| *e != End::Forfeit)
-            .map(|e| (e, diff(&|g| (g.end == e) as u8 as f64)))
-            .collect(),
+        deals: change.deals(),
+        change,
     }
 }
 
@@ -573,22 +586,12 @@ fn restricted_rows(study: &Study, cells: &Cells) -> Vec<RestrictedRow> {
         .into_iter()
         .map(|((p, t, restricted), games)| {
             let normal = cells.get(p as usize, Variant::Normal, Some(t as usize));
-            let diff = |f: &dyn Fn(&StudyGame) -> f64| {
-                paired_difference(&mut items(&games, f), &mut items(&normal, f))
-            };
             RestrictedRow {
                 preset: study.presets[p as usize].clone(),
                 terrain: study.terrains[t as usize].clone(),
                 restricted,
                 games: games.len() as u64,
-                first_player: diff(&first_score),
-                blue: diff(&blue_score),
-                turns: diff(&|g| g.turns as f64),
-                ends: End::ALL
-                    .into_iter()
-                    .filter(|e| *e != End::Forfeit)
-                    .map(|e| (e, diff(&|g| (g.end == e) as u8 as f64)))
-                    .collect(),
+                change: PairedChange::between(&games, &normal),
             }
         })
         .collect()
@@ -777,26 +780,18 @@ fn what_if_changes(study: &Study, cells: &Cells, variants: &[Variant]) -> Vec<Wh
                 }
                 for t in (0..study.terrains.len()).map(Some).chain([None]) {
                     let under = cells.under(k + 1, p, v, t);
-                    let change = special_row(
-                        &study.presets[p],
-                        &terrain_key(study, t),
-                        &under,
-                        &cells.get(p, v, t),
-                    );
+                    let change = PairedChange::between(&under, &cells.get(p, v, t));
                     out.push(WhatIfChange {
                         what_if: what_ifs.describe(),
                         what_ifs: what_ifs.clone(),
-                        preset: change.preset,
+                        preset: study.presets[p].clone(),
                         variant: v,
-                        terrain: change.terrain,
+                        terrain: terrain_key(study, t),
                         games: under.len() as u64,
                         score_first_player: proportion(&mut items(&under, first_score)),
                         score_blue: proportion(&mut items(&under, blue_score)),
-                        deals: change.deals,
-                        first_player: change.first_player,
-                        blue: change.blue,
-                        turns: change.turns,
-                        ends: change.ends,
+                        deals: change.deals(),
+                        change,
                     });
                 }
             }
@@ -1176,7 +1171,7 @@ fn families(r: &Report) -> Vec<Family> {
             r.special_bases
                 .iter()
                 .filter(|s| s.preset == *preset && s.terrain != ALL)
-                .flat_map(|s| both(&s.terrain, s.first_player, s.blue))
+                .flat_map(|s| both(&s.terrain, s.change.first_player, s.change.blue))
                 .collect::<Vec<_>>(),
         ));
     }
@@ -1191,9 +1186,12 @@ fn families(r: &Report) -> Vec<Family> {
                 .filter(|x| x.preset == *restricted_preset)
                 .flat_map(|x| {
                     let node = format!("{} node {}", name(&x.terrain), x.restricted.describe());
-                    [("first player", x.first_player), ("blue", x.blue)]
-                        .into_iter()
-                        .filter_map(move |(who, e)| Some((format!("{node}: {who}"), e?)))
+                    [
+                        ("first player", x.change.first_player),
+                        ("blue", x.change.blue),
+                    ]
+                    .into_iter()
+                    .filter_map(move |(who, e)| Some((format!("{node}: {who}"), e?)))
                 })
                 .collect::<Vec<_>>(),
         ));
@@ -1221,7 +1219,7 @@ fn families(r: &Report) -> Vec<Family> {
                 .filter(|c| c.preset == *preset && c.variant == variant)
                 .flat_map(|c| {
                     let what_if = what_if_on(c);
-                    both(&c.terrain, c.first_player, c.blue)
+                    both(&c.terrain, c.change.first_player, c.change.blue)
                         .map(move |(label, e)| (format!("{what_if}, {label}"), e))
                 })
                 .collect::<Vec<_>>(),

@@ -243,8 +243,8 @@ fn candidate_row(change: &WhatIfChange, c: &Candidate) -> Option<DesignRow> {
         games: change.games,
         first_player: change.score_first_player,
         blue: change.score_blue,
-        first_player_change: change.first_player,
-        blue_change: change.blue,
+        first_player_change: change.change.first_player,
+        blue_change: change.change.blue,
     })
 }
 

@@ -3,8 +3,8 @@
 //! rendered to Markdown and HTML alike.
 
 use super::analysis::{
-    family_line, figure, p_text, pct, pp, Report, RestrictedRow, SeatRow, SkillChange, SpecialRow,
-    WhatIfChange, ALL,
+    family_line, figure, p_text, pct, pp, PairedChange, Report, RestrictedRow, SeatRow,
+    SkillChange, SpecialRow, WhatIfChange, ALL,
 };
 use super::design::{DesignRow, DesignSearch};
 use super::estimate::Estimate;
@@ -853,18 +853,16 @@ struct ChangeRow<'a> {
     csv_key: Vec<String>,
     /// The row's name on the plots.
     label: String,
-    first_player: Option<Estimate>,
-    blue: Option<Estimate>,
-    turns: Option<Estimate>,
-    ends: &'a [(End, Option<Estimate>)],
+    change: &'a PairedChange,
 }
 
 impl ChangeRow<'_> {
     /// Every change in the order of the columns, for the CSV.
     fn changes(&self) -> impl Iterator<Item = &Option<Estimate>> {
-        [&self.first_player, &self.blue, &self.turns]
+        let c = self.change;
+        [&c.first_player, &c.blue, &c.turns]
             .into_iter()
-            .chain(self.ends.iter().map(|(_, e)| e))
+            .chain(c.ends.iter().map(|(_, e)| e))
     }
 }
 
@@ -875,10 +873,7 @@ impl<'a> ChangeRow<'a> {
             key: vec![r.terrain_name(&s.terrain), s.deals.to_string()],
             csv_key: vec![s.terrain.clone(), s.deals.to_string()],
             label: r.terrain_name(&s.terrain),
-            first_player: s.first_player,
-            blue: s.blue,
-            turns: s.turns,
-            ends: &s.ends,
+            change: &s.change,
         }
     }
 
@@ -890,10 +885,7 @@ impl<'a> ChangeRow<'a> {
             label: format!("{terrain} {node}"),
             csv_key: vec![row.terrain.clone(), node.clone(), row.games.to_string()],
             key: vec![terrain, node, row.games.to_string()],
-            first_player: row.first_player,
-            blue: row.blue,
-            turns: row.turns,
-            ends: &row.ends,
+            change: &row.change,
         }
     }
 
@@ -912,10 +904,7 @@ impl<'a> ChangeRow<'a> {
                 deals.clone(),
             ],
             key: vec![tag, variant, terrain, deals],
-            first_player: row.first_player,
-            blue: row.blue,
-            turns: row.turns,
-            ends: &row.ends,
+            change: &row.change,
         }
     }
 }
@@ -961,7 +950,8 @@ fn change_section(r: &Report, spec: &ChangeSection, rows: &[ChangeRow]) -> Secti
         .filter(|e| *e != End::Forfeit)
         .filter(|&end| {
             rows.iter().any(|row| {
-                row.ends
+                row.change
+                    .ends
                     .iter()
                     .any(|(e, c)| *e == end && c.is_some_and(|c| c.is_estimable()))
             })
@@ -986,9 +976,9 @@ fn change_section(r: &Report, spec: &ChangeSection, rows: &[ChangeRow]) -> Secti
                 .map(|row| {
                     let mut cells = row.key.clone();
                     cells.extend([
-                        cell(&row.first_player, pp),
-                        cell(&row.blue, pp),
-                        match &row.turns {
+                        cell(&row.change.first_player, pp),
+                        cell(&row.change.blue, pp),
+                        match &row.change.turns {
                             Some(t) if !t.is_estimable() => {
                                 format!("{:+.1} ({NOT_ESTIMABLE})", t.value)
                             }
@@ -996,7 +986,8 @@ fn change_section(r: &Report, spec: &ChangeSection, rows: &[ChangeRow]) -> Secti
                         },
                     ]);
                     cells.extend(
-                        row.ends
+                        row.change
+                            .ends
                             .iter()
                             .filter(|(e, _)| ends.contains(e))
                             .map(|(_, e)| cell(e, pp)),
@@ -1031,7 +1022,10 @@ fn change_section(r: &Report, spec: &ChangeSection, rows: &[ChangeRow]) -> Secti
         })
     };
     let mut text = vec![spec.text.to_string()];
-    let estimates: Vec<Estimate> = rows.iter().filter_map(|row| row.first_player).collect();
+    let estimates: Vec<Estimate> = rows
+        .iter()
+        .filter_map(|row| row.change.first_player)
+        .collect();
     text.extend(sample_size_line(&estimates, spec.unit));
     text.push(NOT_ESTIMABLE_NOTE.into());
     Section {
@@ -1040,8 +1034,8 @@ fn change_section(r: &Report, spec: &ChangeSection, rows: &[ChangeRow]) -> Secti
         tables,
         files: Vec::new(),
         plots: vec![
-            plot(spec.plot_titles[0], |row| row.first_player),
-            plot(spec.plot_titles[1], |row| row.blue),
+            plot(spec.plot_titles[0], |row| row.change.first_player),
+            plot(spec.plot_titles[1], |row| row.change.blue),
         ],
     }
 }
