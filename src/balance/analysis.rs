@@ -490,7 +490,7 @@ pub fn analyse(study: &Study) -> Report {
 
 fn seat_row(preset: &str, variant: Variant, terrain: &str, games: &[&StudyGame]) -> SeatRow {
     let first_player = proportion(&mut items(games, first_score));
-    let turns: Vec<f64> = games.iter().map(|g| g.turns as f64).collect();
+    let mut turns: Vec<f64> = games.iter().map(|g| g.turns as f64).collect();
     SeatRow {
         preset: preset.to_string(),
         variant,
@@ -501,7 +501,7 @@ fn seat_row(preset: &str, variant: Variant, terrain: &str, games: &[&StudyGame])
         balance: first_player.as_ref().map(balance_of),
         decisiveness: proportion(&mut items(games, |g| g.winner.is_some() as u8 as f64)),
         turns_mean: mean(&mut items(games, |g| g.turns as f64)),
-        turns_sd: std_dev(&turns, first_player.map_or(0, |e| e.deals)),
+        turns_sd: std_dev(&mut turns, first_player.map_or(0, |e| e.deals)),
         turns_quantiles: quantiles(games.iter().map(|g| g.turns).collect()),
         branching: mean(
             &mut games

@@ -195,12 +195,14 @@ pub fn mean(items: &mut [(u64, f64)]) -> Option<Estimate> {
 /// The sample standard deviation with the large-sample interval
 /// `sd / (1 ± z/sqrt(2(n−1)))` (exact for normal data as n grows; game lengths are close to
 /// normal away from the turn cap); `deals` is only carried along. Not estimable when the upper
-/// end would be infinite (two games).
-pub fn std_dev(values: &[f64], deals: u64) -> Option<Estimate> {
+/// end would be infinite (two games). The values are sorted first, so that the figure does not
+/// depend on their order (the order games finished in, with several played at once).
+pub fn std_dev(values: &mut [f64], deals: u64) -> Option<Estimate> {
     let n = values.len() as f64;
     if n < 2.0 {
         return None;
     }
+    values.sort_unstable_by(f64::total_cmp);
     let m = values.iter().sum::<f64>() / n;
     let sd = (values.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (n - 1.0)).sqrt();
     let k = Z95 / (2.0 * (n - 1.0)).sqrt();
@@ -389,9 +391,34 @@ mod tests {
     #[test]
     fn std_dev_interval_holds_the_estimate() {
         let v: Vec<f64> = (0..200).map(|i| (i % 10) as f64).collect();
-        let s = std_dev(&v, 100).unwrap();
+        let s = std_dev(&mut v.clone(), 100).unwrap();
         assert!(s.lo < s.value && s.value < s.hi);
-        assert!(std_dev(&[1.0], 1).is_none());
-        assert!(!std_dev(&[1.0, 2.0], 1).unwrap().is_estimable());
+        assert!(std_dev(&mut [1.0], 1).is_none());
+        assert!(!std_dev(&mut [1.0, 2.0], 1).unwrap().is_estimable());
+    }
+
+    #[test]
+    fn std_dev_does_not_depend_on_the_order_of_the_values() {
+        // Eighty game lengths whose mean and squared deviations round to another standard
+        // deviation (in its last bit) when summed in reverse.
+        let v: Vec<f64> = [
+            24, 38, 45, 44, 22, 28, 23, 35, 44, 34, 35, 40, 32, 45, 26, 23, 35, 20, 32, 33, 39, 44,
+            44, 20, 42, 34, 28, 43, 45, 27, 38, 23, 30, 20, 20, 20, 40, 37, 20, 32, 41, 26, 33, 43,
+            20, 36, 27, 44, 34, 35, 37, 27, 31, 27, 41, 27, 44, 34, 29, 20, 33, 37, 40, 23, 25, 40,
+            43, 29, 23, 43, 30, 43, 42, 36, 33, 36, 41, 26, 29, 29,
+        ]
+        .map(f64::from)
+        .to_vec();
+        let mut reversed: Vec<f64> = v.iter().rev().copied().collect();
+        let mut rotated: Vec<f64> = v[40..].iter().chain(&v[..40]).copied().collect();
+        let sd = std_dev(&mut v.clone(), 40).unwrap().value;
+        assert_eq!(
+            sd.to_bits(),
+            std_dev(&mut reversed, 40).unwrap().value.to_bits()
+        );
+        assert_eq!(
+            sd.to_bits(),
+            std_dev(&mut rotated, 40).unwrap().value.to_bits()
+        );
     }
 }
