@@ -537,6 +537,37 @@ fn shards_merged_with_from_give_the_unsharded_tables() {
     dirs.iter().for_each(|d| drop(fs::remove_dir_all(d)));
 }
 
+/// A study played several games at a time writes its games in the order they finish, which
+/// changes from run to run; its report is the same, to the last bit, as the one of the study
+/// played a game at a time.
+#[test]
+fn the_report_does_not_depend_on_how_many_games_are_played_at_once() {
+    let dirs = ["one-at-a-time", "three-at-a-time"].map(temp_dir);
+    for (dir, concurrency) in dirs.iter().zip(["1", "3"]) {
+        let (ok, stderr) = balance(&[
+            "--bots",
+            "greedy",
+            "--terrains",
+            "castle_field,battlefield",
+            "--games",
+            "60",
+            "--seed",
+            "5",
+            "--no-records",
+            "--concurrency",
+            concurrency,
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert!(ok, "{stderr}");
+    }
+    for file in ["balance.json", "report.md", "seats.csv", "troops.csv"] {
+        let [a, b] = dirs.each_ref().map(|d| fs::read(d.join(file)).unwrap());
+        assert!(a == b, "{file} differs with three games at a time");
+    }
+    dirs.iter().for_each(|d| drop(fs::remove_dir_all(d)));
+}
+
 /// A shard played by hand says where it played and how to write the report once all are done.
 #[test]
 fn a_shard_names_the_command_that_reports_the_study() {
