@@ -43,6 +43,9 @@ enum Command {
     Compare(cli::tournament::CompareArgs),
     /// Balance study: presets in self-play over terrains and variants, with a report.
     Balance(cli::balance::Args),
+    /// Correct the comparisons of several balance reports together (Holm), e.g. restricted
+    /// play studied one terrain per folder.
+    Comparisons(cli::comparisons::Args),
     /// Serve the local web page to play against the computer and watch records again.
     Serve(cli::serve::Args),
     /// Self-play learning: generations of self-play, training and an SPRT gate (`train run`);
@@ -69,6 +72,7 @@ fn main() -> ExitCode {
         Command::Pool(a) => cli::tournament::pool(a),
         Command::Compare(a) => cli::tournament::compare(a),
         Command::Balance(a) => cli::balance::run(a),
+        Command::Comparisons(a) => cli::comparisons::run(a),
         Command::Serve(a) => cli::serve::run(a),
         #[cfg(feature = "train")]
         Command::Train(a) => cli::train::run(a),

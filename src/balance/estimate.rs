@@ -3,10 +3,10 @@
 //! every standard error here is a cluster-robust one (clusters = deals).
 
 use crate::tournament::stats::{wilson_interval, Z95};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// A figure and its 95% interval, over `n` games.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Estimate {
     /// The point estimate.
     pub value: f64,

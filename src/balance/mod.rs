@@ -9,6 +9,7 @@
 //! presets, are compared on identical luck.
 
 pub mod analysis;
+pub mod combine;
 pub mod design;
 pub mod estimate;
 pub mod load;

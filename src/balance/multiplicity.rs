@@ -10,7 +10,7 @@
 
 use super::estimate::{t95, Estimate};
 use crate::tournament::stats::Z95;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The level every claim is tested at.
 pub const ALPHA: f64 = 0.05;
@@ -215,7 +215,7 @@ fn gamma_upper_regularized(a: f64, x: f64) -> f64 {
 
 /// One headline's family: the comparisons it was chosen from and those that survive Holm's
 /// correction for their number.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Family {
     /// What was compared, e.g. "the first player's and blue's scores against 50%".
     pub what: String,
@@ -243,7 +243,7 @@ pub struct Listed {
 }
 
 /// One comparison of a family.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Test {
     /// What it is, in the game's words, e.g. "Caribbean Sea: blue".
     pub label: String,

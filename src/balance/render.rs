@@ -1148,7 +1148,7 @@ fn rules(r: &Report) -> String {
 
 /// Prose wrapped at `width` columns (words never split), each line after the first prefixed
 /// with `indent`.
-fn wrap(text: &str, width: usize, indent: &str) -> String {
+pub(crate) fn wrap(text: &str, width: usize, indent: &str) -> String {
     let mut out = String::new();
     let mut line = 0;
     for word in text.split_whitespace() {

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod balance;
+pub mod comparisons;
 pub mod legal;
 pub mod play;
 pub mod position;
