@@ -568,6 +568,110 @@ fn the_report_does_not_depend_on_how_many_games_are_played_at_once() {
     dirs.iter().for_each(|d| drop(fs::remove_dir_all(d)));
 }
 
+/// A study enlarged with `--reuse` (here from 10 to 20 games a cell, then as shards) takes
+/// the games the smaller one played and reports what the study played afresh reports, to the
+/// last bit; restricted play's normal run takes the study's normal run. A folder with no run
+/// of the study's games is refused.
+#[test]
+fn a_study_enlarged_with_reuse_reports_what_a_fresh_study_reports() {
+    let [small, shard1, shard2, enlarged, fresh, restricted, other] = [
+        "reuse-10",
+        "reuse-20-1",
+        "reuse-20-2",
+        "reuse-20",
+        "reuse-fresh",
+        "reuse-restricted",
+        "reuse-other",
+    ]
+    .map(temp_dir);
+    let study = |games: &str, out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "--bots",
+            "greedy",
+            "--terrains",
+            "castle_field,volcanic_jungle",
+        ];
+        args.extend([
+            "--games",
+            games,
+            "--seed",
+            "7",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        args.extend_from_slice(extra);
+        let (ok, stderr) = balance(&args);
+        assert!(ok, "{stderr}");
+    };
+    study("10", &small, &[]);
+    let reuse = ["--reuse", small.to_str().unwrap()];
+    for (shard, dir) in [("1/2", &shard1), ("2/2", &shard2)] {
+        study("20", dir, &[&reuse[..], &["--shard", shard]].concat());
+    }
+    study("20", &fresh, &[]);
+    let (ok, stderr) = balance(&[
+        "--from",
+        shard1.to_str().unwrap(),
+        shard2.to_str().unwrap(),
+        "--out",
+        enlarged.to_str().unwrap(),
+    ]);
+    assert!(ok, "{stderr}");
+    for file in ["balance.json", "report.md", "seats.csv", "troops.csv"] {
+        let [a, b] = [&enlarged, &fresh].map(|d| fs::read(d.join(file)).unwrap());
+        assert!(a == b, "{file} differs from the fresh study's");
+    }
+    // A game taken keeps its line from the deal to the thinking times, which a game played
+    // again would not (its thinking takes other microseconds).
+    let lines =
+        |dir: &Path| fs::read_to_string(dir.join("runs/greedy-normal/games.jsonl")).unwrap();
+    let played =
+        |l: &str| l[l.find("\"deal_seed\"").unwrap()..l.find("\"versions\"").unwrap()].to_string();
+    let earlier: Vec<String> = lines(&small).lines().map(played).collect();
+    let taken = |dir: &Path| {
+        lines(dir)
+            .lines()
+            .filter(|l| earlier.contains(&played(l)))
+            .count()
+    };
+    assert_eq!(earlier.len(), 20);
+    assert_eq!(
+        taken(&shard1) + taken(&shard2),
+        20,
+        "the small study's 10 games a terrain"
+    );
+
+    study(
+        "20",
+        &restricted,
+        &[&reuse[..], &["--variants", "normal", "--restricted-play"]].concat(),
+    );
+    assert_eq!(taken(&restricted), 20);
+
+    let out = Command::new(env!("CARGO_BIN_EXE_toybattle"))
+        .args([
+            "balance",
+            "--bots",
+            "random",
+            "--terrains",
+            "castle_field",
+            "--games",
+            "2",
+        ])
+        .args(["--seed", "7", "--reuse"])
+        .arg(&small)
+        .arg("--out")
+        .arg(&other)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("--reuse: none of its runs plays this study's games (bots: [\"greedy\"] vs [\"random\"]"), "{stderr}");
+    [small, shard1, shard2, enlarged, fresh, restricted, other]
+        .iter()
+        .for_each(|d| drop(fs::remove_dir_all(d)));
+}
+
 /// A shard played by hand says where it played and how to write the report once all are done.
 #[test]
 fn a_shard_names_the_command_that_reports_the_study() {

@@ -948,6 +948,7 @@ fn runs_that_cannot_start_are_refused_by_kind() {
         concurrency: Some(1),
         quiet: true,
         check: false,
+        reuse: Vec::new(),
     })
     .unwrap_err();
     assert!(
@@ -1654,4 +1655,93 @@ fn refused_pools(c: &RunConfig, one: &Path, two: &Path) {
     for d in [capped, shard] {
         fs::remove_dir_all(d).unwrap();
     }
+}
+
+fn run_reusing(
+    config: &RunConfig,
+    out: &Path,
+    reuse: &[&Path],
+) -> Result<RunReport, TournamentError> {
+    run_tournament(RunOptions {
+        config: config.clone(),
+        terrains: TERRAINS
+            .iter()
+            .map(|k| Arc::new(terrain::builtin(k).unwrap().clone()))
+            .collect(),
+        out: out.to_path_buf(),
+        concurrency: Some(2),
+        quiet: true,
+        check: true,
+        reuse: reuse.iter().map(|p| p.to_path_buf()).collect(),
+    })
+}
+
+/// A run enlarged from 4 to 8 games a terrain takes the 4 it has from the earlier run and
+/// plays the other 4: its games and records are a fresh 8-game run's, and so is its summary.
+#[test]
+fn a_run_takes_the_games_an_earlier_run_played_of_its_deals() {
+    let (small, large, fresh) = (
+        temp_dir("reuse-4"),
+        temp_dir("reuse-8"),
+        temp_dir("reuse-f"),
+    );
+    run(&config(&["greedy", "random"], 4), &small, 2).unwrap();
+    let report = run_reusing(&config(&["greedy", "random"], 8), &large, &[&small]).unwrap();
+    assert_eq!((report.resumed, report.played), (8, 8));
+    assert_eq!(report.reused.len(), 1);
+    assert_eq!(
+        (report.reused[0].dir.as_path(), report.reused[0].games),
+        (small.as_path(), 8)
+    );
+    run(&config(&["greedy", "random"], 8), &fresh, 2).unwrap();
+    assert_eq!(timeless(games_of(&large)), timeless(games_of(&fresh)));
+    for g in games_of(&large) {
+        let read = |dir: &Path| fs::read(dir.join(&g.record)).unwrap();
+        assert_eq!(read(&large), read(&fresh), "{}", g.record);
+    }
+    assert_eq!(summary_json(&large), summary_json(&fresh));
+
+    // An earlier run without records gives nothing to a run that keeps them: its games are played.
+    let bare = temp_dir("reuse-bare");
+    let no_records = RunConfig {
+        records: Records::None,
+        ..config(&["greedy", "random"], 4)
+    };
+    run(&no_records, &bare, 2).unwrap();
+    let again = temp_dir("reuse-again");
+    let report = run_reusing(&config(&["greedy", "random"], 8), &again, &[&bare]).unwrap();
+    assert_eq!((report.played, report.reused[0].games), (16, 0));
+}
+
+#[test]
+fn an_earlier_run_of_other_games_is_refused_before_any_game() {
+    let small = temp_dir("reuse-other-4");
+    run(&config(&["greedy", "random"], 4), &small, 2).unwrap();
+    let out = temp_dir("reuse-other");
+    let other_seed = RunConfig {
+        seed: 12,
+        ..config(&["greedy", "random"], 8)
+    };
+    let e = run_reusing(&other_seed, &out, &[&small])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("its games are not this run's: seed: 11 vs 12"),
+        "{e}"
+    );
+    assert!(!out.join(GAMES_FILE).exists() || games_of(&out).is_empty());
+    let out = temp_dir("reuse-itself");
+    let e = run_reusing(&config(&["greedy", "random"], 8), &out, &[&out])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("the run's own folder"), "{e}");
+    let out = temp_dir("reuse-no-run");
+    let e = run_reusing(
+        &config(&["greedy", "random"], 8),
+        &out,
+        &[&std::env::temp_dir()],
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("not a run folder (no run.json)"), "{e}");
 }

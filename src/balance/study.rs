@@ -12,7 +12,8 @@ use crate::terrain::{NodeId, Terrain};
 use crate::tournament::bots::{BotEntry, ExternalTimeouts};
 use crate::tournament::config::{Records, DEFAULT_EXT_STARTUP_MS, RUN_FORMAT};
 use crate::tournament::lock::{RunLock, LOCK_FILE};
-use crate::tournament::store::{write_json_atomic, RUN_FILE};
+use crate::tournament::reuse::other_games;
+use crate::tournament::store::{read_run, write_json_atomic, RUN_FILE};
 use crate::tournament::{run_tournament, RunConfig, RunOptions, Shard, TournamentError};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -48,6 +49,9 @@ pub struct StudyPlan {
     pub restricted_play: bool,
     /// Which games keep a record file (`--no-records`, `--records-sample`).
     pub records: Records,
+    /// Earlier study (or run) folders whose games of the same deals, presets and rules each run
+    /// takes instead of playing them (`--reuse`, `tournament::reuse`).
+    pub reuse: Vec<PathBuf>,
     /// The study folder.
     pub out: PathBuf,
 }
@@ -191,6 +195,7 @@ pub fn run_study(plan: &StudyPlan) -> Result<Vec<PathBuf>, BalanceError> {
         .map_err(|e| crate::tournament::TournamentError::io(&plan.out, e))?;
     write_json_atomic(&plan.out.join(STUDY_FILE), &folders)
         .map_err(crate::tournament::TournamentError::from)?;
+    let reuse = reuse_by_run(plan, &runs)?;
     let mut dirs = Vec::new();
     for (i, (run, folder)) in runs.iter().zip(&folders).enumerate() {
         if !plan.quiet {
@@ -210,18 +215,78 @@ pub fn run_study(plan: &StudyPlan) -> Result<Vec<PathBuf>, BalanceError> {
             None => plan.terrains.clone(),
             Some((t, _)) => vec![plan.terrains[t].clone()],
         };
-        run_tournament(RunOptions {
+        let report = run_tournament(RunOptions {
             config: run_config_of(plan, run),
             terrains,
             out: out.clone(),
             concurrency: plan.concurrency,
             quiet: plan.quiet,
             check: false,
+            reuse: reuse[i].clone(),
         })?;
+        for r in report.reused.iter().filter(|_| !plan.quiet) {
+            eprintln!("  {} games taken from {}", r.games, r.dir.display());
+        }
         dirs.push(out);
     }
     dirs.extend(earlier.iter().map(|f| plan.out.join(RUNS_DIR).join(f)));
     Ok(dirs)
+}
+
+/// For each run of `runs`, the earlier runs of `plan.reuse` that play its games (a study
+/// folder's runs, or a run folder given itself); a folder that serves no run is refused, with
+/// what makes its first run's games others.
+fn reuse_by_run(plan: &StudyPlan, runs: &[StudyRun]) -> Result<Vec<Vec<PathBuf>>, BalanceError> {
+    let mut by_run = vec![Vec::new(); runs.len()];
+    for dir in &plan.reuse {
+        let candidates = earlier_run_folders(dir)?;
+        let mut why = None;
+        for candidate in &candidates {
+            let Some(earlier) = read_run(candidate).map_err(TournamentError::from)? else {
+                continue;
+            };
+            for (i, run) in runs.iter().enumerate() {
+                let differences = other_games(&earlier, &run_config_of(plan, run), false);
+                match differences.is_empty() {
+                    true => by_run[i].push(candidate.clone()),
+                    false => {
+                        why.get_or_insert(differences);
+                    }
+                }
+            }
+        }
+        if !by_run.iter().flatten().any(|c| c.starts_with(dir)) {
+            return Err(BalanceError::Settings {
+                dir: dir.display().to_string(),
+                reason: format!(
+                    "--reuse: none of its runs plays this study's games ({})",
+                    why.map_or("it holds no run".into(), |d| d.join("; "))
+                ),
+            });
+        }
+    }
+    Ok(by_run)
+}
+
+/// The run folders of `dir`: itself if it holds a run, else the runs of its `runs/` folder.
+fn earlier_run_folders(dir: &Path) -> Result<Vec<PathBuf>, BalanceError> {
+    if dir.join(RUN_FILE).is_file() {
+        return Ok(vec![dir.to_path_buf()]);
+    }
+    let runs = dir.join(RUNS_DIR);
+    let entries = std::fs::read_dir(&runs).map_err(|e| BalanceError::Settings {
+        dir: dir.display().to_string(),
+        reason: format!(
+            "--reuse: neither a run folder nor a study folder ({}: {e})",
+            runs.display()
+        ),
+    })?;
+    let mut folders: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.join(RUN_FILE).is_file())
+        .collect();
+    folders.sort();
+    Ok(folders)
 }
 
 /// The runs of the study folder, in its report order, that the plan does not name and that

@@ -108,6 +108,12 @@ pub struct Args {
     /// same deals, and report each as a change against the normal games.
     #[arg(long, conflicts_with_all = ["from", "objective_search"])]
     restricted_play: bool,
+    /// Earlier studies (or run folders) of the same presets, rules and seed: each run takes
+    /// the games they played of its deals instead of playing them again (a study enlarged
+    /// from 126 to 540 games begins with the 126 it has; restricted play's normal run is the
+    /// study's normal run).
+    #[arg(long, value_name = "DIR", num_args = 1.., conflicts_with = "from")]
+    reuse: Vec<PathBuf>,
     /// Write the report even when the runs read do not cover the whole study (shards, runs
     /// or games missing); the report then names what is missing at its top.
     #[arg(long)]
@@ -168,6 +174,7 @@ fn design_search(
             presets: plan.presets.clone(),
             variants: plan.variants.clone(),
             terrain_file_hash: plan.terrain_file_hash.clone(),
+            reuse: plan.reuse.clone(),
             ..plan
         };
         run_study(&candidate).map_err(|e| e.to_string())?;
@@ -296,6 +303,7 @@ pub fn run(args: Args) -> CliResult {
                 what_ifs: what_ifs(&args, &terrains)?,
                 restricted_play: args.restricted_play,
                 records: args.records.records(),
+                reuse: args.reuse.clone(),
                 out: args.out.clone(),
             };
             if args.objective_search.is_some() {

@@ -14,6 +14,7 @@ pub mod config;
 pub mod lock;
 pub mod merge;
 pub mod pool;
+pub mod reuse;
 pub mod roots;
 pub mod runner;
 pub mod schedule;
@@ -27,6 +28,7 @@ pub use config::{ConfigError, RunConfig, Shard};
 pub use lock::LockError;
 pub use merge::{merge_runs, MergeError, MergeOptions};
 pub use pool::{pool_runs, Pool, PoolError};
+pub use reuse::{ReuseError, Reused};
 pub use runner::{
     run_tournament, run_tournament_keeping_roots, RecordProblem, RunOptions, RunReport,
 };
@@ -62,6 +64,9 @@ pub enum TournamentError {
     /// Two runs that cannot be compared deal by deal.
     #[error(transparent)]
     Compare(#[from] CompareError),
+    /// An earlier run whose games cannot be taken.
+    #[error(transparent)]
+    Reuse(#[from] reuse::ReuseError),
     /// A rules what-if that does not apply to one of the run's terrains.
     #[error(transparent)]
     WhatIf(#[from] WhatIfError),

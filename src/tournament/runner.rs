@@ -4,6 +4,7 @@
 use super::bots::BotEntry;
 use super::config::{check_concurrency, RunConfig};
 use super::lock::RunLock;
+use super::reuse::{take_games, Reused, Target};
 use super::roots::{read_roots, roots_path, write_roots, GameRoots};
 use super::schedule::{pairings, PairJob, Pairing, Schedule};
 use super::store::StoreError;
@@ -39,6 +40,9 @@ pub struct RunOptions {
     pub quiet: bool,
     /// Check every invariant after each decision (`rules::invariants`); a violation stops the run.
     pub check: bool,
+    /// Folders of earlier runs of the same games (only their number, shard, SPRT or records
+    /// differ) whose games this run takes instead of playing them (`reuse`).
+    pub reuse: Vec<PathBuf>,
 }
 
 /// What a run did.
@@ -56,6 +60,8 @@ pub struct RunReport {
     pub torn: Option<TornLine>,
     /// The run was found already stopped by its SPRT decision: no game was played.
     pub already_decided: bool,
+    /// Games taken from each earlier run of `RunOptions::reuse`.
+    pub reused: Vec<Reused>,
 }
 
 /// Everything the workers share.
@@ -117,7 +123,7 @@ fn run(options: RunOptions, roots: bool) -> Result<RunReport, TournamentError> {
     let _lock = RunLock::acquire(out)?;
     open_run_dir(out, &config)?;
     let games_path = out.join(GAMES_FILE);
-    let existing = read_games(&games_path, &config.run_id())?;
+    let mut existing = read_games(&games_path, &config.run_id())?;
     if let Some(t) = &existing.torn {
         eprintln!(
             "note: {} line {} is incomplete ({} bytes; the run was interrupted while writing it): \
@@ -129,6 +135,23 @@ fn run(options: RunOptions, roots: bool) -> Result<RunReport, TournamentError> {
         );
     }
     cut_torn_line(&games_path, &existing)?;
+    let schedule = Schedule::new(&config)?;
+    let reused = match options.reuse.is_empty() {
+        true => Vec::new(),
+        false => {
+            let done: HashSet<(usize, u8)> = existing.games.iter().map(GameLine::key).collect();
+            let target = Target {
+                config: &config,
+                out,
+                schedule: &schedule,
+                pairings: &pairings(&config),
+                done: &done,
+            };
+            let (lines, reused) = take_games(&target, &options.reuse)?;
+            existing.games.extend(lines);
+            reused
+        }
+    };
     let games = run_games(&config, &options.terrains)?;
     let existing = drop_games_without_records(
         out,
@@ -142,13 +165,17 @@ fn run(options: RunOptions, roots: bool) -> Result<RunReport, TournamentError> {
     )?;
     // The deals are computed one at a time as the workers take them: memory does not grow
     // with --games.
-    let schedule = Schedule::new(&config)?;
     let expected = schedule.shard_len(config.shard) as u64 * 2;
     let resumed = existing.games.len();
     let done_before: HashSet<(usize, u8)> = existing.games.iter().map(GameLine::key).collect();
     if resumed > 0 && !options.quiet {
+        let taken: usize = reused.iter().map(|r| r.games).sum();
+        let note = match taken {
+            0 => String::new(),
+            n => format!(" ({n} of them taken from earlier runs)"),
+        };
         eprintln!(
-            "resuming {}: {resumed} of {expected} games already played",
+            "resuming {}: {resumed} of {expected} games already played{note}",
             out.display()
         );
         for (spec, entry) in bots.iter().filter(|(_, e)| e.is_external()) {
@@ -202,6 +229,7 @@ fn run(options: RunOptions, roots: bool) -> Result<RunReport, TournamentError> {
         played,
         torn: existing.torn,
         already_decided,
+        reused,
     })
 }
 

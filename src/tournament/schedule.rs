@@ -137,6 +137,17 @@ impl Schedule {
         })
     }
 
+    /// The position of deal `pair` of `pairing` on `terrain` (indices into the run's lists),
+    /// `None` past the run's deals.
+    pub fn position_of(&self, terrain: usize, pairing: usize, pair: u32) -> Option<usize> {
+        let per_pair = self.pairings * self.terrains.len();
+        let position = (pair as usize)
+            .checked_mul(per_pair)?
+            .checked_add(pairing * self.terrains.len() + terrain)?;
+        let inside = terrain < self.terrains.len() && pairing < self.pairings;
+        (inside && position < self.len).then_some(position)
+    }
+
     /// Every deal in order.
     pub fn iter(&self) -> impl Iterator<Item = PairJob> + '_ {
         (0..self.len).filter_map(|p| self.job(p))
@@ -313,6 +324,25 @@ mod tests {
         let job = s.shard_job(Some(shard), k).unwrap();
         assert!(shard.holds(job.position));
         assert_eq!(s.shard_job(Some(shard), k + 1), None);
+    }
+
+    #[test]
+    fn position_of_is_the_inverse_of_job() {
+        let c = config(&["a", "b", "c"], None);
+        let s = Schedule::new(&c).unwrap();
+        for job in s.iter() {
+            assert_eq!(
+                s.position_of(job.terrain, job.pairing, job.pair),
+                Some(job.position)
+            );
+        }
+        assert_eq!(s.position_of(0, 0, c.pairs()), None, "past the last deal");
+        assert_eq!(s.position_of(c.terrains.len(), 0, 0), None);
+        assert_eq!(
+            s.position_of(0, 3, 0),
+            None,
+            "three bots make three pairings"
+        );
     }
 
     #[test]

@@ -145,6 +145,7 @@ fn play(
         concurrency: settings.concurrency,
         quiet: settings.quiet,
         check: false,
+        reuse: Vec::new(),
     };
     match roots {
         true => run_tournament_keeping_roots(options),

@@ -103,6 +103,7 @@ pub fn run_tournament_in(
         concurrency: Some(concurrency),
         quiet: true,
         check: true,
+        reuse: Vec::new(),
     })
 }
 
