@@ -79,7 +79,7 @@ pub(super) struct Target<'a> {
     pub config: &'a RunConfig,
     /// Its folder.
     pub out: &'a Path,
-    /// Its schedule and pairings.
+    /// Its schedule of deals.
     pub schedule: &'a Schedule,
     /// Its pairings, in schedule order.
     pub pairings: &'a [Pairing],
