@@ -79,12 +79,21 @@ fn restricted_play_at_strong_over_three_terrains_is_corrected_for_24_comparisons
     );
 }
 
+/// The error of `toybattle comparisons --family restricted REPORTS...`, which must fail.
+fn refusal(reports: &[&str]) -> String {
+    let mut args = vec!["comparisons", "--family", "restricted"];
+    args.extend_from_slice(reports);
+    let (ok, _, err) = toybattle(&args);
+    assert!(!ok, "{reports:?} were combined");
+    err
+}
+
 #[test]
 fn what_cannot_be_combined_is_refused_with_its_reason() {
     let pool = restricted("tropical-pool");
-    let (ok, _, err) = toybattle(&["comparisons", "--family", "restricted", &pool, &pool]);
+    let err = refusal(&[&pool, &pool]);
     assert!(
-        !ok && err.contains("given twice; its comparisons would be counted twice"),
+        err.contains("given twice; its comparisons would be counted twice"),
         "{err}"
     );
 
@@ -99,41 +108,23 @@ fn what_cannot_be_combined_is_refused_with_its_reason() {
     );
 
     let empty = temp_dir("empty");
-    let (ok, _, err) = toybattle(&[
-        "comparisons",
-        "--family",
-        "restricted",
-        empty.to_str().unwrap(),
-    ]);
-    assert!(!ok && err.contains("no balance.json here"), "{err}");
+    let err = refusal(&[empty.to_str().unwrap()]);
+    assert!(err.contains("no balance.json here"), "{err}");
 
     let cut = temp_dir("cut");
     let text = std::fs::read_to_string(Path::new(&pool).join("balance.json")).unwrap();
     std::fs::write(cut.join("balance.json"), &text[..text.len() / 2]).unwrap();
-    let (ok, _, err) = toybattle(&[
-        "comparisons",
-        "--family",
-        "restricted",
-        cut.to_str().unwrap(),
-    ]);
+    let err = refusal(&[cut.to_str().unwrap()]);
     assert!(
-        !ok && err.contains("balance.json: not a balance report: EOF while parsing"),
+        err.contains("balance.json: not a balance report: EOF while parsing"),
         "{err}"
     );
 
-    std::fs::write(
-        cut.join("balance.json"),
-        text.replace("toybattle-balance/1", "toybattle-balance/9"),
-    )
-    .unwrap();
-    let (ok, _, err) = toybattle(&[
-        "comparisons",
-        "--family",
-        "restricted",
-        cut.to_str().unwrap(),
-    ]);
+    let other = text.replace("toybattle-balance/1", "toybattle-balance/9");
+    std::fs::write(cut.join("balance.json"), other).unwrap();
+    let err = refusal(&[cut.to_str().unwrap()]);
     assert!(
-        !ok && err.contains("a report of format \"toybattle-balance/9\""),
+        err.contains("a report of format \"toybattle-balance/9\""),
         "{err}"
     );
 }
