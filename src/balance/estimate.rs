@@ -122,7 +122,7 @@ pub struct ClusteredMean {
 }
 
 /// The clustered mean of `(cluster, value)` pairs, or `None` without values; their order
-/// does not matter ([`sort_by_cluster`]).
+/// does not matter (`sort_by_cluster`).
 pub fn clustered_mean(items: &mut [(u64, f64)]) -> Option<ClusteredMean> {
     if items.is_empty() {
         return None;
