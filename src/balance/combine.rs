@@ -352,28 +352,30 @@ pub fn csv(combined: &[Combined]) -> String {
 
 /// The distinct texts of `texts`, in order of first sight, joined.
 fn one_of<'a>(texts: impl Iterator<Item = &'a str>) -> String {
-    let mut distinct: Vec<&str> = Vec::new();
-    for t in texts {
-        if !distinct.contains(&t) {
-            distinct.push(t);
-        }
-    }
-    distinct.join("; ")
+    distinct(texts).join("; ")
 }
 
 fn no_match(reports: &[ReportFamilies], matching: &str, preset: Option<&str>) -> CombineError {
-    let mut families: Vec<String> = Vec::new();
-    for f in reports.iter().flat_map(|r| &r.families) {
-        let name = format!("\"{}\" ({})", f.what, f.preset);
-        if !families.contains(&name) {
-            families.push(name);
-        }
-    }
+    let names = reports
+        .iter()
+        .flat_map(|r| &r.families)
+        .map(|f| format!("\"{}\" ({})", f.what, f.preset));
     CombineError::NoMatch {
         matching: matching.to_string(),
         preset: preset.map(str::to_string),
-        families,
+        families: distinct(names),
     }
+}
+
+/// The items in first-seen order, each once (a handful of names: a linear search is enough).
+fn distinct<T: PartialEq>(items: impl Iterator<Item = T>) -> Vec<T> {
+    let mut kept = Vec::new();
+    for item in items {
+        if !kept.contains(&item) {
+            kept.push(item);
+        }
+    }
+    kept
 }
 
 #[cfg(test)]
