@@ -62,10 +62,11 @@ use crate::rules::{random_decision, sample_chance, Colour, Decision, DecisionLis
 use crate::terrain::{bits, NodeMask, Terrain, MAX_NODES};
 use rand::Rng;
 
-/// Entries of each judge's [`EvalCache`] in one search thread, as a power of two: 4,096 (about
-/// 230 KB) hold most of the positions a search's greedy playouts meet again, and stay near the
-/// core.
-const SEARCH_CACHE_BITS: u32 = 12;
+/// Entries of each judge's [`EvalCache`] in one search thread, as a power of two: 256 (16 KB a
+/// judge) stay in the core's first-level cache. A table of 4,096 holds more of the positions the
+/// playouts meet again, but its misses to memory cost more than the evaluations it saves: whole
+/// `strong` games take 10 to 13% less CPU with 256 (results/search-speed.md, 2026-12-01).
+const SEARCH_CACHE_BITS: u32 = 8;
 
 /// What one search thread's playouts keep from one iteration to the next: with greedy
 /// playouts, each judge's cache of the positions it evaluated, made at the first greedy
