@@ -347,3 +347,49 @@ fn uniform_rack_belief_is_the_plain_determinization() {
     assert!(e.contains("Roxy") && e.contains("1 to 1000"), "{e}");
     assert!(RackBelief::new([1001; 8]).is_err());
 }
+
+/// A determinization knowing the opponent's rack (the cheating reference `rack_only`) keeps
+/// what the observer knows, holds exactly that rack and its frozen tiles, and still deals the
+/// reserves and removed tiles (they vary across samples where there is a choice); a rack or
+/// a frozen count the observation does not allow is refused.
+#[test]
+fn knowing_the_rack_deals_only_the_rest() {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(9);
+    let mut varied = 0u32;
+    for key in ["battlefield", "castle_field"] {
+        for s in positions(key, 4, |s| !s.is_over()) {
+            let me = s.active();
+            let them = me.opponent();
+            let obs = Observation::new(&s, me);
+            let (rack, frozen) = (s.rack(them), s.frozen(them));
+            let a = obs
+                .determinize_knowing_rack(rack, frozen, &mut rng)
+                .unwrap();
+            let b = obs
+                .determinize_knowing_rack(rack, frozen, &mut rng)
+                .unwrap();
+            for d in [&a, &b] {
+                check_known_parts_kept(&s, d, me);
+                assert_eq!((d.rack(them), d.frozen(them)), (rack, frozen));
+            }
+            let reserves = |d: &State| [d.reserve(me), d.reserve(them)];
+            varied += u32::from(reserves(&a) != reserves(&b));
+            let mut longer = rack;
+            longer.0[Troop::Kwak.index()] += 1;
+            assert!(obs
+                .determinize_knowing_rack(longer, frozen, &mut rng)
+                .is_none());
+            if let Some(t) = Troop::ALL
+                .into_iter()
+                .find(|&t| rack.get(t) > frozen.get(t))
+            {
+                let mut more_frozen = frozen;
+                more_frozen.0[t.index()] += 1;
+                assert!(obs
+                    .determinize_knowing_rack(rack, more_frozen, &mut rng)
+                    .is_none());
+            }
+        }
+    }
+    assert!(varied > 20, "reserves varied in {varied} positions");
+}

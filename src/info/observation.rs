@@ -165,14 +165,8 @@ impl Observation {
     /// the unseen tiles going uniformly to their reserve and removed tiles. Every state it
     /// returns is consistent with the observation; only the odds of each change.
     pub fn determinize_with<R: Rng>(&self, belief: &RackBelief, rng: &mut R) -> State {
-        let mut s = self.view;
-        let me = self.observer;
         let them = self.observer.opponent();
-
-        let mut pool = Pool::new(self.unseen[me]);
-        let reserve = pool.take(s.reserve_len(me) as usize, rng);
-        s.fill_hidden(me, s.rack(me), s.frozen(me), reserve, pool.rest());
-
+        let mut s = self.own_dealt(rng);
         let mut pool = Pool::new(self.unseen[them]);
         let public = s.public_rack(them);
         let hidden_rack = (s.rack_len(them) - public.total()) as usize;
@@ -195,6 +189,42 @@ impl Observation {
             TroopCounts::EMPTY
         };
         s.fill_hidden(them, rack, frozen, reserve, removed);
+        s
+    }
+
+    /// As [`Observation::determinize`], but the opponent's rack is `rack`, of which `frozen`
+    /// are frozen: only the reserves and removed tiles are dealt. This is what a player who
+    /// had seen the opponent's rack would know; a cheating reference deals with it to measure
+    /// what the rack alone is worth (`results/learning.md`). `None` when the observation does
+    /// not allow that rack: another size, public tiles or frozen count, or tiles that are not
+    /// among the opponent's unseen ones.
+    pub fn determinize_knowing_rack<R: Rng>(
+        &self,
+        rack: TroopCounts,
+        frozen: TroopCounts,
+        rng: &mut R,
+    ) -> Option<State> {
+        let them = self.observer.opponent();
+        let mut s = self.own_dealt(rng);
+        let hidden = rack.minus(&s.public_rack(them))?;
+        let allowed = rack.total() == s.rack_len(them)
+            && frozen.total() == s.frozen_len(them)
+            && rack.contains(&frozen);
+        let rest = self.unseen[them].minus(&hidden).filter(|_| allowed)?;
+        let mut pool = Pool::new(rest);
+        let reserve = pool.take(s.reserve_len(them) as usize, rng);
+        s.fill_hidden(them, rack, frozen, reserve, pool.rest());
+        Some(s)
+    }
+
+    /// The view with the observer's own reserve and removed tiles dealt from their unseen
+    /// tiles; the opponent's hidden places are still to fill.
+    fn own_dealt<R: Rng>(&self, rng: &mut R) -> State {
+        let mut s = self.view;
+        let me = self.observer;
+        let mut pool = Pool::new(self.unseen[me]);
+        let reserve = pool.take(s.reserve_len(me) as usize, rng);
+        s.fill_hidden(me, s.rack(me), s.frozen(me), reserve, pool.rest());
         s
     }
 }

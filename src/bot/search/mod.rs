@@ -32,6 +32,7 @@ use super::greedy::Judge;
 use super::{Analysis, Bot, Budget, Candidate, CheatRequest, CheatingBot, Choice, Player, Request};
 use crate::info::{Observation, RackBelief};
 use crate::rules::{Colour, Decision, DecisionList, Game, State, WinType};
+use crate::vocabulary::TroopCounts;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
@@ -148,7 +149,7 @@ impl Bot for SearchBot {
 
     fn decide(&mut self, request: &Request) -> Choice {
         let belief = estimate::belief(&self.config, request.game, request.observation);
-        let root = Root::Observation(request.observation, belief);
+        let root = Root::Observation(request.observation, RackDeal::Belief(belief));
         search(
             request.game,
             root,
@@ -167,9 +168,22 @@ impl CheatingBot for SearchBot {
     }
 
     fn decide(&mut self, request: &CheatRequest) -> Choice {
+        let state = request.state;
+        let observation = Observation::new(state, state.active());
+        let them = state.active().opponent();
+        let (rack, frozen) = (state.rack(them), state.frozen(them));
+        // The true rack is always one its observation allows; the check keeps that a fact.
+        let shown = self.config.rack_only
+            && observation
+                .determinize_knowing_rack(rack, frozen, &mut rng_for(request.seed, 0))
+                .is_some();
+        let root = match shown {
+            true => Root::Observation(&observation, RackDeal::Known { rack, frozen }),
+            false => Root::State(state),
+        };
         search(
             request.game,
-            Root::State(request.state),
+            root,
             self.algorithm,
             &self.config,
             request.budget,
@@ -182,17 +196,34 @@ impl CheatingBot for SearchBot {
 /// Where the states of a search come from.
 #[derive(Clone, Copy)]
 pub(crate) enum Root<'a> {
-    /// A fresh determinization of the observation per sample, the opponent's rack dealt with
-    /// the belief's odds.
-    Observation(&'a Observation, RackBelief),
+    /// A fresh determinization of the observation per sample, the opponent's rack dealt as
+    /// the [`RackDeal`] says.
+    Observation(&'a Observation, RackDeal),
     /// Always this state (cheating, or one PIMC determinization).
     State(&'a State),
+}
+
+/// How the determinizations of a [`Root::Observation`] deal the opponent's rack.
+#[derive(Clone, Copy)]
+pub(crate) enum RackDeal {
+    /// From their unseen tiles with the belief's odds: every fair search.
+    Belief(RackBelief),
+    /// Exactly this rack, these of its tiles frozen: cheat-UCT with `rack_only`, which is
+    /// shown the rack and nothing else hidden. The root is made only with a rack its
+    /// observation allows.
+    Known {
+        rack: TroopCounts,
+        frozen: TroopCounts,
+    },
 }
 
 impl Root<'_> {
     fn sample(&self, rng: &mut Xoshiro256PlusPlus) -> State {
         match self {
-            Root::Observation(o, belief) => o.determinize_with(belief, rng),
+            Root::Observation(o, RackDeal::Belief(belief)) => o.determinize_with(belief, rng),
+            Root::Observation(o, RackDeal::Known { rack, frozen }) => o
+                .determinize_knowing_rack(*rack, *frozen, rng)
+                .expect("a rack its observation allows (checked when the root was made)"),
             Root::State(s) => **s,
         }
     }

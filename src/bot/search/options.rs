@@ -361,6 +361,12 @@ search_options! {
     /// number of threads, as a single tree's does on the seed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     shared_tree: bool = false, in Any, for &[Algorithm::Ismcts, Algorithm::CheatUct];
+    /// Cheat-UCT is shown only the opponent's rack (its tiles, and which are frozen), not
+    /// the reserves' contents nor the tiles removed at setup: it deals those as a fair search
+    /// does, in a fresh determinization per iteration. The reference that measures what
+    /// knowing the rack alone is worth (`results/learning.md`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    rack_only: bool = false, in Any, for &[Algorithm::CheatUct];
     /// Greedy playouts (`greedy`, `greedy-once`, `greedy-effects`) pick their decisions by the
     /// evaluation's terms (medals, rack, presence, regions, race, threats, exposure) weighted
     /// by these numbers, one per term, instead of their plain sum; empty = the plain sum (each
@@ -428,6 +434,7 @@ mod tests {
             rack_model: true,
             rack_weights: "r".to_string(),
             shared_tree: true,
+            rack_only: true,
             playout_weights: vec![1.0; TERMS.len()],
             ..SearchConfig::DEFAULT
         };
@@ -505,6 +512,7 @@ mod tests {
         assert!(!applies("shared_tree", Pimc) && !applies("shared_tree", FlatMc));
         assert!(!applies("prior", FlatMc) && applies("prior", CheatUct));
         assert!(!applies("rack_belief", CheatUct) && applies("rack_belief", FlatMc));
+        assert!(applies("rack_only", CheatUct) && !applies("rack_only", Ismcts));
         assert!(ALL.iter().all(|&a| applies("playout", a)));
     }
 }

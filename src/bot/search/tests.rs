@@ -281,6 +281,34 @@ fn cheat_uct_is_the_only_cheating_player() {
     }
 }
 
+/// Cheat-UCT with `rack_only` is still a cheating player. Its determinizations hold the
+/// opponent's true rack but deal the reserves and removed tiles afresh, so an iteration does
+/// not see the true state; and it decides legally.
+#[test]
+fn rack_only_cheat_uct_sees_the_rack_and_deals_the_rest() {
+    let game = game_of("battlefield");
+    let positions = random_game_positions(&game, 5);
+    let s = positions[positions.len() / 3];
+    let (me, them) = (s.active(), s.active().opponent());
+    assert!(s.reserve_len(them) > 0 && !s.is_chance());
+    let config = SearchConfig {
+        rack_only: true,
+        ..small()
+    };
+    assert!(make_player("r", Algorithm::CheatUct, &config).is_cheating());
+    let seen = Observation::new(&s, me);
+    let (rack, frozen) = (s.rack(them), s.frozen(them));
+    let root = Root::Observation(&seen, RackDeal::Known { rack, frozen });
+    let mut rng = rng_for(1, 0);
+    let samples: Vec<State> = (0..20).map(|_| root.sample(&mut rng)).collect();
+    assert!(samples
+        .iter()
+        .all(|d| (d.rack(them), d.frozen(them)) == (rack, frozen)));
+    assert!(samples.iter().any(|d| d.reserve(them) != s.reserve(them)));
+    let choice = decide(&game, &s, Algorithm::CheatUct, &config, 120);
+    check_choice(&game, &s, &choice, 120);
+}
+
 /// Every optional search feature switched on.
 fn guided() -> SearchConfig {
     SearchConfig {
@@ -494,7 +522,11 @@ fn greedy_playouts_play_the_greedy_rules_of_each_player() {
     let (game, s) = medal_win_position();
     let me = s.active();
     let seen = Observation::new(&s, me);
-    let judges = greedy_judges(&game, Root::Observation(&seen, RackBelief::UNIFORM), 4);
+    let judges = greedy_judges(
+        &game,
+        Root::Observation(&seen, RackDeal::Belief(RackBelief::UNIFORM)),
+        4,
+    );
     for c in Colour::BOTH {
         assert_eq!(judges[c.index()].me(), c);
     }
@@ -557,7 +589,11 @@ fn greedy_playouts_ask_the_judge_at_their_horizon() {
         .enumerate()
     {
         let seen = Observation::new(s, s.active());
-        let judges = greedy_judges(&game, Root::Observation(&seen, RackBelief::UNIFORM), 4);
+        let judges = greedy_judges(
+            &game,
+            Root::Observation(&seen, RackDeal::Belief(RackBelief::UNIFORM)),
+            4,
+        );
         let seed = 100 + k as u64;
         let mut ends = [*s; 3];
         for (end, (policy, horizon)) in ends.iter_mut().zip([
