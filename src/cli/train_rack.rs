@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use toybattle::bot::search::KEPT_TROOPS;
 use toybattle::model::RackModel;
 use toybattle::train::rack::{score, RackScore};
-use toybattle::train::{fit_rack, RackData, RackFit, Split};
+use toybattle::train::{fit_rack, PassedData, RackData, RackFit, Split};
 use toybattle::vocabulary::Troop;
 
 /// Fit the rack model, the odds the search deals the opponent's hidden rack with, to recorded
@@ -21,6 +21,12 @@ use toybattle::vocabulary::Troop;
 /// search's fixed odds (`rack_belief`) and the fitted model predict its racks, in nats per
 /// position. A search plays with the shipped model (`src/model/rack.weights`) with
 /// `rack_model = true`.
+///
+/// It also fits the odds of passed troops (`info::RackEvidence::passed`): when a turn could
+/// have taken a region and took none, how likely the tiles held through it are of the troops
+/// that would have taken it, relative to the fixed odds (1 = the evidence says nothing about
+/// these players' racks); and it prints how much better those odds predict the held-out
+/// games' held tiles than odds of 1.
 #[derive(clap::Args)]
 pub struct RackArgs {
     /// Folders of game records: run folders of `tournament` or `balance` (their `records`
@@ -51,7 +57,11 @@ pub fn run(args: RackArgs) -> CliResult {
         return Err("--epochs must be at least 1".into());
     }
     let mut data = RackData::new();
-    super::train::add_records(&args.records, |dir| data.add_records_under(dir))?;
+    let mut passed = PassedData::new();
+    super::train::add_records(&args.records, |dir| {
+        passed.add_records_under(dir)?;
+        data.add_records_under(dir)
+    })?;
     if data.is_empty() {
         return Err("the records hold no decision with a hidden opponent's rack tile".into());
     }
@@ -84,6 +94,16 @@ pub fn run(args: RackArgs) -> CliResult {
         ))?;
         emit(&line("fitted rack model", score(&model, &data, held)))?;
     }
+    let fit = passed.fit(every);
+    emit(&format!(
+        "odds of passed troops: {:.2}, fitted on the training games ({} positions in all); on {} {} \
+         positions they gain {:+.4} nats a position over odds of 1\n",
+        fit.odds,
+        passed.len(),
+        fit.positions,
+        if every > 0 { "held-out" } else { "training" },
+        fit.gain
+    ))?;
     let mut text = String::from("bias (log-odds at all-zero inputs):\n");
     for (t, b) in Troop::ALL.iter().zip(model.bias()) {
         text.push_str(&format!("  {:<8} {b:+.3}\n", t.name()));

@@ -5,6 +5,13 @@
 //! and if the player does not win, none of their unfrozen rack tiles was of those troops. Those
 //! tiles stay on the rack until they leave it; tiles drawn later are free of the constraint.
 //!
+//! A player who could take a region at once may take it, too: the troops that would take a
+//! region when the turn begins are kept as well, as *passed* troops, when the turn ends with no
+//! medal won. That is weaker evidence (a player may rather build elsewhere); how much it says
+//! depends on the player, and `toybattle train rack` measures it on their records
+//! (`train::passed`): `greedy` holds a passed troop about a third as often as other troops,
+//! `strong` as often (results/learning.md), so no determinization weighs it.
+//!
 //! Everything here is computed from what both players see (the board, the medals, the sizes of
 //! the racks), so the evidence about a player is the same for any observer and may be handed to
 //! a fair bot along with its observation. It assumes the player never misses an immediate win:
@@ -18,6 +25,9 @@ use crate::rules::{Colour, Game, Phase, State};
 pub struct RackEvidence {
     /// Troops (bit `Troop::index`) that would have won at the start of the player's latest turn.
     barred: u8,
+    /// Troops (bit `Troop::index`) that would have taken a region, but not won, at the start of
+    /// the player's latest turn, which then brought them no medal.
+    passed: u8,
     /// How many of the player's hidden rack tiles were on the rack, unfrozen, at that start
     /// and are surely still there: none of them is a barred troop.
     held: u8,
@@ -25,16 +35,35 @@ pub struct RackEvidence {
 
 impl RackEvidence {
     /// No evidence: nothing is known beyond the observation.
-    pub const NONE: RackEvidence = RackEvidence { barred: 0, held: 0 };
+    pub const NONE: RackEvidence = RackEvidence {
+        barred: 0,
+        passed: 0,
+        held: 0,
+    };
 
     /// Troops the held tiles cannot be, as a bit mask over `Troop::index`.
     pub fn barred(&self) -> u8 {
         self.barred
     }
 
+    /// Troops the held tiles are unlikely to be: they would have taken a region, and the
+    /// player took none.
+    pub fn passed(&self) -> u8 {
+        self.passed
+    }
+
     /// Hidden rack tiles known not to be barred troops.
     pub fn held(&self) -> u8 {
         self.held
+    }
+
+    /// The same evidence without passed troops (the turn took a region); NONE when nothing
+    /// is left.
+    fn without_passed(self) -> RackEvidence {
+        match self.barred {
+            0 => RackEvidence::NONE,
+            _ => RackEvidence { passed: 0, ..self },
+        }
     }
 }
 
@@ -46,6 +75,9 @@ pub struct EvidenceTracker {
     shown: [RackEvidence; 2],
     /// What the turn in progress will show about its player once it ends without a win.
     pending: [RackEvidence; 2],
+    /// Each player's medals when their latest turn began: a turn that adds to them took a
+    /// region, and shows nothing about passed troops.
+    medals_at_start: [u8; 2],
 }
 
 impl EvidenceTracker {
@@ -73,8 +105,12 @@ impl EvidenceTracker {
         }
         if after.phase() == Phase::Action && after.turn() != before.turn() {
             // The previous turn ended without a win: its player has shown what they held.
-            let previous = after.active().opponent().index();
-            self.shown[previous] = self.pending[previous];
+            let previous = after.active().opponent();
+            let mut shown = self.pending[previous.index()];
+            if after.medals(previous) > self.medals_at_start[previous.index()] {
+                shown = shown.without_passed();
+            }
+            self.shown[previous.index()] = shown;
             self.turn_begins(game, after);
         }
     }
@@ -86,11 +122,18 @@ impl EvidenceTracker {
         let public = Observation::new(state, p.opponent());
         let hidden = state.rack_len(p) - state.public_rack(p).total();
         let barred = game.winning_troops(public.view());
-        // Nothing barred, nothing shown: kept as NONE so that equal knowledge compares equal.
-        let held = match barred {
+        let passed = game.region_troops(public.view()) & !barred;
+        // Nothing barred or passed, nothing shown: kept as NONE so that equal knowledge
+        // compares equal.
+        let held = match barred | passed {
             0 => 0,
             _ => hidden.saturating_sub(state.frozen_len(p)),
         };
-        self.pending[p.index()] = RackEvidence { barred, held };
+        self.pending[p.index()] = RackEvidence {
+            barred,
+            passed,
+            held,
+        };
+        self.medals_at_start[p.index()] = state.medals(p);
     }
 }

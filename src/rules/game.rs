@@ -398,31 +398,47 @@ impl Game {
     /// that wins only because the opponent is then blocked (R10.3) does not count: whether it
     /// does depends on the rest of the rack.
     pub fn winning_troops(&self, s: &State) -> u8 {
+        let wins = self.scoring_nodes(s, self.medals_to_win);
+        self.troops_reaching(s, wins)
+    }
+
+    /// The troops (bit `Troop::index`) with which the active player, choosing their action now,
+    /// would take a region (R6.2, R8) or an enemy HQ (R10.1) at once: every troop of
+    /// [`Game::winning_troops`] and those that would bring medals short of the objective. Public
+    /// as that is; zero outside the action phase.
+    pub fn region_troops(&self, s: &State) -> u8 {
+        let takes = self.scoring_nodes(s, 1);
+        self.troops_reaching(s, takes)
+    }
+
+    /// The troops of which one tile of the active player has a slot among `nodes`, with one
+    /// unfrozen tile of every troop on the rack. Zero outside the action phase.
+    fn troops_reaching(&self, s: &State, nodes: NodeMask) -> u8 {
         if s.phase != Phase::Action {
             return 0;
         }
         let p = s.active;
-        // The same position with one unfrozen tile of every troop on the rack.
         let mut every = *s;
         every.rack[p] = TroopCounts([1; 8]);
         every.frozen[p] = TroopCounts::EMPTY;
         every.public_rack[p] = TroopCounts::EMPTY;
         every.rack_len[p] = RACK_LIMIT;
         every.frozen_len[p] = 0;
-        let wins = self.winning_nodes(s, p);
         let mut out = 0;
         for (t, &slots) in self.placement_slots(&every, p).iter().enumerate() {
-            out |= u8::from(slots & wins != 0) << t;
+            out |= u8::from(slots & nodes != 0) << t;
         }
         out
     }
 
-    /// The nodes where a tile of `p`, of any troop, would win at once if placed: an enemy HQ
-    /// (R6.3, R10.1), or a base whose region check (R6.2) brings `p` the medal objective (R8.5).
-    /// It mirrors `place` and `region_check`, where only the node decides: trying every slot
-    /// with a copy of the state cost a third of a checked random game (results/soak.md).
-    fn winning_nodes(&self, s: &State, p: Colour) -> NodeMask {
-        let mut wins = self.hqs[p.opponent()];
+    /// The nodes where a tile of the active player, of any troop, would bring them at least
+    /// `medals` in total at once: an enemy HQ (R6.3, R10.1), or a base whose region check
+    /// (R6.2) brings medals and leaves them with at least `medals` (R8.5). It mirrors `place`
+    /// and `region_check`, where only the node decides: trying every slot with a copy of the
+    /// state cost a third of a checked random game (results/soak.md).
+    fn scoring_nodes(&self, s: &State, medals: u8) -> NodeMask {
+        let p = s.active;
+        let mut out = self.hqs[p.opponent()];
         let occupied = s.board.occupied(p);
         for n in bits(self.bases) {
             let after = occupied | 1 << n;
@@ -430,11 +446,11 @@ impl Game {
                 .filter(|&r| self.region_bases[r] & !after == 0)
                 .map(|r| self.region_medals[r])
                 .sum();
-            if gained > 0 && s.medals[p] + gained >= self.medals_to_win {
-                wins |= 1 << n;
+            if gained > 0 && s.medals[p] + gained >= medals {
+                out |= 1 << n;
             }
         }
-        wins
+        out
     }
 
     fn push_placements(&self, s: &State, p: Colour, out: &mut DecisionList) {

@@ -7,7 +7,9 @@
 //! [`PolicyData`] turns them into the search's choices among legal decisions, to which
 //! [`fit_policy`] fits the policy model (no feature needed: it has sixteen weights).
 //! [`RackData`] keeps, at every decision, the opponent's true hidden rack, to which
-//! [`fit_rack`] fits the rack model of the search's determinizations.
+//! [`fit_rack`] fits the rack model of the search's determinizations; [`PassedData`] keeps the
+//! tiles held through a turn that passed a region, to which the odds of passed troops are
+//! fitted.
 //!
 //! Training sits above `tournament`, beside `balance`: it reads the records that self-play
 //! tournaments write, and its models are used by the search below it only through weights.
@@ -21,6 +23,7 @@ pub mod gate;
 #[cfg(feature = "train")]
 pub mod generation;
 pub mod greedy_run;
+pub mod passed;
 pub mod playout;
 pub mod policy;
 mod positions;
@@ -32,6 +35,7 @@ pub use baseline::{compare_with_fitted, Comparison};
 pub use error::TrainError;
 #[cfg(feature = "train")]
 pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};
+pub use passed::{PassedData, PassedFit};
 pub use policy::{fit_policy, PolicyData, PolicyScore, PolicyTarget, Split};
 pub use positions::{Dataset, DatasetError};
 pub use rack::{fit_rack, RackData, RackFit};
