@@ -14,7 +14,7 @@ use toybattle::rules::{
     Variant, WhatIf, WinType,
 };
 use toybattle::terrain::builtin_terrains;
-use toybattle::train::PassedData;
+use toybattle::train::{ChoiceData, PassedData};
 
 fn games() -> impl Iterator<Item = Game> {
     builtin_terrains()
@@ -224,26 +224,37 @@ fn passed_troops_are_shown_after_a_turn_without_medals() {
     assert!(shown > 5, "{shown} turns showed passed troops");
 }
 
-/// `greedy` takes the regions it can: fitted to its games, the odds that a tile it held
-/// through a turn that passed a region is of a troop that would have taken it are well
-/// below 1 (0.34 over these 320 games; `strong` holds them as often as other troops,
-/// results/learning.md).
-#[test]
-fn greedy_rarely_holds_a_troop_that_would_have_taken_a_region() {
-    let mut data = PassedData::new();
+/// `greedy` records of every terrain, from deals `0..seeds`, added to both evidence fits.
+fn greedy_evidence(seeds: u64) -> (PassedData, ChoiceData) {
+    let (mut passed, mut choice) = (PassedData::new(), ChoiceData::new());
     for game in games() {
-        for seed in 0..40 {
+        for seed in 0..seeds {
             let greedy = || Player::Fair(Box::new(GreedyBot::new("greedy")));
             let (mut blue, mut red) = (greedy(), greedy());
             let deal = Deal::from_seed(seed);
             let seats: &mut [&mut Player; 2] = &mut [&mut blue, &mut red];
             let record = play_game(&game, &deal, seats, &PlayConfig::default()).record;
-            data.add_record(&game, &record).unwrap();
+            passed.add_record(&game, &record).unwrap();
+            choice.add_record(&game, &record).unwrap();
         }
     }
-    let fit = data.fit(0);
-    assert!(data.len() > 100, "{} positions", data.len());
+    (passed, choice)
+}
+
+/// `greedy` takes the regions it can, and picks its placement much as the policy model
+/// scores them: fitted to its games, the odds that a tile it held through a turn that passed
+/// a region is of a troop that would have taken it are well below 1 (0.34 over these 320
+/// games; `strong` holds them as often as other troops, results/learning.md), and the policy's
+/// odds read from its choices (`train::choice`) predict the tiles it kept better than none.
+#[test]
+fn the_evidence_fits_find_how_greedy_chooses() {
+    let (passed, choice) = greedy_evidence(40);
+    let fit = passed.fit(0);
+    assert!(passed.len() > 100, "{} positions", passed.len());
     assert!(fit.odds < 0.6 && fit.gain > 0.0, "{fit:?}");
+    let fit = choice.fit(0);
+    assert!(choice.len() > 1000, "{} positions", choice.len());
+    assert!(fit.beta > 0.3 && fit.gain > 0.01, "{fit:?}");
 }
 
 /// A belief that trusts the evidence deals the held tiles from troops it does not bar, and

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use toybattle::bot::search::KEPT_TROOPS;
 use toybattle::model::RackModel;
 use toybattle::train::rack::{score, RackScore};
-use toybattle::train::{fit_rack, PassedData, RackData, RackFit, Split};
+use toybattle::train::{fit_rack, ChoiceData, PassedData, RackData, RackFit, Split};
 use toybattle::vocabulary::Troop;
 
 /// Fit the rack model, the odds the search deals the opponent's hidden rack with, to recorded
@@ -26,7 +26,9 @@ use toybattle::vocabulary::Troop;
 /// have taken a region and took none, how likely the tiles held through it are of the troops
 /// that would have taken it, relative to the fixed odds (1 = the evidence says nothing about
 /// these players' racks); and it prints how much better those odds predict the held-out
-/// games' held tiles than odds of 1.
+/// games' held tiles than odds of 1. And it fits how far the choice of action says what was
+/// kept (`train::choice`): the exponent on the policy model's odds that the tiles held through
+/// a turn are of a troop whose placements the player passed over (0 = nothing).
 #[derive(clap::Args)]
 pub struct RackArgs {
     /// Folders of game records: run folders of `tournament` or `balance` (their `records`
@@ -58,8 +60,10 @@ pub fn run(args: RackArgs) -> CliResult {
     }
     let mut data = RackData::new();
     let mut passed = PassedData::new();
+    let mut choice = ChoiceData::new();
     super::train::add_records(&args.records, |dir| {
         passed.add_records_under(dir)?;
+        choice.add_records_under(dir)?;
         data.add_records_under(dir)
     })?;
     if data.is_empty() {
@@ -100,6 +104,16 @@ pub fn run(args: RackArgs) -> CliResult {
          positions they gain {:+.4} nats a position over odds of 1\n",
         fit.odds,
         passed.len(),
+        fit.positions,
+        if every > 0 { "held-out" } else { "training" },
+        fit.gain
+    ))?;
+    let fit = choice.fit(every);
+    emit(&format!(
+        "policy exponent of the choice: {:.2}, fitted on the training games ({} positions in \
+         all); on {} {} positions it gains {:+.4} nats a position over 0\n",
+        fit.beta,
+        choice.len(),
         fit.positions,
         if every > 0 { "held-out" } else { "training" },
         fit.gain

@@ -414,8 +414,20 @@ impl Game {
     /// The troops of which one tile of the active player has a slot among `nodes`, with one
     /// unfrozen tile of every troop on the rack. Zero outside the action phase.
     fn troops_reaching(&self, s: &State, nodes: NodeMask) -> u8 {
+        let mut out = 0;
+        for (t, &slots) in self.slots_of_every_troop(s).iter().enumerate() {
+            out |= u8::from(slots & nodes != 0) << t;
+        }
+        out
+    }
+
+    /// The slots (bit per node) a tile of each troop (`Troop::index` order) would have for the
+    /// active player choosing their action now, as if one unfrozen tile of every troop were on
+    /// their rack: the placements their hidden tiles may have offered, from the board alone.
+    /// Empty outside the action phase.
+    pub fn slots_of_every_troop(&self, s: &State) -> [NodeMask; 8] {
         if s.phase != Phase::Action {
-            return 0;
+            return [0; 8];
         }
         let p = s.active;
         let mut every = *s;
@@ -424,11 +436,7 @@ impl Game {
         every.public_rack[p] = TroopCounts::EMPTY;
         every.rack_len[p] = RACK_LIMIT;
         every.frozen_len[p] = 0;
-        let mut out = 0;
-        for (t, &slots) in self.placement_slots(&every, p).iter().enumerate() {
-            out |= u8::from(slots & nodes != 0) << t;
-        }
-        out
+        self.placement_slots(&every, p)
     }
 
     /// The nodes where a tile of the active player, of any troop, would bring them at least

@@ -15,6 +15,7 @@
 //! tournaments write, and its models are used by the search below it only through weights.
 
 mod baseline;
+pub mod choice;
 pub mod curve;
 mod error;
 #[cfg(feature = "train")]
@@ -32,6 +33,7 @@ mod settings;
 pub mod tune;
 
 pub use baseline::{compare_with_fitted, Comparison};
+pub use choice::{ChoiceData, ChoiceFit};
 pub use error::TrainError;
 #[cfg(feature = "train")]
 pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};

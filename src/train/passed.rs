@@ -18,15 +18,90 @@ use crate::record::{replay, GameRecord};
 use crate::rules::{Colour, Decision, Game, State, TroopCounts};
 use std::path::Path;
 
-/// The positions where a player's evidence shows passed troops: the opponent's unseen tiles,
-/// the held tiles' true troops and which troops were passed.
+/// Tiles held through a player's latest turn, at the positions that followed: the opponent's
+/// unseen tiles and the held tiles' true troops, per game. `train::choice` scores them too.
 #[derive(Clone, Debug, Default)]
-pub struct PassedData {
+pub(super) struct Held {
     unseen: Vec<[u8; 8]>,
     held: Vec<[u8; 8]>,
-    passed: Vec<u8>,
     games: Vec<u32>,
     game_count: u32,
+}
+
+impl Held {
+    pub(super) fn push(&mut self, unseen: TroopCounts, held: TroopCounts, game: u32) {
+        self.unseen.push(unseen.0);
+        self.held.push(held.0);
+        self.games.push(game);
+    }
+
+    pub(super) fn game_count(&self) -> u32 {
+        self.game_count
+    }
+
+    pub(super) fn end_game(&mut self) {
+        self.game_count += 1;
+    }
+
+    fn len(&self) -> usize {
+        self.held.len()
+    }
+
+    /// The mean log-probability of the held tiles of `split` under the fixed odds plus
+    /// `extra(k, x, t)` for position `k`, parameter `x` and troop index `t`.
+    fn log_likelihood(
+        &self,
+        split: Split,
+        x: f64,
+        extra: &impl Fn(usize, f64, usize) -> f64,
+    ) -> (usize, f64) {
+        let mut n = 0;
+        let mut total = 0.0;
+        for k in (0..self.len()).filter(|&k| split.takes(self.games[k])) {
+            let log_odds: [f64; 8] =
+                std::array::from_fn(|t| f64::from(KEPT_TROOPS[t]).ln() + extra(k, x, t));
+            total += likelihood(&self.unseen[k], &self.held[k], &log_odds).0;
+            n += 1;
+        }
+        (n, total / n.max(1) as f64)
+    }
+
+    /// The parameter of `grid` that predicts the training games of `every` best, the positions
+    /// scored and the gain it brings there over `plain` on the held-out games (on all of them
+    /// when `every` is 0).
+    pub(super) fn fit(
+        &self,
+        every: u32,
+        grid: &[f64],
+        plain: f64,
+        extra: impl Fn(usize, f64, usize) -> f64,
+    ) -> (f64, usize, f64) {
+        let training = Split::Training { every };
+        let best = grid
+            .iter()
+            .map(|&x| (x, self.log_likelihood(training, x, &extra).1))
+            .fold(
+                (plain, f64::NEG_INFINITY),
+                |b, x| if x.1 > b.1 { x } else { b },
+            )
+            .0;
+        let scored = if every == 0 {
+            Split::All
+        } else {
+            Split::HeldOut { every }
+        };
+        let (positions, fitted) = self.log_likelihood(scored, best, &extra);
+        let (_, base) = self.log_likelihood(scored, plain, &extra);
+        (best, positions, fitted - base)
+    }
+}
+
+/// The positions where a player's evidence shows passed troops: the held tiles and which
+/// troops were passed.
+#[derive(Clone, Debug, Default)]
+pub struct PassedData {
+    held: Held,
+    passed: Vec<u8>,
 }
 
 /// Odds of passed troops, and how well they predict the held tiles of a split.
@@ -48,12 +123,12 @@ impl PassedData {
 
     /// Positions.
     pub fn len(&self) -> usize {
-        self.held.len()
+        self.passed.len()
     }
 
     /// Whether there is no position.
     pub fn is_empty(&self) -> bool {
-        self.held.is_empty()
+        self.passed.is_empty()
     }
 
     /// Adds the positions of `record`, replayed on `game`: every decision where the evidence
@@ -76,7 +151,7 @@ impl PassedData {
                 at_start[state.active().index()] = unfrozen_hidden(&state, state.active());
             }
         }
-        self.game_count += 1;
+        self.held.end_game();
         Ok(())
     }
 
@@ -99,71 +174,36 @@ impl PassedData {
         }
         // The tiles held since that turn began: those of its hidden unfrozen tiles still on
         // the rack. A tile that left and came back as another of its troop counts too, rarely.
-        let now = unfrozen_hidden(state, them);
-        let mut held = [0; 8];
-        for (h, (a, b)) in held
-            .iter_mut()
-            .zip(at_start[them.index()].0.iter().zip(&now.0))
-        {
-            *h = *a.min(b);
-        }
-        if held.iter().sum::<u8>() != e.held() {
+        let held = at_start[them.index()].common(&unfrozen_hidden(state, them));
+        if held.total() != e.held() {
             return;
         }
-        self.unseen
-            .push(Observation::new(state, state.active()).unseen(them).0);
-        self.held.push(held);
+        let unseen = Observation::new(state, state.active()).unseen(them);
+        self.held.push(unseen, held, self.held.game_count());
         self.passed.push(e.passed());
-        self.games.push(self.game_count);
-    }
-
-    /// The mean log-probability of the held tiles of `split` with passed odds `odds`.
-    fn log_likelihood(&self, split: Split, odds: f64) -> (usize, f64) {
-        let mut n = 0;
-        let mut total = 0.0;
-        for k in (0..self.len()).filter(|&k| split.takes(self.games[k])) {
-            let log_odds: [f64; 8] = std::array::from_fn(|t| {
-                let passed = self.passed[k] >> t & 1 == 1;
-                f64::from(KEPT_TROOPS[t]).ln() + if passed { odds.ln() } else { 0.0 }
-            });
-            total += likelihood(&self.unseen[k], &self.held[k], &log_odds).0;
-            n += 1;
-        }
-        (n, total / n.max(1) as f64)
     }
 
     /// The odds among 0.01, 0.02, …, 4 that predict the training games of `every` best, and
     /// the gain they bring on the held-out ones (on all of them when `every` is 0).
     pub fn fit(&self, every: u32) -> PassedFit {
-        let grid = (1..=400).map(|i| f64::from(i) / 100.0);
-        let training = Split::Training { every };
-        let odds = grid
-            .map(|f| (f, self.log_likelihood(training, f).1))
-            .fold((1.0, f64::NEG_INFINITY), |best, x| {
-                if x.1 > best.1 {
-                    x
-                } else {
-                    best
-                }
-            })
-            .0;
-        let scored = if every == 0 {
-            Split::All
-        } else {
-            Split::HeldOut { every }
-        };
-        let (positions, fitted) = self.log_likelihood(scored, odds);
-        let (_, plain) = self.log_likelihood(scored, 1.0);
+        let grid: Vec<f64> = (1..=400).map(|i| f64::from(i) / 100.0).collect();
+        let (odds, positions, gain) = self.held.fit(every, &grid, 1.0, |k, f, t| {
+            if self.passed[k] >> t & 1 == 1 {
+                f.ln()
+            } else {
+                0.0
+            }
+        });
         PassedFit {
             odds,
             positions,
-            gain: fitted - plain,
+            gain,
         }
     }
 }
 
 /// The rack tiles of `c` that are neither public nor frozen.
-fn unfrozen_hidden(s: &State, c: Colour) -> TroopCounts {
+pub(super) fn unfrozen_hidden(s: &State, c: Colour) -> TroopCounts {
     let hidden = s.rack(c).minus(&s.public_rack(c)).unwrap_or_default();
     hidden.minus(&s.frozen(c)).unwrap_or_default()
 }
@@ -180,19 +220,21 @@ mod tests {
         let mut unseen = [0; 8];
         unseen[0] = 4;
         unseen[1] = 4;
+        let mut never = PassedData::new();
         for (g, first) in [0u8, 1, 0, 1, 0, 1, 0, 1].into_iter().enumerate() {
             let mut held = [0; 8];
             held[usize::from(first)] = 1;
-            data.unseen.push(unseen);
-            data.held.push(held);
+            data.held
+                .push(TroopCounts(unseen), TroopCounts(held), g as u32);
             data.passed.push(0b1);
-            data.games.push(g as u32);
+            never.held.push(
+                TroopCounts(unseen),
+                TroopCounts([0, 1, 0, 0, 0, 0, 0, 0]),
+                g as u32,
+            );
+            never.passed.push(0b1);
         }
         let mixed = data.fit(0);
-        let never = PassedData {
-            held: vec![[0, 1, 0, 0, 0, 0, 0, 0]; 8],
-            ..data
-        };
         let fit = never.fit(0);
         assert_eq!(fit.odds, 0.01, "{fit:?}");
         assert!(fit.gain > 0.0, "{fit:?}");

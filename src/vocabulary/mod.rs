@@ -208,6 +208,11 @@ impl TroopCounts {
     /// No tiles.
     pub const EMPTY: TroopCounts = TroopCounts([0; 8]);
 
+    /// The tiles both multisets hold: per troop, the smaller count.
+    pub fn common(&self, o: &TroopCounts) -> TroopCounts {
+        TroopCounts(std::array::from_fn(|t| self.0[t].min(o.0[t])))
+    }
+
     /// How many tiles of troop `t`.
     #[inline]
     pub fn get(&self, t: Troop) -> u8 {
