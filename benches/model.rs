@@ -6,7 +6,8 @@
 //! learned policy as the tree's prior (`policy_prior`, whose cost is a table lookup per legal
 //! decision at each tree node, where the hand-set prior compares tactical weights). Also the
 //! rack model's belief (`rack_model`): encoding the root's observation and its per-troop odds,
-//! paid once per decision, not per iteration.
+//! paid once per decision, not per iteration; and the odds the opponent's latest choice gives
+//! their held tiles (`rack_choice`, `held_odds`), paid once per decision as well.
 //!
 //! `cargo bench --bench model`; criterion's time is per call. The search pays the encoding and
 //! the forward pass at every cut playout with `value_model` on (plus building the mover's
@@ -16,9 +17,9 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use std::time::Duration;
-use toybattle::bot::search::{make_player, Algorithm, PlayoutPolicy, SearchConfig};
+use toybattle::bot::search::{held_odds, make_player, Algorithm, PlayoutPolicy, SearchConfig};
 use toybattle::bot::Budget;
-use toybattle::info::{Observation, RackEvidence};
+use toybattle::info::{EvidenceTracker, Observation, RackEvidence};
 use toybattle::model::{encode, Input, RackModel, ValueModel};
 use toybattle::rules::{random_decision, Deal, DecisionList, Game, State, Variant};
 
@@ -33,6 +34,25 @@ fn position(game: &Game, steps: usize) -> State {
         }
     }
     s
+}
+
+/// The evidence about the opponent of the player to act, from the first decision at or after
+/// `steps` random steps of the deal of seed 1 where it holds a choice and a held tile.
+fn evidence_at(game: &Game, steps: usize) -> RackEvidence {
+    let mut s = game.initial_state(&Deal::from_seed(1));
+    let mut tracker = EvidenceTracker::new(game, &s);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    for step in 0.. {
+        let evidence = tracker.about(s.active().opponent());
+        if step >= steps && !s.is_chance() && held_odds(game, &evidence, 0.9).is_some() {
+            return evidence;
+        }
+        let d = random_decision(game, &s, &mut rng).expect("a held tile before the game ends");
+        let before = s;
+        game.apply_legal(&mut s, d);
+        tracker.step(game, &before, d, &s);
+    }
+    unreachable!("the loop returns")
 }
 
 /// The first position from [`position`]`(game, steps)` on where a player chooses among
@@ -76,6 +96,10 @@ fn bench_model(c: &mut Criterion) {
         let obs = Observation::new(&s, s.active());
         group.bench_function(format!("{key}/rack_model_belief"), |b| {
             b.iter(|| RackModel::shipped().belief(&game, black_box(&obs)))
+        });
+        let evidence = evidence_at(&game, 30);
+        group.bench_function(format!("{key}/choice_held_odds"), |b| {
+            b.iter(|| held_odds(&game, black_box(&evidence), 0.9))
         });
     }
     group.finish();

@@ -84,7 +84,7 @@ fn moments(path: &Path) -> Option<(Game, GameRecord, Colour, Vec<Moment>)> {
         let d = Decision::parse(text, game.terrain()).ok()?;
         let before = state;
         game.apply(&mut state, d).ok()?;
-        evidence.step(&game, &before, &state);
+        evidence.step(&game, &before, d, &state);
         // As the session notes its win history: at every turn start.
         if !state.is_over() && !state.is_chance() && state.turn() != before.turn() {
             out.push((step + 1, state, evidence));

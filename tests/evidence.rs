@@ -1,7 +1,9 @@
 //! Evidence from play (`info::RackEvidence`): the troops that would win, or take a region, at
 //! once are computed right, the evidence about a player who takes every immediate win is always
 //! true of their real rack, determinizations that trust it deal racks that agree with it, and
-//! the odds of passed troops fitted to `greedy`'s games show that it takes the regions it can.
+//! the odds of passed troops fitted to `greedy`'s games show that it takes the regions it can;
+//! each turn's first decision is kept with the board its player's opponent saw, and its odds
+//! shape the held tiles of a deal.
 
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -165,9 +167,9 @@ fn greedy_game(game: &Game, seed: u64) -> Vec<(State, EvidenceTracker)> {
     let mut out = vec![(s, tracker)];
     for step in &record.steps {
         let before = s;
-        game.apply(&mut s, Decision::parse(step, game.terrain()).unwrap())
-            .unwrap();
-        tracker.step(game, &before, &s);
+        let d = Decision::parse(step, game.terrain()).unwrap();
+        game.apply(&mut s, d).unwrap();
+        tracker.step(game, &before, d, &s);
         out.push((s, tracker));
     }
     out
@@ -222,6 +224,102 @@ fn passed_troops_are_shown_after_a_turn_without_medals() {
         }
     }
     assert!(shown > 5, "{shown} turns showed passed troops");
+}
+
+/// After every turn of random games on every terrain, the evidence about its player keeps the
+/// turn's first decision and the turn's start as their opponent saw it; two deals that differ
+/// only in that player's hidden tiles give the same evidence.
+#[test]
+fn each_turns_first_decision_is_kept_with_the_board_the_opponent_saw() {
+    let mut kept = 0;
+    for game in games() {
+        for seed in 0..3 {
+            let deal = Deal::from_seed(seed);
+            let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut s = game.initial_state(&deal);
+            let mut referee = toybattle::rules::Referee::new(deal);
+            let mut tracker = EvidenceTracker::new(&game, &s);
+            let mut expected: Option<(Colour, Observation, Decision)> = None;
+            let mut turn_start = Some(s);
+            while !s.is_over() && s.turn() < 200 {
+                let d = match s.is_chance() {
+                    true => referee.resolve(&game, &s),
+                    false => random_decision(&game, &s, &mut rng).unwrap(),
+                };
+                if let Some(start) = turn_start.take() {
+                    let p = start.active();
+                    let seen = Observation::new(&start, p.opponent());
+                    // Another deal of p's hidden tiles, the same to the opponent's eyes, is
+                    // tracked alike.
+                    let other = seen.determinize(&mut rng);
+                    assert_eq!(
+                        EvidenceTracker::new(&game, &other),
+                        EvidenceTracker::new(&game, &start)
+                    );
+                    expected = Some((p, seen, d));
+                }
+                let before = s;
+                game.apply(&mut s, d).unwrap();
+                tracker.step(&game, &before, d, &s);
+                if s.turn() != before.turn() && s.phase() == Phase::Action {
+                    let (p, seen, d) = expected.take().expect("a turn began");
+                    let about = tracker.about(p);
+                    let choice = about.choice().expect("a choice kept");
+                    assert_eq!(choice.decision, d);
+                    assert_eq!(Observation::new(&choice.view, p.opponent()), seen);
+                    kept += 1;
+                    turn_start = Some(s);
+                }
+            }
+        }
+    }
+    assert!(kept > 100, "{kept} turns");
+}
+
+/// A belief with odds for the held tiles deals them accordingly: a troop at odds near 0 is
+/// almost never among them, while the deals stay consistent with the observation; odds of 1
+/// deal as the plain belief does.
+#[test]
+fn the_odds_of_held_tiles_shape_the_dealt_rack() {
+    let game = Game::builtin("tropical_pool", Variant::Normal).unwrap();
+    let (mut checked, mut rare, mut plain) = (0, 0u32, 0u32);
+    for (s, tracker) in greedy_game(&game, 5) {
+        if s.is_chance() || s.is_over() {
+            continue;
+        }
+        let me = s.active();
+        let e = tracker.about(me.opponent());
+        if e.held() == 0 {
+            continue;
+        }
+        let obs = Observation::new(&s, me).with_evidence(e);
+        // The troop most unseen, so that a plain deal often holds it.
+        let unseen = obs.unseen(me.opponent());
+        let troop = Troop::ALL
+            .into_iter()
+            .max_by_key(|&t| unseen.get(t))
+            .unwrap();
+        let mut odds = [1.0; 8];
+        odds[troop.index()] = 0.0;
+        let (mut a, mut b) = (
+            Xoshiro256PlusPlus::seed_from_u64(7),
+            Xoshiro256PlusPlus::seed_from_u64(7),
+        );
+        for _ in 0..40 {
+            let shaped = obs.determinize_with(&RackBelief::UNIFORM.with_held_odds(odds), &mut a);
+            assert_eq!(Observation::new(&shaped, me).with_evidence(e), obs);
+            rare += u32::from(shaped.rack(me.opponent()).get(troop));
+            let uniform = RackBelief::UNIFORM.with_held_odds([1.0; 8]);
+            let dealt = obs.determinize_with(&uniform, &mut b);
+            plain += u32::from(dealt.rack(me.opponent()).get(troop));
+        }
+        checked += 1;
+    }
+    assert!(checked > 5, "{checked} positions");
+    assert!(
+        rare * 2 < plain,
+        "troop dealt {rare} times at odds 0, {plain} at 1"
+    );
 }
 
 /// `greedy` records of every terrain, from deals `0..seeds`, added to both evidence fits.

@@ -283,7 +283,7 @@ fn bots_never_see_the_opponents_hidden_rack_tiles() {
                 }
                 let before = s;
                 game.apply(&mut s, d).unwrap();
-                evidence.step(&game, &before, &s);
+                evidence.step(&game, &before, d, &s);
             }
             assert!(shown.next().is_none(), "no observation without a decision");
         }

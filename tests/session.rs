@@ -604,7 +604,7 @@ fn level_think_times() {
                     };
                     let before = state;
                     game.apply(&mut state, d).unwrap();
-                    evidence.step(&game, &before, &state);
+                    evidence.step(&game, &before, d, &state);
                 }
             }
         }

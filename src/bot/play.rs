@@ -107,7 +107,7 @@ pub fn play_game(
             forfeit = Some(before.active());
             break;
         }
-        evidence.step(game, &before, &state);
+        evidence.step(game, &before, d, &state);
         if let Some(analysis) = analysis {
             searches.push(DecisionSearch {
                 step: steps.len(),

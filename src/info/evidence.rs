@@ -12,13 +12,29 @@
 //! (`train::passed`): `greedy` holds a passed troop about a third as often as other troops,
 //! `strong` as often (results/learning.md), so no determinization weighs it.
 //!
+//! And a player's choice of action says something about what they kept: had they held a troop
+//! whose placements the board made attractive, they might have placed it. The evidence keeps the
+//! first decision of the player's latest turn with the board as both players saw it then
+//! ([`TurnChoice`]); the search weighs the held tiles by how attractive each troop's placements
+//! were (`bot::search::choice`), to a power measured on records (`train::choice`).
+//!
 //! Everything here is computed from what both players see (the board, the medals, the sizes of
 //! the racks), so the evidence about a player is the same for any observer and may be handed to
 //! a fair bot along with its observation. It assumes the player never misses an immediate win:
 //! a bot that trusts it plays against rational opponents, not against `random`.
 
 use super::Observation;
-use crate::rules::{Colour, Game, Phase, State};
+use crate::rules::{Colour, Decision, Game, Phase, State};
+
+/// The first decision of a player's turn, and the board it was taken on as the player's
+/// opponent saw it: the state at the turn's start, the player's hidden tiles erased.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct TurnChoice {
+    /// The state at the turn's start as the opponent saw it.
+    pub view: State,
+    /// What the player chose there: a placement, or drawing.
+    pub decision: Decision,
+}
 
 /// The evidence about one player's rack.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -31,6 +47,8 @@ pub struct RackEvidence {
     /// How many of the player's hidden rack tiles were on the rack, unfrozen, at that start
     /// and are surely still there: none of them is a barred troop.
     held: u8,
+    /// The first decision of that turn.
+    choice: Option<TurnChoice>,
 }
 
 impl RackEvidence {
@@ -39,6 +57,7 @@ impl RackEvidence {
         barred: 0,
         passed: 0,
         held: 0,
+        choice: None,
     };
 
     /// Troops the held tiles cannot be, as a bit mask over `Troop::index`.
@@ -52,18 +71,20 @@ impl RackEvidence {
         self.passed
     }
 
-    /// Hidden rack tiles known not to be barred troops.
+    /// Hidden rack tiles held through the player's latest turn: on the rack, unfrozen, at its
+    /// start and surely still there. None of them is a barred troop.
     pub fn held(&self) -> u8 {
         self.held
     }
 
-    /// The same evidence without passed troops (the turn took a region); NONE when nothing
-    /// is left.
+    /// The first decision of the player's latest turn, and the board it was taken on.
+    pub fn choice(&self) -> Option<&TurnChoice> {
+        self.choice.as_ref()
+    }
+
+    /// The same evidence without passed troops (the turn took a region).
     fn without_passed(self) -> RackEvidence {
-        match self.barred {
-            0 => RackEvidence::NONE,
-            _ => RackEvidence { passed: 0, ..self },
-        }
+        RackEvidence { passed: 0, ..self }
     }
 }
 
@@ -78,6 +99,9 @@ pub struct EvidenceTracker {
     /// Each player's medals when their latest turn began: a turn that adds to them took a
     /// region, and shows nothing about passed troops.
     medals_at_start: [u8; 2],
+    /// The start of the turn in progress as its player's opponent saw it, until its first
+    /// decision.
+    turn_start: Option<State>,
 }
 
 impl EvidenceTracker {
@@ -93,8 +117,15 @@ impl EvidenceTracker {
         self.shown[player.index()]
     }
 
-    /// Takes in one step of the game, from `before` to `after` (one decision or chance outcome).
-    pub fn step(&mut self, game: &Game, before: &State, after: &State) {
+    /// Takes in one step of the game: `step` (a decision or chance outcome) took `before` to
+    /// `after`.
+    pub fn step(&mut self, game: &Game, before: &State, step: Decision, after: &State) {
+        if let Some(view) = self.turn_start.take() {
+            self.pending[before.active().index()].choice = Some(TurnChoice {
+                view,
+                decision: step,
+            });
+        }
         for c in Colour::BOTH {
             // A step moves tiles one way only (R11.1: every move is public), so a shorter rack
             // means that many tiles left it; any of them may have been held ones.
@@ -122,18 +153,13 @@ impl EvidenceTracker {
         let public = Observation::new(state, p.opponent());
         let hidden = state.rack_len(p) - state.public_rack(p).total();
         let barred = game.winning_troops(public.view());
-        let passed = game.region_troops(public.view()) & !barred;
-        // Nothing barred or passed, nothing shown: kept as NONE so that equal knowledge
-        // compares equal.
-        let held = match barred | passed {
-            0 => 0,
-            _ => hidden.saturating_sub(state.frozen_len(p)),
-        };
         self.pending[p.index()] = RackEvidence {
             barred,
-            passed,
-            held,
+            passed: game.region_troops(public.view()) & !barred,
+            held: hidden.saturating_sub(state.frozen_len(p)),
+            choice: None,
         };
         self.medals_at_start[p.index()] = state.medals(p);
+        self.turn_start = Some(*public.view());
     }
 }

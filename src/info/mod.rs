@@ -4,5 +4,5 @@
 mod evidence;
 mod observation;
 
-pub use evidence::{EvidenceTracker, RackEvidence};
+pub use evidence::{EvidenceTracker, RackEvidence, TurnChoice};
 pub use observation::{Observation, RackBelief, RackWeightError};

@@ -171,14 +171,24 @@ impl Observation {
         let public = s.public_rack(them);
         let hidden_rack = (s.rack_len(them) - public.total()) as usize;
         // Held tiles first, from the troops the evidence allows (all, when it cannot be met:
-        // an opponent that missed a win), then the rest of the hidden rack from any troop.
-        let (barred, held) = if belief.trusts_evidence {
-            (self.evidence.barred(), self.evidence.held() as usize)
-        } else {
-            (0, 0)
+        // an opponent that missed a win) with the odds their choice gave, then the rest of the
+        // hidden rack from any troop.
+        let barred = match belief.trusts_evidence {
+            true => self.evidence.barred(),
+            false => 0,
         };
-        let held = pool.take_weighted(held.min(hidden_rack), !barred, belief, rng);
-        let rest = pool.take_weighted(hidden_rack - held.total() as usize, ALL_TROOPS, belief, rng);
+        let held = match belief.trusts_evidence || belief.held.is_some() {
+            true => self.evidence.held() as usize,
+            false => 0,
+        };
+        let held_weights = belief.held.as_ref().unwrap_or(&belief.weights);
+        let held = pool.take_weighted(held.min(hidden_rack), !barred, held_weights, rng);
+        let rest = pool.take_weighted(
+            hidden_rack - held.total() as usize,
+            ALL_TROOPS,
+            &belief.weights,
+            rng,
+        );
         let rack = public.plus(&held).plus(&rest);
         let reserve = pool.take(s.reserve_len(them) as usize, rng);
         let removed = pool.rest();
@@ -249,6 +259,10 @@ pub struct RackWeightError {
 pub struct RackBelief {
     /// Weight per troop (`Troop::index` order), each 1 to [`RackBelief::MAX_WEIGHT`].
     weights: [u32; 8],
+    /// The weights of the tiles held through the opponent's latest turn
+    /// ([`RackEvidence::held`]), when their choice of action changed them (each at least 1);
+    /// `weights` otherwise.
+    held: Option<[u32; 8]>,
     /// Whether the observation's [`RackEvidence`] is trusted: the held tiles are then dealt
     /// only from the troops it does not bar.
     trusts_evidence: bool,
@@ -260,6 +274,7 @@ impl RackBelief {
     /// Every unseen tile equally likely to be on the rack.
     pub const UNIFORM: RackBelief = RackBelief {
         weights: [1; 8],
+        held: None,
         trusts_evidence: false,
     };
 
@@ -274,6 +289,7 @@ impl RackBelief {
         }
         Ok(RackBelief {
             weights,
+            held: None,
             trusts_evidence: false,
         })
     }
@@ -287,13 +303,24 @@ impl RackBelief {
         }
     }
 
-    fn is_uniform(&self) -> bool {
-        self.weights == [1; 8]
+    /// The same belief, with the tiles held through the opponent's latest turn dealt with their
+    /// weights times `odds` (per troop, 0 to 1: what the opponent's choice of action says, see
+    /// [`TurnChoice`](super::TurnChoice)). Odds keep three more digits than the weights, so a
+    /// troop at odds 0.01 is still dealt a hundredth as often; none falls to 0.
+    pub fn with_held_odds(self, odds: [f64; 8]) -> RackBelief {
+        let scale = f64::from(Self::HELD_SCALE);
+        let held = std::array::from_fn(|t| {
+            let w = f64::from(self.weights[t]) * scale * odds[t].clamp(0.0, 1.0);
+            (w.round() as u32).max(1)
+        });
+        RackBelief {
+            held: Some(held),
+            ..self
+        }
     }
 
-    fn weight(&self, t: Troop) -> u32 {
-        self.weights[t.index()]
-    }
+    /// How many times finer held weights are than `weights`.
+    const HELD_SCALE: u32 = 1000;
 }
 
 /// Every troop, as a mask over `Troop::index`.
@@ -348,18 +375,19 @@ impl Pool {
     }
 
     /// Takes up to `k` tiles of the troops in `allowed` (bit `Troop::index`), each pick with
-    /// odds proportional to its troop's weight in `belief`; fewer when the allowed ones run out.
+    /// odds proportional to its troop's weight in `weights`; fewer when the allowed ones run
+    /// out.
     fn take_weighted<R: Rng>(
         &mut self,
         k: usize,
         allowed: u8,
-        belief: &RackBelief,
+        weights: &[u32; 8],
         rng: &mut R,
     ) -> TroopCounts {
-        if belief.is_uniform() && allowed == ALL_TROOPS {
+        if *weights == [1; 8] && allowed == ALL_TROOPS {
             return self.take(k, rng); // the same random stream as before beliefs existed
         }
-        let weight = |t: Troop| belief.weight(t) * ((allowed >> t.index()) & 1) as u32;
+        let weight = |t: Troop| weights[t.index()] * ((allowed >> t.index()) & 1) as u32;
         let mut out = TroopCounts::EMPTY;
         for _ in 0..k {
             let total: u32 = self.tiles[..self.len].iter().map(|&t| weight(t)).sum();

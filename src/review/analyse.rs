@@ -145,7 +145,7 @@ fn tasks(game: &Game, record: &GameRecord, options: &ReviewOptions) -> (Vec<Task
         if game.apply(&mut state, taken).is_err() {
             break;
         }
-        evidence.step(game, &before, &state);
+        evidence.step(game, &before, taken, &state);
     }
     (tasks, forced)
 }
@@ -167,7 +167,7 @@ fn estimate_after(
     let mut after = task.state;
     game.apply_legal(&mut after, step);
     let mut evidence = task.evidence;
-    evidence.step(game, &task.state, &after);
+    evidence.step(game, &task.state, step, &after);
     let observation =
         Observation::new(&after, player).with_evidence(evidence.about(player.opponent()));
     let seed = estimate_seed(task.deal_seed, player, task.step + 1);

@@ -478,7 +478,7 @@ impl Session {
         if actor == Some(self.human.opponent()) {
             self.now.bot_decisions += 1;
         }
-        self.now.evidence.step(&self.game, &before, &after);
+        self.now.evidence.step(&self.game, &before, d, &after);
         self.now.state = after;
         if after.is_over() || (after.turn() != before.turn() && !after.is_chance()) {
             self.note_estimate();
@@ -502,7 +502,7 @@ impl Session {
         let mut after = self.now.state;
         self.game.apply_legal(&mut after, decision);
         let mut evidence = self.now.evidence;
-        evidence.step(&self.game, &self.now.state, &after);
+        evidence.step(&self.game, &self.now.state, decision, &after);
         let seen = Observation::new(&after, self.human)
             .with_evidence(evidence.about(self.human.opponent()));
         crate::review::estimate(&self.game, &seen, self.estimate_seed(step + 1))

@@ -146,7 +146,7 @@ impl PassedData {
             let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
             let before = state;
             game.apply(&mut state, d).map_err(|e| e.to_string())?;
-            evidence.step(game, &before, &state);
+            evidence.step(game, &before, d, &state);
             if state.turn() != before.turn() {
                 at_start[state.active().index()] = unfrozen_hidden(&state, state.active());
             }

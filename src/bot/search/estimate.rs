@@ -8,6 +8,7 @@
 //! from their observation, so the estimate is the mean reward of playouts from determinizations
 //! of the observation: the same playout policy, evaluation cut and rack belief as the search.
 
+use super::choice::held_odds;
 use super::playout::{play_out, Evaluation, Reward, Scratch};
 use super::{
     make_player, rng_for, Algorithm, PlayoutPolicy, SearchConfig, Settings, Stop,
@@ -64,9 +65,17 @@ pub(super) fn belief(config: &SearchConfig, game: &Game, observation: &Observati
         (None, true) => RackBelief::new(KEPT_TROOPS).expect("weights in range"),
         (None, false) => RackBelief::UNIFORM,
     };
-    match config.rack_evidence {
+    let belief = match config.rack_evidence {
         true => belief.trusting_evidence(),
         false => belief,
+    };
+    let evidence = observation.opponent_evidence();
+    let odds = (config.rack_choice > 0.0)
+        .then(|| held_odds(game, &evidence, config.rack_choice))
+        .flatten();
+    match odds {
+        Some(odds) => belief.with_held_odds(odds),
+        None => belief,
     }
 }
 

@@ -13,12 +13,14 @@
 //! tree, each leaf with a random stream of its own, and back them up in a fixed order
 //! (`tree::run_shared`), so the same holds.
 
+mod choice;
 mod estimate;
 mod flat_mc;
 mod options;
 mod playout;
 mod tree;
 
+pub use choice::{choice_log_ratio, held_odds};
 pub use estimate::{playout_mean, win_probability};
 pub use options::{OptionRangeError, SearchConfig};
 pub use playout::Tactics;

@@ -355,6 +355,12 @@ search_options! {
     /// refused with the reason.
     #[serde(skip_serializing_if = "String::is_empty")]
     rack_weights: String = String::new(), in RACK_FILE, for FAIR;
+    /// Determinizations deal the tiles the opponent held through their latest turn with the
+    /// odds their choice of action gives each troop, raised to this power
+    /// ([`held_odds`](super::held_odds)): 0 = the choice is ignored; 0.9 fits `strong`'s
+    /// records (`toybattle train rack`, results/learning.md).
+    #[serde(skip_serializing_if = "is_zero_real")]
+    rack_choice: f64 = 0.0, in Real(0.0, 4.0), for FAIR;
     /// ISMCTS and cheat-UCT: the `threads` work on one tree (tree parallelism: the descents
     /// are made in turn with a virtual loss and their playouts at once, see `tree.rs`) instead
     /// of one tree each; `trees` is then unused. The decision depends on the seed and the
@@ -414,6 +420,10 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
+fn is_zero_real(x: &f64) -> bool {
+    *x == 0.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -433,6 +443,7 @@ mod tests {
             policy_weights: "p".to_string(),
             rack_model: true,
             rack_weights: "r".to_string(),
+            rack_choice: 0.9,
             shared_tree: true,
             rack_only: true,
             playout_weights: vec![1.0; TERMS.len()],

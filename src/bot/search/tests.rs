@@ -513,6 +513,56 @@ fn the_rack_model_sets_the_belief_of_each_decision() {
     );
 }
 
+/// With `rack_choice`, the held tiles of the opponent are dealt with the odds their latest
+/// turn's choice gives, to that power, on top of the fixed odds; without it, or without a held
+/// tile, the belief is the fixed one.
+#[test]
+fn the_opponents_choice_sets_the_odds_of_their_held_tiles() {
+    use crate::info::{EvidenceTracker, Observation};
+    let game = game_of("battlefield");
+    let deal = Deal::from_seed(21);
+    let mut s = game.initial_state(&deal);
+    let mut referee = Referee::new(deal);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(21);
+    let mut tracker = EvidenceTracker::new(&game, &s);
+    let config = SearchConfig {
+        rack_belief: true,
+        rack_choice: 0.9,
+        ..small()
+    };
+    let fixed = RackBelief::new(KEPT_TROOPS).unwrap();
+    let mut shaped = 0;
+    while !s.is_over() && s.turn() < 40 {
+        let d = match s.is_chance() {
+            true => referee.resolve(&game, &s),
+            false => {
+                let e = tracker.about(s.active().opponent());
+                let obs = Observation::new(&s, s.active()).with_evidence(e);
+                let belief = estimate::belief(&config, &game, &obs);
+                match held_odds(&game, &e, 0.9) {
+                    Some(odds) => {
+                        assert!(odds.iter().all(|&o| o > 0.0 && o <= 1.0), "{odds:?}");
+                        assert!(odds.iter().any(|&o| o < 1.0), "{odds:?}");
+                        assert_eq!(belief, fixed.with_held_odds(odds));
+                        shaped += 1;
+                    }
+                    None => assert_eq!(belief, fixed),
+                }
+                let off = SearchConfig {
+                    rack_choice: 0.0,
+                    ..config.clone()
+                };
+                assert_eq!(estimate::belief(&off, &game, &obs), fixed);
+                random_decision(&game, &s, &mut rng).unwrap()
+            }
+        };
+        let before = s;
+        game.apply(&mut s, d).unwrap();
+        tracker.step(&game, &before, d, &s);
+    }
+    assert!(shaped > 10, "{shaped} decisions with odds");
+}
+
 /// Greedy playouts play the `greedy` rules for each player from that player's side: each judge
 /// judges for its own colour, the searcher's from its own observation, and a playout from a
 /// position with a medal win takes it at once every time (rule 2), which the heuristic policy,
