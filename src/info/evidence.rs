@@ -14,13 +14,14 @@
 //!
 //! And a player's choice of action says something about what they kept: had they held a troop
 //! whose placements the board made attractive, they might have placed it. The evidence keeps the
-//! first decision of the player's latest turn with the board as both players saw it then
+//! first decision of the player's latest turn with the board as their opponent saw it then
 //! ([`TurnChoice`]); the search weighs the held tiles by how attractive each troop's placements
 //! were (`bot::search::choice`), to a power measured on records (`train::choice`).
 //!
-//! Everything here is computed from what both players see (the board, the medals, the sizes of
-//! the racks), so the evidence about a player is the same for any observer and may be handed to
-//! a fair bot along with its observation. It assumes the player never misses an immediate win:
+//! Everything here is computed from what the player's opponent sees (the board, the medals, the
+//! sizes of the racks, and their own tiles in the choice's board; the player's hidden tiles are
+//! erased), so the evidence about a player may be handed to their opponent, and to no one else,
+//! along with the opponent's observation. It assumes the player never misses an immediate win:
 //! a bot that trusts it plays against rational opponents, not against `random`.
 
 use super::Observation;
@@ -89,7 +90,7 @@ impl RackEvidence {
 }
 
 /// Follows a game from the referee's side, step by step, and keeps the evidence about both
-/// racks, computed only from public facts.
+/// racks, each computed only from what that player's opponent sees.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EvidenceTracker {
     /// Evidence from each player's latest completed turn.
