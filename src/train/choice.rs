@@ -12,7 +12,7 @@ use super::passed::{unfrozen_hidden, Held};
 use super::positions::for_each_record;
 use super::DatasetError;
 use crate::bot::search::choice_log_ratio;
-use crate::info::Observation;
+use crate::info::{EvidenceTracker, Observation};
 use crate::model::PolicyModel;
 use crate::record::{replay, GameRecord};
 use crate::rules::{Decision, Game, TroopCounts};
@@ -59,40 +59,30 @@ impl ChoiceData {
         replay(game, record).map_err(|e| e.to_string())?;
         let policy = PolicyModel::shipped();
         let mut state = game.initial_state(&record.deal);
+        // The tracker keeps each player's latest turn's choice, as the search reads it.
+        let mut evidence = EvidenceTracker::new(game, &state);
         let mut at_start = [TroopCounts::EMPTY; 2];
-        // Per player: the odds their latest completed turn's choice gave, and the pending one.
-        let mut shown: [Option<[f64; 8]>; 2] = [None, None];
-        let mut pending: [Option<[f64; 8]>; 2] = [None, None];
         at_start[state.active().index()] = unfrozen_hidden(&state, state.active());
-        let mut turn_began = true;
         for step in &record.steps {
             let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
             if !state.is_chance() && !state.is_over() {
                 let them = state.active().opponent();
-                if let Some(ratio) = shown[them.index()] {
+                if let Some(choice) = evidence.about(them).choice() {
                     let held = at_start[them.index()].common(&unfrozen_hidden(&state, them));
                     if held.total() > 0 {
                         let unseen = Observation::new(&state, state.active());
                         self.held
                             .push(unseen.unseen(them), held, self.held.game_count());
+                        let ratio = choice_log_ratio(game, policy, &choice.view, choice.decision);
                         self.log_ratio.push(ratio);
                     }
-                }
-                if turn_began {
-                    // Read through the other player's eyes, so that only public facts enter.
-                    let public = Observation::new(&state, state.active().opponent());
-                    let ratio = choice_log_ratio(game, policy, public.view(), d);
-                    pending[state.active().index()] = Some(ratio);
-                    turn_began = false;
                 }
             }
             let before = state;
             game.apply(&mut state, d).map_err(|e| e.to_string())?;
+            evidence.step(game, &before, d, &state);
             if state.turn() != before.turn() {
-                let previous = state.active().opponent().index();
-                shown[previous] = pending[previous].take();
                 at_start[state.active().index()] = unfrozen_hidden(&state, state.active());
-                turn_began = true;
             }
         }
         self.held.end_game();
