@@ -100,6 +100,116 @@ fn an_untrained_correction_scores_as_the_fitted_evaluation() {
     );
 }
 
+/// `strong`'s search options, whose playouts the cut tests follow.
+fn strong_config() -> toybattle::bot::search::SearchConfig {
+    match toybattle::bot::preset::resolve("strong").unwrap().config {
+        toybattle::bot::preset::BotConfig::Search { config, .. } => config,
+        _ => unreachable!("strong searches"),
+    }
+}
+
+/// The state at each turn start of a record, with the game it is played in.
+fn turn_starts(rec: &GameRecord) -> (Game, Vec<toybattle::rules::State>) {
+    let game = Game::builtin(&rec.terrain, rec.variant).unwrap();
+    let mut s = game.initial_state(&rec.deal);
+    let mut starts = Vec::new();
+    for step in &rec.steps {
+        if !s.is_chance()
+            && s.phase() == toybattle::rules::Phase::Action
+            && starts
+                .last()
+                .is_none_or(|p: &toybattle::rules::State| p.turn() != s.turn())
+        {
+            starts.push(s);
+        }
+        game.apply(&mut s, Decision::parse(step, game.terrain()).unwrap())
+            .unwrap();
+    }
+    (game, starts)
+}
+
+/// A playout to the cut stops where the search scores it with its evaluation: `eval_turns`
+/// turns after the start with the searcher's opponent to move, or at the end of the game; the
+/// same seed gives the same cut.
+#[test]
+fn a_playout_to_the_cut_stops_where_the_search_evaluates() {
+    use toybattle::bot::search::playout_cut;
+    use toybattle::info::Observation;
+    let config = strong_config();
+    let (game, starts) = turn_starts(&record("strong-vs-strong-0000-0.json"));
+    assert!(starts.len() > 10);
+    for (k, start) in starts.iter().enumerate() {
+        let me = start.active();
+        let seen = Observation::new(start, me);
+        let cut = playout_cut(&game, &seen, &config, k as u64);
+        assert_eq!(cut, playout_cut(&game, &seen, &config, k as u64));
+        if !cut.is_over() {
+            assert_eq!(cut.active(), me.opponent(), "turn start {k}");
+            assert!(
+                cut.turn() > start.turn() + config.eval_turns,
+                "turn start {k}"
+            );
+            assert!(
+                cut.turn() <= start.turn() + config.eval_turns + 2,
+                "turn start {k}"
+            );
+        }
+    }
+}
+
+/// Cut positions for training: at most one per turn start, each target the mean of the asked
+/// number of full playouts, reproducible from the seed.
+#[test]
+fn cut_positions_are_reproducible_and_their_targets_are_playout_means() {
+    use toybattle::train::CutOptions;
+    let dir = some_records("cuts", 2);
+    let data = |seed| {
+        let options = CutOptions {
+            config: strong_config(),
+            playouts: 4,
+            seed,
+        };
+        let mut data = Dataset::new();
+        data.add_cuts_under(&dir, &options).unwrap();
+        data
+    };
+    let (a, b, c) = (data(5), data(5), data(6));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let starts: usize = [
+        "strong-vs-strong-0000-0.json",
+        "strong-vs-strong-0000-1.json",
+    ]
+    .map(|name| turn_starts(&record(name)).1.len())
+    .iter()
+    .sum();
+    assert_eq!(a.games(), 2);
+    assert!(
+        a.len() <= starts && a.len() > starts / 2,
+        "{} of {starts}",
+        a.len()
+    );
+    let same = |x: &Dataset, y: &Dataset| {
+        x.len() == y.len()
+            && (0..x.len()).all(|k| {
+                x.target(k) == y.target(k)
+                    && x.offset(k) == y.offset(k)
+                    && x.entries(k) == y.entries(k)
+            })
+    };
+    assert!(same(&a, &b), "same seed, same cut positions");
+    assert!(!same(&a, &c), "another seed, other cuts");
+    for k in 0..a.len() {
+        let t = a.target(k);
+        // Each playout scores 1, 0, or ½ when the turn cap stops it: four make eighths.
+        assert!(
+            (0.0..=1.0).contains(&t) && (t * 8.0).fract() == 0.0,
+            "target {t}"
+        );
+    }
+    let spread = (0..a.len()).filter(|&k| a.target(k) != a.target(0)).count();
+    assert!(spread > 0, "targets that tell positions apart");
+}
+
 #[cfg(feature = "train")]
 mod fitting {
     use super::*;

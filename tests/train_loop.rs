@@ -301,6 +301,39 @@ fn the_help_explains_the_loop_and_the_old_form_still_fits() {
     weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
 }
 
+/// `train fit --cuts` fits weights the search loads from a search's cut positions, and
+/// refuses a preset without playouts to cut, naming it.
+#[test]
+fn fit_on_cut_positions_writes_weights_and_refuses_a_preset_without_a_cut() {
+    let bin = env!("CARGO_BIN_EXE_toybattle");
+    let root = scratch("cuts");
+    let records = "results/balance/study/runs/strong-normal/records/castle_field";
+    let out = root.join("cuts.bin");
+    let fit = |preset: &str| {
+        std::process::Command::new(bin)
+            .args(["train", "fit", "--records", records, "--cuts", preset])
+            .args(["--cut-playouts", "2", "--epochs", "1", "--out"])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let done = fit("strong");
+    let text = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(text.contains("held-out cut positions"), "{text}");
+    weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let refused = fit("greedy");
+    assert!(!refused.status.success());
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("--cuts greedy") && err.contains("no playouts"), "{err}");
+    assert!(!out.exists(), "nothing written");
+}
+
 /// The self-play of a generation, played with the commands `train run --plan` prints (two
 /// shards and a merge, as on a cluster), is taken as played when the run resumes.
 #[test]

@@ -5,7 +5,9 @@
 
 use super::{emit, select_terrains, CliResult};
 use std::path::PathBuf;
+use toybattle::bot::preset::{resolve, BotConfig};
 use toybattle::model::weights;
+use toybattle::model::ValueModel;
 use toybattle::rules::Variant;
 use toybattle::tournament::config::check_concurrency;
 use toybattle::tournament::stats::SprtParams;
@@ -13,7 +15,7 @@ use toybattle::train::generation::{
     base_preset, describe, redraw_curve, run_generations, Learn, SelfPlayPlan, TrainConfig,
     TrainOptions, TRAIN_FORMAT,
 };
-use toybattle::train::{compare_with_fitted, fit, Dataset, FitOptions};
+use toybattle::train::{compare_with_fitted, evaluate, fit, CutOptions, Dataset, FitOptions};
 
 /// `toybattle train`: `run` (the generation loop) or `fit`; without a subcommand, the options
 /// of `fit` (the form of the first version).
@@ -108,6 +110,43 @@ struct FitArgs {
     /// the outcome.
     #[arg(long, value_name = "λ", default_value_t = 0.0, value_parser = parse_mix)]
     target_mix: f64,
+    /// Train on the positions where a search of this preset (name or file) cuts its playouts,
+    /// instead of the records' own decisions: each turn start of a record is played on by
+    /// one playout of that search to its evaluation cut (`eval_turns`), and the target is
+    /// the mean of --cut-playouts full playouts from there (results/learning.md, thirteenth
+    /// round). The held-out turn-start comparison still reads the records' own positions.
+    #[arg(long, value_name = "PRESET")]
+    cuts: Option<String>,
+    /// With --cuts: full playouts averaged into each cut position's target.
+    #[arg(long, default_value_t = 32, requires = "cuts")]
+    cut_playouts: u64,
+}
+
+/// The cut options `--cuts` and `--cut-playouts` ask for: the preset must search with an
+/// evaluation cut.
+fn cut_options(args: &FitArgs, preset: &str) -> Result<CutOptions, String> {
+    let preset = resolve(preset).map_err(|e| e.to_string())?;
+    let BotConfig::Search { config, .. } = preset.config else {
+        return Err(format!(
+            "--cuts {}: this preset does not search, so it has no playouts to cut",
+            preset.name
+        ));
+    };
+    if config.eval_turns == 0 {
+        return Err(format!(
+            "--cuts {}: this preset plays its playouts to the end (eval_turns = 0); \
+             there is no cut to train for",
+            preset.name
+        ));
+    }
+    if args.cut_playouts == 0 {
+        return Err("--cut-playouts must be at least 1".into());
+    }
+    Ok(CutOptions {
+        config,
+        playouts: args.cut_playouts,
+        seed: args.seed,
+    })
 }
 
 /// Adds the records under each of `dirs` with `add`, telling how many each folder held; stops
@@ -155,7 +194,13 @@ fn run_fit(args: FitArgs) -> CliResult {
         return Err("--epochs and --batch must be at least 1".into());
     }
     let mut data = Dataset::new();
-    add_records(&args.records, |dir| data.add_records_under(dir))?;
+    match &args.cuts {
+        Some(preset) => {
+            let options = cut_options(&args, preset)?;
+            add_records(&args.records, |dir| data.add_cuts_under(dir, &options))?
+        }
+        None => add_records(&args.records, |dir| data.add_records_under(dir))?,
+    }
     if data.is_empty() {
         return Err("the records hold no decision to learn from".into());
     }
@@ -185,6 +230,9 @@ fn run_fit(args: FitArgs) -> CliResult {
         );
     })
     .map_err(|e| format!("training failed: {e}"))?;
+    if args.cuts.is_some() && args.validation_every > 0 {
+        emit(&cut_baseline(&data, args.validation_every, args.seed))?;
+    }
     if args.validation_every > 0 {
         let dirs: Vec<&std::path::Path> = args.records.iter().map(PathBuf::as_path).collect();
         let c =
@@ -200,6 +248,29 @@ fn run_fit(args: FitArgs) -> CliResult {
         .and_then(|()| std::fs::rename(&tmp, &args.out))
         .map_err(|e| format!("{}: {e}", args.out.display()))?;
     emit(&format!("weights written to {}\n", args.out.display()))
+}
+
+/// What the held-out cut positions' loss is measured against: the fitted linear evaluation
+/// alone (the model's untrained start adds nothing to it), and the mean entropy of the
+/// targets, which no model goes below (the targets are playout means, not outcomes).
+fn cut_baseline(data: &Dataset, every: u32, seed: u64) -> String {
+    let held: Vec<usize> = (0..data.len())
+        .filter(|&k| data.game_of(k).is_multiple_of(every))
+        .collect();
+    let (fitted, _) = evaluate(&ValueModel::untrained(seed), data, &held);
+    let entropy = held
+        .iter()
+        .map(|&k| {
+            let t = f64::from(data.target(k)).clamp(1e-9, 1.0 - 1e-9);
+            -(t * t.ln() + (1.0 - t) * (1.0 - t).ln())
+        })
+        .sum::<f64>()
+        / held.len().max(1) as f64;
+    format!(
+        "held-out cut positions ({}): fitted linear evaluation alone loss {fitted:.4}; \
+         the targets' own entropy (the least a model can reach) {entropy:.4}\n",
+        held.len()
+    )
 }
 
 /// The settings of `toybattle train run`.

@@ -17,6 +17,7 @@
 mod baseline;
 pub mod choice;
 pub mod curve;
+mod cuts;
 mod error;
 #[cfg(feature = "train")]
 mod fit;
@@ -34,6 +35,7 @@ pub mod tune;
 
 pub use baseline::{compare_with_fitted, Comparison};
 pub use choice::{ChoiceData, ChoiceFit};
+pub use cuts::CutOptions;
 pub use error::TrainError;
 #[cfg(feature = "train")]
 pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};

@@ -171,13 +171,29 @@ impl Dataset {
             let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
             game.apply(&mut state, d).map_err(|e| e.to_string())?;
         }
-        self.game_count += 1;
+        self.end_game();
         Ok(())
     }
 
     fn push(&mut self, input: &Input, target: f32, offset: f32, root: Option<f32>) {
         self.entries
             .extend(input.nonzero().map(|(i, v)| (i as u16, v)));
+        self.end_position(target, offset, root);
+    }
+
+    /// Adds a position of the current game from its non-zero input entries (see
+    /// [`Dataset::entries`]), without a root value.
+    pub(super) fn push_entries(&mut self, entries: Vec<(u16, f32)>, target: f32, offset: f32) {
+        self.entries.extend(entries);
+        self.end_position(target, offset, None);
+    }
+
+    /// Closes the current game: later positions belong to the next one.
+    pub(super) fn end_game(&mut self) {
+        self.game_count += 1;
+    }
+
+    fn end_position(&mut self, target: f32, offset: f32, root: Option<f32>) {
         self.start.push(self.entries.len());
         self.targets.push(target);
         self.offsets.push(offset);

@@ -17,7 +17,8 @@ use super::{
 use crate::bot::greedy::Judge;
 use crate::bot::{Budget, Player, Request};
 use crate::info::{Observation, RackBelief};
-use crate::rules::{Colour, DecisionList, Game};
+use crate::rules::{Colour, DecisionList, Game, State};
+use rand_xoshiro::Xoshiro256PlusPlus;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
@@ -95,8 +96,60 @@ pub fn playout_mean(
     }
     let config = &config.clamped();
     let me = observation.observer();
+    let stop = Stop {
+        iterations: budget
+            .iterations
+            .unwrap_or(match budget.time {
+                Some(_) => u64::MAX,
+                None => DEFAULT_ITERATIONS,
+            })
+            .max(1),
+        deadline: budget.time.map(|t| Instant::now() + t),
+        cancel,
+    };
+    with_playouts(game, observation, config, seed, |settings, belief, rng| {
+        let mut scratch = Scratch::default();
+        let (mut done, mut sum) = (0u64, 0.0);
+        while !stop.reached(done) {
+            let mut s = observation.determinize_with(belief, rng);
+            play_out(settings, &mut s, &mut scratch, rng);
+            sum += Reward::of_state(settings, &s).for_player(me);
+            done += 1;
+        }
+        sum / done as f64
+    })
+}
+
+/// Where one playout of a search under `config` by the observer would stop: a determinization
+/// of `observation` played on by the search's playout policy to its evaluation cut
+/// (`eval_turns`), or to the end of the game. These are the positions the search asks its
+/// evaluation about, which the value model can be trained on (`train`). Reproducible from
+/// `seed`.
+pub fn playout_cut(
+    game: &Game,
+    observation: &Observation,
+    config: &SearchConfig,
+    seed: u64,
+) -> State {
+    let config = &config.clamped();
+    with_playouts(game, observation, config, seed, |settings, belief, rng| {
+        let mut s = observation.determinize_with(belief, rng);
+        play_out(settings, &mut s, &mut Scratch::default(), rng);
+        s
+    })
+}
+
+/// Calls `f` with the playout settings, rack belief and random stream a search under `config`
+/// (already clamped) would use from `observation`.
+fn with_playouts<T>(
+    game: &Game,
+    observation: &Observation,
+    config: &SearchConfig,
+    seed: u64,
+    f: impl FnOnce(&Settings, &RackBelief, &mut Xoshiro256PlusPlus) -> T,
+) -> T {
+    let me = observation.observer();
     let belief = belief(config, game, observation);
-    let mut rng = rng_for(seed, 0);
     let judge = (config.eval_turns > 0).then(|| Judge::new(game, observation));
     // As in a search: the observer judges from their observation, the opponent from their view
     // of one determinization (the observer cannot know what the opponent has seen).
@@ -123,24 +176,5 @@ pub fn playout_mean(
             .as_ref()
             .map(|judge| Evaluation::of_config(game, judge, config)),
     };
-    let stop = Stop {
-        iterations: budget
-            .iterations
-            .unwrap_or(match budget.time {
-                Some(_) => u64::MAX,
-                None => DEFAULT_ITERATIONS,
-            })
-            .max(1),
-        deadline: budget.time.map(|t| Instant::now() + t),
-        cancel,
-    };
-    let mut scratch = Scratch::default();
-    let (mut done, mut sum) = (0u64, 0.0);
-    while !stop.reached(done) {
-        let mut s = observation.determinize_with(&belief, &mut rng);
-        play_out(&settings, &mut s, &mut scratch, &mut rng);
-        sum += Reward::of_state(&settings, &s).for_player(me);
-        done += 1;
-    }
-    sum / done as f64
+    f(&settings, &belief, &mut rng_for(seed, 0))
 }
