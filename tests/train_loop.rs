@@ -330,7 +330,10 @@ fn fit_on_cut_positions_writes_weights_and_refuses_a_preset_without_a_cut() {
     let refused = fit("greedy");
     assert!(!refused.status.success());
     let err = String::from_utf8_lossy(&refused.stderr);
-    assert!(err.contains("--cuts greedy") && err.contains("no playouts"), "{err}");
+    assert!(
+        err.contains("--cuts greedy") && err.contains("no playouts"),
+        "{err}"
+    );
     assert!(!out.exists(), "nothing written");
 }
 
