@@ -6,13 +6,10 @@
 //! both evaluations at exactly such positions (the first decision of every turn) of held-out
 //! games and scores their win probabilities for the player to move against the outcome.
 
-use super::positions::for_each_record;
+use super::positions::{fitted_offset, for_each_record, turn_starts};
 use super::DatasetError;
-use crate::bot::greedy::Judge;
-use crate::bot::search::fitted_logit;
 use crate::info::Observation;
 use crate::model::{encode, Input, ValueModel};
-use crate::rules::{Decision, Phase};
 use std::path::Path;
 
 /// Both evaluations' logistic loss and accuracy on the same turn-start positions.
@@ -49,33 +46,23 @@ pub fn compare_with_fitted(
             if !held_out {
                 return Ok(());
             }
-            let mut s = game.initial_state(&record.deal);
-            let mut last_turn = 0;
-            for step in &record.steps {
-                if !s.is_chance() && s.phase() == Phase::Action && s.turn() != last_turn {
-                    last_turn = s.turn();
-                    let me = s.active();
-                    // The fitted evaluation reads the position from the side of the player
-                    // who has just moved; the value model corrects it.
-                    let judge = Judge::new(game, &Observation::new(&s, me.opponent()));
-                    let fitted = -fitted_logit(&judge, &s);
-                    encode(game, &Observation::new(&s, me), &mut input);
-                    let value = fitted + f64::from(model.logit(&input));
-                    let t = match record.result.winner {
-                        Some(w) => f64::from(u8::from(w == me)),
-                        None => 0.5,
-                    };
-                    sums[0] += loss(value, t);
-                    sums[1] += loss(fitted, t);
-                    if t != 0.5 {
-                        decided += 1;
-                        sums[2] += f64::from(u8::from((value > 0.0) == (t > 0.5)));
-                        sums[3] += f64::from(u8::from((fitted > 0.0) == (t > 0.5)));
-                    }
-                    n += 1;
+            for s in turn_starts(game, record)? {
+                let me = s.active();
+                let fitted = fitted_offset(game, &s);
+                encode(game, &Observation::new(&s, me), &mut input);
+                let value = fitted + f64::from(model.logit(&input));
+                let t = match record.result.winner {
+                    Some(w) => f64::from(u8::from(w == me)),
+                    None => 0.5,
+                };
+                sums[0] += loss(value, t);
+                sums[1] += loss(fitted, t);
+                if t != 0.5 {
+                    decided += 1;
+                    sums[2] += f64::from(u8::from((value > 0.0) == (t > 0.5)));
+                    sums[3] += f64::from(u8::from((fitted > 0.0) == (t > 0.5)));
                 }
-                let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
-                game.apply(&mut s, d).map_err(|e| e.to_string())?;
+                n += 1;
             }
             Ok(())
         })?;

@@ -10,14 +10,13 @@
 //! to move there. A model fitted to it tells the search, at the cut, what the rest of its
 //! playout would have said, without playing it.
 
-use super::positions::{for_each_record, Dataset, DatasetError};
-use crate::bot::greedy::Judge;
-use crate::bot::search::{fitted_logit, playout_cut, playout_mean, SearchConfig};
+use super::positions::{fitted_offset, for_each_record, turn_starts, Dataset, DatasetError};
+use crate::bot::search::{playout_cut, playout_mean, SearchConfig};
 use crate::bot::Budget;
 use crate::info::Observation;
 use crate::model::{encode, Input};
 use crate::record::{replay, GameRecord};
-use crate::rules::{Decision, Game, Phase, State};
+use crate::rules::{Game, State};
 use crate::vocabulary::hash::splitmix64;
 use rayon::prelude::*;
 use std::path::Path;
@@ -78,22 +77,6 @@ impl Dataset {
     }
 }
 
-/// The state at the first decision of every turn of `record`.
-fn turn_starts(game: &Game, record: &GameRecord) -> Result<Vec<State>, String> {
-    let mut state = game.initial_state(&record.deal);
-    let mut starts = Vec::new();
-    let mut last_turn = 0;
-    for step in &record.steps {
-        if !state.is_chance() && state.phase() == Phase::Action && state.turn() != last_turn {
-            last_turn = state.turn();
-            starts.push(state);
-        }
-        let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
-        game.apply(&mut state, d).map_err(|e| e.to_string())?;
-    }
-    Ok(starts)
-}
-
 /// The cut of one playout from `start` by its player's search, with its target.
 fn cut_position(game: &Game, start: &State, options: &CutOptions, seed: u64) -> Option<Cut> {
     let searcher = start.active();
@@ -116,10 +99,9 @@ fn cut_position(game: &Game, start: &State, options: &CutOptions, seed: u64) -> 
     let target = playout_mean(game, &seen, &full, budget, splitmix64(seed), None);
     let mut input = Input::default();
     encode(game, &seen, &mut input);
-    let judge = Judge::new(game, &Observation::new(&cut, mover.opponent()));
     Some(Cut {
         entries: input.nonzero().map(|(i, v)| (i as u16, v)).collect(),
         target: target as f32,
-        offset: -fitted_logit(&judge, &cut) as f32,
+        offset: fitted_offset(game, &cut) as f32,
     })
 }

@@ -5,7 +5,7 @@ use crate::bot::search::fitted_logit;
 use crate::info::Observation;
 use crate::model::{encode, Input, INPUTS};
 use crate::record::{replay, GameRecord};
-use crate::rules::{Colour, Decision, Game};
+use crate::rules::{Colour, Decision, Game, Phase, State};
 use crate::tournament::roots::{read_roots, GameRoots};
 use std::path::{Path, PathBuf};
 
@@ -164,9 +164,7 @@ impl Dataset {
             if !state.is_chance() && !state.is_over() {
                 let me = state.active();
                 encode(game, &Observation::new(&state, me), &mut input);
-                let judge = Judge::new(game, &Observation::new(&state, me.opponent()));
-                let offset = -fitted_logit(&judge, &state) as f32;
-                self.push(&input, target(me), offset, root);
+                self.push(&input, target(me), fitted_offset(game, &state) as f32, root);
             }
             let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
             game.apply(&mut state, d).map_err(|e| e.to_string())?;
@@ -219,6 +217,30 @@ impl Dataset {
             self.add_record_with_roots(game, record, roots.as_ref())
         })
     }
+}
+
+/// The fitted linear evaluation's log-odds that the player to move in `s` wins, read as the
+/// search reads a cut playout: from the side of their opponent, who has just moved.
+pub(super) fn fitted_offset(game: &Game, s: &State) -> f64 {
+    let judge = Judge::new(game, &Observation::new(s, s.active().opponent()));
+    -fitted_logit(&judge, s)
+}
+
+/// The state at the first decision of every turn of `record` (where the search scores a cut
+/// playout), replayed on `game`.
+pub(super) fn turn_starts(game: &Game, record: &GameRecord) -> Result<Vec<State>, String> {
+    let mut state = game.initial_state(&record.deal);
+    let mut starts = Vec::new();
+    let mut last_turn = 0;
+    for step in &record.steps {
+        if !state.is_chance() && state.phase() == Phase::Action && state.turn() != last_turn {
+            last_turn = state.turn();
+            starts.push(state);
+        }
+        let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
+        game.apply(&mut state, d).map_err(|e| e.to_string())?;
+    }
+    Ok(starts)
 }
 
 /// Calls `f` on every record under `dir` (as [`Dataset::add_records_under`] reads them) with
