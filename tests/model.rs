@@ -98,24 +98,30 @@ fn states_differing_only_in_hidden_tiles_encode_identically() {
     assert!(checked >= 100, "only {checked} positions had a hidden twin");
 }
 
-/// The non-zero list is exactly the non-zero entries, in order, and a reused input is
+/// The non-zero list is exactly the non-zero entries, in order (the encoding writes them in
+/// layout order and does not sort), on every terrain and both variants; and a reused input is
 /// cleared: encoding B after A gives what encoding B alone gives.
 #[test]
 fn an_input_lists_its_nonzero_entries_and_is_reused_cleanly() {
-    let game = Game::builtin("castle_field", Variant::Normal).unwrap();
-    let a = random_state(&game, 1, 30);
-    let b = random_state(&game, 2, 3);
-    let mut reused = encoded(&game, &a, a.active());
-    encode(&game, &Observation::new(&b, b.active()), &mut reused);
-    let fresh = encoded(&game, &b, b.active());
-    assert_eq!(reused.values(), fresh.values());
-    let listed: Vec<(usize, f32)> = fresh.nonzero().collect();
-    let dense: Vec<(usize, f32)> = (0..INPUTS)
-        .map(|i| (i, fresh.values()[i]))
-        .filter(|&(_, v)| v != 0.0)
-        .collect();
-    assert_eq!(listed, dense);
-    assert!(listed.len() > 20, "an opening sets more than a few entries");
+    for terrain in builtin_terrains() {
+        for variant in [Variant::Normal, Variant::Beginner] {
+            let game = Game::builtin(&terrain.key, variant).unwrap();
+            let mut reused = Input::default();
+            for (seed, plies) in [(1, 30), (2, 3), (3, 60), (4, 0)] {
+                let b = random_state(&game, seed, plies);
+                encode(&game, &Observation::new(&b, b.active()), &mut reused);
+                let fresh = encoded(&game, &b, b.active());
+                assert_eq!(reused.values(), fresh.values());
+                let listed: Vec<(usize, f32)> = reused.nonzero().collect();
+                let dense: Vec<(usize, f32)> = (0..INPUTS)
+                    .map(|i| (i, fresh.values()[i]))
+                    .filter(|&(_, v)| v != 0.0)
+                    .collect();
+                assert_eq!(listed, dense, "{} {variant:?}, seed {seed}", terrain.key);
+                assert!(listed.len() > 20, "a position sets more than a few entries");
+            }
+        }
+    }
 }
 
 /// The sparse forward pass equals a plain dense one computed here from the parameters.

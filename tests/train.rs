@@ -157,23 +157,26 @@ fn a_playout_to_the_cut_stops_where_the_search_evaluates() {
     }
 }
 
-/// Cut positions for training: at most one per turn start, each target the mean of the asked
-/// number of full playouts, reproducible from the seed.
+/// Cut positions for training: at most one per turn start (or as many as asked), each target
+/// the mean of the asked number of full playouts, reproducible from the seed.
 #[test]
 fn cut_positions_are_reproducible_and_their_targets_are_playout_means() {
     use toybattle::train::CutOptions;
     let dir = some_records("cuts", 2);
-    let data = |seed| {
+    let data_per_start = |seed, per_start| {
         let options = CutOptions {
             config: strong_config(),
             playouts: 4,
+            per_start,
             seed,
         };
         let mut data = Dataset::new();
         data.add_cuts_under(&dir, &options).unwrap();
         data
     };
+    let data = |seed| data_per_start(seed, 1);
     let (a, b, c) = (data(5), data(5), data(6));
+    let triple = data_per_start(5, 3);
     std::fs::remove_dir_all(&dir).unwrap();
     let starts: usize = [
         "strong-vs-strong-0000-0.json",
@@ -198,6 +201,20 @@ fn cut_positions_are_reproducible_and_their_targets_are_playout_means() {
     };
     assert!(same(&a, &b), "same seed, same cut positions");
     assert!(!same(&a, &c), "another seed, other cuts");
+    // Three cuts a turn start: more positions from the same two games, the first cut of each
+    // turn start the one a single cut makes, in the same order.
+    assert_eq!(triple.games(), 2);
+    assert!(triple.len() > a.len() * 2 && triple.len() <= 3 * starts);
+    let mut rest = 0..triple.len();
+    for k in 0..a.len() {
+        let found = rest.by_ref().any(|m| {
+            triple.target(m) == a.target(k)
+                && triple.offset(m) == a.offset(k)
+                && triple.entries(m) == a.entries(k)
+                && triple.game_of(m) == a.game_of(k)
+        });
+        assert!(found, "the single cut {k} is among the three");
+    }
     for k in 0..a.len() {
         let t = a.target(k);
         // Each playout scores 1, 0, or ½ when the turn cap stops it: four make eighths.

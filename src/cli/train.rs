@@ -120,9 +120,14 @@ struct FitArgs {
     /// With --cuts: full playouts averaged into each cut position's target.
     #[arg(long, default_value_t = 32, requires = "cuts")]
     cut_playouts: u64,
+    /// With --cuts: cut positions made from each turn start, each by its own playout (more
+    /// positions from the same games; the positions of one game stay on one side of the
+    /// held-out split).
+    #[arg(long, default_value_t = 1, requires = "cuts")]
+    cuts_per_start: u32,
 }
 
-/// The cut options `--cuts` and `--cut-playouts` ask for: the preset must search with an
+/// The cut options `--cuts`, `--cut-playouts` and `--cuts-per-start` ask for: the preset must search with an
 /// evaluation cut.
 fn cut_options(args: &FitArgs, preset: &str) -> Result<CutOptions, String> {
     let preset = resolve(preset).map_err(|e| e.to_string())?;
@@ -139,12 +144,13 @@ fn cut_options(args: &FitArgs, preset: &str) -> Result<CutOptions, String> {
             preset.name
         ));
     }
-    if args.cut_playouts == 0 {
-        return Err("--cut-playouts must be at least 1".into());
+    if args.cut_playouts == 0 || args.cuts_per_start == 0 {
+        return Err("--cut-playouts and --cuts-per-start must be at least 1".into());
     }
     Ok(CutOptions {
         config,
         playouts: args.cut_playouts,
+        per_start: args.cuts_per_start,
         seed: args.seed,
     })
 }

@@ -202,10 +202,17 @@ impl Input {
         self.len = 0;
     }
 
-    /// Sets entry `i`, which must still be zero, to `v`.
+    /// Sets entry `i`, which must still be zero and come after every non-zero entry set so
+    /// far, to `v`.
     #[inline]
     fn set(&mut self, i: usize, v: f32) {
         debug_assert!(self.values[i] == 0.0, "entry {i} written twice");
+        debug_assert!(
+            self.nonzero[..self.len]
+                .last()
+                .is_none_or(|&last| usize::from(last) < i),
+            "entry {i} written out of layout order"
+        );
         if v != 0.0 {
             self.values[i] = v;
             self.nonzero[self.len] = i as u16;
@@ -218,19 +225,15 @@ impl Input {
             self.set(at + t.index(), f32::from(counts.get(t)) / scale);
         }
     }
-
-    /// Puts the non-zero list in increasing order (entries are written section by section,
-    /// node sections interleaved).
-    fn sort(&mut self) {
-        self.nonzero[..self.len].sort_unstable();
-    }
 }
 
-/// Writes the encoding of `obs`, an observation of a game of `game`, into `out`.
+/// Writes the encoding of `obs`, an observation of a game of `game`, into `out`. Entries are
+/// written in layout order, so the non-zero list comes out sorted without sorting it (the
+/// search encodes every playout cut).
 pub fn encode(game: &Game, obs: &Observation, out: &mut Input) {
     out.clear();
     let me = obs.observer();
-    let them = me.opponent();
+    let sides = [me, me.opponent()];
     encode_nodes(game, obs, me, out);
     encode_regions(game, obs, me, out);
     let terrain = game.terrain();
@@ -242,58 +245,89 @@ pub fn encode(game: &Game, obs: &Observation, out: &mut Input) {
         1.0,
     );
     let goal = f32::from(game.medals_to_win().max(1));
-    for (k, c) in [me, them].into_iter().enumerate() {
+    for (k, c) in sides.into_iter().enumerate() {
         out.set(MEDALS + k, f32::from(obs.medals(c)) / goal);
-        let needed = game.medals_to_win().saturating_sub(obs.medals(c));
-        out.set(MEDALS_NEEDED + k, f32::from(needed) / goal);
-        out.set(SIZES + k, f32::from(obs.rack_len(c)) / 8.0);
-        out.set(SIZES + 2 + k, f32::from(obs.reserve_len(c)) / 24.0);
-        out.set(SIZES + 4 + k, f32::from(obs.frozen_len(c)) / 8.0);
-        out.set_counts(DISCARD + 8 * k, obs.discard(c), 3.0);
-        out.set_counts(UNSEEN + 8 * k, obs.unseen(c), 3.0);
     }
     out.set_counts(RACK_MINE, obs.rack(), 3.0);
     out.set_counts(RACK_FROZEN, obs.frozen(), 3.0);
     out.set_counts(RACK_THEIRS, obs.opponent_public_rack(), 3.0);
+    let sizes = [
+        sides.map(|c| f32::from(obs.rack_len(c)) / 8.0),
+        sides.map(|c| f32::from(obs.reserve_len(c)) / 24.0),
+        sides.map(|c| f32::from(obs.frozen_len(c)) / 8.0),
+    ];
+    for (k, v) in sizes.into_iter().flatten().enumerate() {
+        out.set(SIZES + k, v);
+    }
+    for (k, c) in sides.into_iter().enumerate() {
+        out.set_counts(DISCARD + 8 * k, obs.discard(c), 3.0);
+    }
+    for (k, c) in sides.into_iter().enumerate() {
+        out.set_counts(UNSEEN + 8 * k, obs.unseen(c), 3.0);
+    }
     out.set(PHASE + phase_entry(obs.phase()), 1.0);
     let pending = obs.view().pending_specials().count() as f32;
     out.set(PENDING, pending / 4.0);
     out.set(TURN, f32::from(obs.turn()) / 50.0);
     out.set(TURN + 1, f32::from(u8::from(obs.first_player() == me)));
     out.set(TO_MOVE, f32::from(u8::from(obs.active() == me)));
-    out.sort();
+    for (k, c) in sides.into_iter().enumerate() {
+        let needed = game.medals_to_win().saturating_sub(obs.medals(c));
+        out.set(MEDALS_NEEDED + k, f32::from(needed) / goal);
+    }
 }
 
-/// The stacks, HQs, special effects and connection of every node.
+/// One node's stack as the encoding reads it.
+#[derive(Clone, Copy, Default)]
+struct Stack {
+    top: Option<Tile>,
+    height: u8,
+    /// Covered tiles: mine, theirs.
+    covered: [u8; 2],
+}
+
+/// The stacks, HQs, special effects and connection of every node, section by section.
 fn encode_nodes(game: &Game, obs: &Observation, me: Colour, out: &mut Input) {
     let terrain = game.terrain();
-    let board = obs.board();
-    let connected = [me, me.opponent()].map(|c| game.connected_nodes(obs.view(), c));
-    let normal = game.variant() == Variant::Normal;
-    for n in 0..terrain.node_count().min(MAX_NODES) {
-        let node = NodeIndex::new(n);
-        let (mut height, mut covered) = (0u8, [0u8; 2]);
-        let mut top: Option<Tile> = None;
-        for tile in board.stack(node) {
-            if let Some(below) = top {
-                covered[usize::from(below.colour() != me)] += 1;
+    let nodes = terrain.node_count().min(MAX_NODES);
+    let mut stacks = [Stack::default(); MAX_NODES];
+    for (n, stack) in stacks.iter_mut().enumerate().take(nodes) {
+        for tile in obs.board().stack(NodeIndex::new(n)) {
+            if let Some(below) = stack.top {
+                stack.covered[usize::from(below.colour() != me)] += 1;
             }
-            top = Some(tile);
-            height += 1;
+            stack.top = Some(tile);
+            stack.height += 1;
         }
-        if let Some(tile) = top {
+    }
+    for (n, stack) in stacks.iter().enumerate().take(nodes) {
+        if let Some(tile) = stack.top {
             let side = usize::from(tile.colour() != me);
             out.set(NODE_TOP + 16 * n + 8 * side + tile.troop().index(), 1.0);
         }
-        out.set(NODE_STACK + 3 * n, f32::from(height) / 4.0);
-        out.set(NODE_STACK + 3 * n + 1, f32::from(covered[0]) / 3.0);
-        out.set(NODE_STACK + 3 * n + 2, f32::from(covered[1]) / 3.0);
-        for (k, c) in [me, me.opponent()].into_iter().enumerate() {
-            out.set(NODE_HQ + 2 * n + k, hq_flag(terrain.hqs[c.index()], n));
-            out.set(NODE_CONNECTED + 2 * n + k, hq_flag(connected[k], n));
+    }
+    for (n, stack) in stacks.iter().enumerate().take(nodes) {
+        out.set(NODE_STACK + 3 * n, f32::from(stack.height) / 4.0);
+        out.set(NODE_STACK + 3 * n + 1, f32::from(stack.covered[0]) / 3.0);
+        out.set(NODE_STACK + 3 * n + 2, f32::from(stack.covered[1]) / 3.0);
+    }
+    let hqs = [me, me.opponent()].map(|c| terrain.hqs[c.index()]);
+    for n in 0..nodes {
+        for (k, &mask) in hqs.iter().enumerate() {
+            out.set(NODE_HQ + 2 * n + k, hq_flag(mask, n));
         }
-        if let (true, Some(e)) = (normal, terrain.effect_at(node)) {
-            out.set(NODE_EFFECT + 7 * n + effect_index(e), 1.0);
+    }
+    if game.variant() == Variant::Normal {
+        for n in 0..nodes {
+            if let Some(e) = terrain.effect_at(NodeIndex::new(n)) {
+                out.set(NODE_EFFECT + 7 * n + effect_index(e), 1.0);
+            }
+        }
+    }
+    let connected = [me, me.opponent()].map(|c| game.connected_nodes(obs.view(), c));
+    for n in 0..nodes {
+        for (k, &mask) in connected.iter().enumerate() {
+            out.set(NODE_CONNECTED + 2 * n + k, hq_flag(mask, n));
         }
     }
 }

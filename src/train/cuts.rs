@@ -28,6 +28,8 @@ pub struct CutOptions {
     pub config: SearchConfig,
     /// Full playouts averaged into each target.
     pub playouts: u64,
+    /// Cuts made from each turn start, each by its own playout (1 = one cut per turn start).
+    pub per_start: u32,
     /// Seed of every playout.
     pub seed: u64,
 }
@@ -40,8 +42,8 @@ struct Cut {
 }
 
 impl Dataset {
-    /// Adds one cut position for every turn start of `record` replayed on `game` (see the
-    /// module documentation); turn starts whose playout ends the game before its cut add
+    /// Adds `options.per_start` cut positions for every turn start of `record` replayed on
+    /// `game` (see the module documentation); playouts that end the game before their cut add
     /// nothing (the search scores those exactly). The record must be valid.
     pub fn add_record_cuts(
         &mut self,
@@ -52,10 +54,15 @@ impl Dataset {
         replay(game, record).map_err(|e| e.to_string())?;
         let starts = turn_starts(game, record)?;
         let game_seed = splitmix64(options.seed ^ u64::from(self.games()).wrapping_mul(0x9E37));
-        let cuts: Vec<Option<Cut>> = starts
-            .par_iter()
-            .enumerate()
-            .map(|(k, s)| cut_position(game, s, options, splitmix64(game_seed ^ k as u64)))
+        let per_start = options.per_start as usize;
+        let cuts: Vec<Option<Cut>> = (0..starts.len() * per_start)
+            .into_par_iter()
+            .map(|n| {
+                let (k, j) = (n / per_start, (n % per_start) as u64);
+                // The first cut of a turn start keeps the seed it had before `per_start`.
+                let seed = splitmix64(game_seed ^ k as u64 ^ (j << 40));
+                cut_position(game, &starts[k], options, seed)
+            })
             .collect();
         for cut in cuts.into_iter().flatten() {
             self.push_entries(cut.entries, cut.target, cut.offset);
