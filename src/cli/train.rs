@@ -127,8 +127,8 @@ struct FitArgs {
     cuts_per_start: u32,
 }
 
-/// The cut options `--cuts`, `--cut-playouts` and `--cuts-per-start` ask for: the preset must search with an
-/// evaluation cut.
+/// The cut options `--cuts`, `--cut-playouts` and `--cuts-per-start` ask for: the preset must
+/// search with an evaluation cut.
 fn cut_options(args: &FitArgs, preset: &str) -> Result<CutOptions, String> {
     let preset = resolve(preset).map_err(|e| e.to_string())?;
     let BotConfig::Search { config, .. } = preset.config else {
