@@ -5,7 +5,7 @@
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use toybattle::info::Observation;
-use toybattle::model::{encode, weights, Input, ValueModel, WeightsError, INPUTS};
+use toybattle::model::{encode, weights, Hidden, Input, ValueModel, WeightsError, INPUTS};
 use toybattle::rules::{random_decision, Colour, Deal, Game, State, Troop, TroopCounts, Variant};
 use toybattle::terrain::builtin_terrains;
 
@@ -124,44 +124,60 @@ fn an_input_lists_its_nonzero_entries_and_is_reused_cleanly() {
     }
 }
 
-/// The sparse forward pass equals a plain dense one computed here from the parameters.
+/// The sparse forward pass equals a plain dense one computed here from the parameters, for the
+/// shipped sizes and for others.
 #[test]
 fn the_forward_pass_is_the_dense_network() {
-    use toybattle::model::{HIDDEN1, HIDDEN2};
-    let model = ValueModel::initial(7);
-    let p = model.params();
     let game = Game::builtin("volcanic_jungle", Variant::Normal).unwrap();
-    for seed in 0..5 {
-        let s = random_state(&game, seed, 20);
-        let x = encoded(&game, &s, s.active());
-        let (w1, rest) = p.split_at(INPUTS * HIDDEN1);
-        let (b1, rest) = rest.split_at(HIDDEN1);
-        let (w2, rest) = rest.split_at(HIDDEN1 * HIDDEN2);
-        let (b2, rest) = rest.split_at(HIDDEN2);
-        let (w3, b3) = rest.split_at(HIDDEN2);
-        let h1: Vec<f64> = (0..HIDDEN1)
-            .map(|j| {
-                let z: f64 = (0..INPUTS)
-                    .map(|i| f64::from(x.values()[i]) * f64::from(w1[i * HIDDEN1 + j]))
-                    .sum();
-                (z + f64::from(b1[j])).max(0.0)
-            })
-            .collect();
-        let h2: Vec<f64> = (0..HIDDEN2)
-            .map(|k| {
-                let z: f64 = (0..HIDDEN1)
-                    .map(|j| h1[j] * f64::from(w2[j * HIDDEN2 + k]))
-                    .sum();
-                (z + f64::from(b2[k])).max(0.0)
-            })
-            .collect();
-        let out: f64 =
-            (0..HIDDEN2).map(|k| h2[k] * f64::from(w3[k])).sum::<f64>() + f64::from(b3[0]);
-        let got = f64::from(model.logit(&x));
-        assert!(
-            (got - out).abs() < 1e-4 * (1.0 + out.abs()),
-            "{got} vs {out}"
-        );
+    let sizes = [
+        Hidden::DEFAULT,
+        Hidden {
+            first: 128,
+            second: 16,
+        },
+        Hidden {
+            first: 3,
+            second: Hidden::MAX,
+        },
+    ];
+    for (n, hidden) in sizes.into_iter().enumerate() {
+        let model = ValueModel::initial_sized(7 + n as u64, hidden);
+        assert_eq!(model.hidden(), hidden);
+        let p = model.params();
+        assert_eq!(p.len(), hidden.params());
+        let Hidden { first, second } = hidden;
+        for seed in 0..5 {
+            let s = random_state(&game, seed, 20);
+            let x = encoded(&game, &s, s.active());
+            let (w1, rest) = p.split_at(INPUTS * first);
+            let (b1, rest) = rest.split_at(first);
+            let (w2, rest) = rest.split_at(first * second);
+            let (b2, rest) = rest.split_at(second);
+            let (w3, b3) = rest.split_at(second);
+            let h1: Vec<f64> = (0..first)
+                .map(|j| {
+                    let z: f64 = (0..INPUTS)
+                        .map(|i| f64::from(x.values()[i]) * f64::from(w1[i * first + j]))
+                        .sum();
+                    (z + f64::from(b1[j])).max(0.0)
+                })
+                .collect();
+            let h2: Vec<f64> = (0..second)
+                .map(|k| {
+                    let z: f64 = (0..first)
+                        .map(|j| h1[j] * f64::from(w2[j * second + k]))
+                        .sum();
+                    (z + f64::from(b2[k])).max(0.0)
+                })
+                .collect();
+            let out: f64 =
+                (0..second).map(|k| h2[k] * f64::from(w3[k])).sum::<f64>() + f64::from(b3[0]);
+            let got = f64::from(model.logit(&x));
+            assert!(
+                (got - out).abs() < 1e-4 * (1.0 + out.abs()),
+                "{hidden}: {got} vs {out}"
+            );
+        }
     }
 }
 
@@ -171,16 +187,37 @@ fn the_forward_pass_is_the_dense_network() {
 fn weights_files_load_and_bad_ones_are_refused() {
     let model = ValueModel::initial(3);
     let bytes = weights::to_bytes(&model);
-    assert_eq!(bytes.len(), weights::FILE_LEN);
+    assert_eq!(bytes.len(), weights::file_len(Hidden::DEFAULT));
     assert_eq!(weights::from_bytes(&bytes), Ok(model));
+    let wider = ValueModel::initial_sized(
+        3,
+        Hidden {
+            first: 96,
+            second: 48,
+        },
+    );
+    assert_eq!(weights::from_bytes(&weights::to_bytes(&wider)), Ok(wider));
 
     let truncated = &bytes[..bytes.len() - 100];
     assert_eq!(
         weights::from_bytes(truncated),
         Err(WeightsError::Length {
-            found: truncated.len()
+            found: truncated.len(),
+            expected: bytes.len(),
         })
     );
+    // A hidden layer of no units, or wider than the search's arrays, or another input count.
+    for (at, size) in [
+        (24, 0u32),
+        (28, Hidden::MAX as u32 + 1),
+        (20, INPUTS as u32 + 1),
+    ] {
+        let mut shape = bytes.clone();
+        shape[at..at + 4].copy_from_slice(&size.to_le_bytes());
+        let err = weights::from_bytes(&shape).unwrap_err();
+        assert!(matches!(err, WeightsError::Shape { .. }), "{err}");
+        assert!(err.to_string().contains("1 to 256 units"), "{err}");
+    }
     let mut corrupt = bytes.clone();
     corrupt[1000] ^= 0x40;
     assert_eq!(weights::from_bytes(&corrupt), Err(WeightsError::Corrupt));

@@ -231,7 +231,7 @@ fn cut_positions_are_reproducible_and_their_targets_are_playout_means() {
 mod fitting {
     use super::*;
     use toybattle::info::Observation;
-    use toybattle::model::{encode, Input, ValueModel};
+    use toybattle::model::{encode, Hidden, Input, ValueModel};
     use toybattle::train::{candle_logits, evaluate, fit, FitOptions};
 
     fn tiny() -> Dataset {
@@ -251,6 +251,7 @@ mod fitting {
             seed: 11,
             validation_every: 0,
             target_mix: 0.0,
+            hidden: Hidden::DEFAULT,
         }
     }
 
@@ -287,7 +288,6 @@ mod fitting {
     fn candle_and_the_hand_written_forward_pass_agree() {
         let rec = record("strong-vs-strong-0001-1.json");
         let game = Game::builtin(&rec.terrain, rec.variant).unwrap();
-        let model = ValueModel::initial(5);
         let mut s = game.initial_state(&rec.deal);
         let mut inputs = Vec::new();
         for step in &rec.steps {
@@ -299,11 +299,120 @@ mod fitting {
             game.apply(&mut s, Decision::parse(step, game.terrain()).unwrap())
                 .unwrap();
         }
-        let by_candle = candle_logits(&model, &inputs).unwrap();
-        assert_eq!(by_candle.len(), inputs.len());
-        for (input, c) in inputs.iter().zip(by_candle) {
-            let h = model.logit(input);
-            assert!((h - c).abs() < 1e-4 * (1.0 + c.abs()), "{h} vs {c}");
+        let wider = Hidden {
+            first: 160,
+            second: 24,
+        };
+        for model in [ValueModel::initial(5), ValueModel::initial_sized(5, wider)] {
+            let by_candle = candle_logits(&model, &inputs).unwrap();
+            assert_eq!(by_candle.len(), inputs.len());
+            for (input, c) in inputs.iter().zip(by_candle) {
+                let h = model.logit(input);
+                assert!((h - c).abs() < 1e-4 * (1.0 + c.abs()), "{h} vs {c}");
+            }
         }
+    }
+}
+
+/// Positions saved to a file read back as the same dataset (root values, games without
+/// positions and the description included); a file truncated, corrupt, of another format,
+/// version or encoding, or with fields no dataset holds, is refused saying which.
+mod positions_file {
+    use super::*;
+    use toybattle::tournament::roots::{GameRoots, RootNote};
+    use toybattle::train::positions_file::{from_bytes, to_bytes, PositionsFileError as E};
+    use toybattle::vocabulary::hash::fnv1a;
+
+    /// Two games of positions, the first with a root value at every other decision.
+    fn dataset() -> Dataset {
+        let mut data = Dataset::new();
+        for (n, name) in [
+            "strong-vs-strong-0000-0.json",
+            "strong-vs-strong-0001-1.json",
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let rec = record(name);
+            let game = Game::builtin(&rec.terrain, rec.variant).unwrap();
+            let decisions = (0..rec.steps.len())
+                .step_by(2)
+                .map(|step| RootNote {
+                    step,
+                    player: rec.deal.first,
+                    iterations: 1,
+                    value: Some(step as f64 / rec.steps.len() as f64),
+                    visits: Vec::new(),
+                })
+                .collect();
+            let roots = GameRoots {
+                format: String::new(),
+                record: name.into(),
+                steps: rec.steps.len(),
+                decisions,
+            };
+            let roots = (n == 0).then_some(&roots);
+            data.add_record_with_roots(&game, &rec, roots).unwrap();
+        }
+        data
+    }
+
+    /// `bytes` with its hash made right again, so a check after the hash is reached.
+    fn rehashed(mut bytes: Vec<u8>) -> Vec<u8> {
+        let body = bytes.len() - 8;
+        let hash = fnv1a(&bytes[..body]);
+        bytes[body..].copy_from_slice(&hash.to_le_bytes());
+        bytes
+    }
+
+    #[test]
+    fn positions_read_back_the_same_and_bad_files_are_refused() {
+        let data = dataset();
+        assert!((0..data.len()).any(|k| data.root_value(k).is_some()));
+        assert!((0..data.len()).any(|k| data.root_value(k).is_none()));
+        let bytes = to_bytes(&data, "two games, made here");
+        let (back, made) = from_bytes(&bytes).unwrap();
+        assert_eq!(back, data);
+        assert_eq!(made, "two games, made here");
+
+        let cut = &bytes[..bytes.len() - 10];
+        assert!(
+            matches!(from_bytes(cut), Err(E::Length { found, expected }) if found == cut.len() as u64 && expected == bytes.len() as u64)
+        );
+        assert_eq!(
+            from_bytes(&bytes[..40]).unwrap_err(),
+            E::Header { found: 40 }
+        );
+        let mut corrupt = bytes.clone();
+        corrupt[bytes.len() / 2] ^= 4;
+        assert_eq!(from_bytes(&corrupt).unwrap_err(), E::Corrupt);
+        assert_eq!(
+            from_bytes(b"TBVALUE\0 weights").unwrap_err(),
+            E::NotPositions
+        );
+        let mut version = bytes.clone();
+        version[8] = 7;
+        assert_eq!(from_bytes(&version).unwrap_err(), E::Version { found: 7 });
+        let mut encoding = bytes.clone();
+        encoding[12] ^= 1;
+        let err = from_bytes(&encoding).unwrap_err();
+        assert!(matches!(err, E::Encoding { .. }), "{err}");
+
+        // The first position's fields start after the header and the description.
+        let first = 8 + 4 + 8 + 4 + "two games, made here".len() + 4 + 8 + 8;
+        let mut game = bytes.clone();
+        game[first..first + 4].copy_from_slice(&5u32.to_le_bytes());
+        let err = from_bytes(&rehashed(game)).unwrap_err();
+        assert!(err.to_string().starts_with("position 0: game 5"), "{err}");
+        let mut target = bytes.clone();
+        target[first + 4..first + 8].copy_from_slice(&1.5f32.to_le_bytes());
+        let err = from_bytes(&rehashed(target)).unwrap_err();
+        assert!(err.to_string().contains("target 1.5"), "{err}");
+        // The first entry of the first position: an index past the encoding.
+        let entries = first + 20 * data.len();
+        let mut index = bytes.clone();
+        index[entries..entries + 2].copy_from_slice(&u16::MAX.to_le_bytes());
+        let err = from_bytes(&rehashed(index)).unwrap_err();
+        assert!(err.to_string().contains("entry 65535"), "{err}");
     }
 }

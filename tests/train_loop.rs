@@ -302,21 +302,24 @@ fn the_help_explains_the_loop_and_the_old_form_still_fits() {
 }
 
 /// `train fit --cuts` fits weights the search loads from a search's cut positions, and
-/// refuses a preset without playouts to cut, naming it.
+/// refuses a preset without playouts to cut, naming it; `--save-positions` and `--positions`
+/// fit the same positions again without making them, `--hidden` sizes the network.
 #[test]
 fn fit_on_cut_positions_writes_weights_and_refuses_a_preset_without_a_cut() {
     let bin = env!("CARGO_BIN_EXE_toybattle");
     let root = scratch("cuts");
     let records = "results/balance/study/runs/strong-normal/records/castle_field";
     let out = root.join("cuts.bin");
-    let fit = |preset: &str| {
+    let fit_with = |extra: &[&str]| {
         std::process::Command::new(bin)
-            .args(["train", "fit", "--records", records, "--cuts", preset])
+            .args(["train", "fit", "--records", records])
             .args(["--cut-playouts", "2", "--epochs", "1", "--out"])
             .arg(&out)
+            .args(extra)
             .output()
             .unwrap()
     };
+    let fit = |preset: &str| fit_with(&["--cuts", preset]);
     let done = fit("strong");
     let text = String::from_utf8_lossy(&done.stdout);
     assert!(
@@ -324,8 +327,64 @@ fn fit_on_cut_positions_writes_weights_and_refuses_a_preset_without_a_cut() {
         "{}",
         String::from_utf8_lossy(&done.stderr)
     );
-    assert!(text.contains("held-out cut positions"), "{text}");
-    weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    assert!(text.contains("held-out positions"), "{text}");
+    let made = weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    // The same positions, saved once and fitted from the file, give the same weights; a wider
+    // network from the same file loads with its sizes.
+    let saved = root.join("cuts.positions");
+    let again = fit_with(&[
+        "--cuts",
+        "strong",
+        "--save-positions",
+        saved.to_str().unwrap(),
+    ]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(
+        weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap(),
+        made
+    );
+    let from_file = |extra: &[&str]| {
+        std::process::Command::new(bin)
+            .args(["train", "fit", "--positions", saved.to_str().unwrap()])
+            .args(["--epochs", "1", "--out"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let loaded = from_file(&[]);
+    let text = String::from_utf8_lossy(&loaded.stdout);
+    assert!(
+        loaded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&loaded.stderr)
+    );
+    assert!(
+        text.contains("cut positions of strong (2 full playouts"),
+        "{text}"
+    );
+    assert_eq!(
+        weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap(),
+        made
+    );
+    assert!(from_file(&["--hidden", "24x8"]).status.success());
+    let wider = weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!((wider.hidden().first, wider.hidden().second), (24, 8));
+    let refused = from_file(&["--hidden", "24x0"]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(err.contains("'24x0'") && err.contains("1 to 256"), "{err}");
+    let bytes = std::fs::read(&saved).unwrap();
+    std::fs::write(&saved, &bytes[..bytes.len() / 2]).unwrap();
+    let err = String::from_utf8_lossy(&from_file(&[]).stderr).to_string();
+    assert!(
+        err.contains("cuts.positions") && err.contains("truncated"),
+        "{err}"
+    );
     std::fs::remove_file(&out).unwrap();
     let refused = fit("greedy");
     assert!(!refused.status.success());

@@ -7,7 +7,7 @@ use super::{emit, select_terrains, CliResult};
 use std::path::PathBuf;
 use toybattle::bot::preset::{resolve, BotConfig};
 use toybattle::model::weights;
-use toybattle::model::ValueModel;
+use toybattle::model::{Hidden, ValueModel};
 use toybattle::rules::Variant;
 use toybattle::tournament::config::check_concurrency;
 use toybattle::tournament::stats::SprtParams;
@@ -15,7 +15,9 @@ use toybattle::train::generation::{
     base_preset, describe, redraw_curve, run_generations, Learn, SelfPlayPlan, TrainConfig,
     TrainOptions, TRAIN_FORMAT,
 };
-use toybattle::train::{compare_with_fitted, evaluate, fit, CutOptions, Dataset, FitOptions};
+use toybattle::train::{
+    compare_with_fitted, evaluate, fit, positions_file, CutOptions, Dataset, FitOptions,
+};
 
 /// `toybattle train`: `run` (the generation loop) or `fit`; without a subcommand, the options
 /// of `fit` (the form of the first version).
@@ -82,8 +84,20 @@ enum Command {
 struct FitArgs {
     /// Folders of game records: run folders of `tournament` or `balance` (their `records`
     /// folder is read), or any folder of record files (read recursively).
-    #[arg(long, value_name = "DIR", num_args = 1.., required = true)]
+    #[arg(long, value_name = "DIR", num_args = 1.., required_unless_present = "positions")]
     records: Vec<PathBuf>,
+    /// Fit to the positions saved in this file by `--save-positions` instead of making them
+    /// from records (cut positions cost hundreds of playouts each; the fit a few minutes).
+    /// Records given as well serve only the held-out turn-start comparison.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["cuts", "save_positions"])]
+    positions: Option<PathBuf>,
+    /// The sizes of the value model's two hidden layers, as FIRSTxSECOND (1 to 256 units
+    /// each). The search's time per evaluation grows with them.
+    #[arg(long, value_name = "FIRSTxSECOND", default_value = "64x32", value_parser = parse_hidden)]
+    hidden: Hidden,
+    /// Also save the positions made from the records to this file, for `--positions`.
+    #[arg(long, value_name = "FILE")]
+    save_positions: Option<PathBuf>,
     /// Where to write the weights.
     #[arg(long, value_name = "FILE")]
     out: PathBuf,
@@ -125,6 +139,24 @@ struct FitArgs {
     /// held-out split).
     #[arg(long, default_value_t = 1, requires = "cuts")]
     cuts_per_start: u32,
+}
+
+/// The hidden layer sizes of `--hidden`: two unit counts joined by `x`, each 1 to
+/// [`Hidden::MAX`].
+fn parse_hidden(text: &str) -> Result<Hidden, String> {
+    let sizes = text.split_once('x').and_then(|(a, b)| {
+        Some(Hidden {
+            first: a.trim().parse().ok()?,
+            second: b.trim().parse().ok()?,
+        })
+    });
+    match sizes {
+        Some(hidden) if hidden.is_valid() => Ok(hidden),
+        _ => Err(format!(
+            "'{text}': expected two unit counts of 1 to {} joined by x, as 64x32",
+            Hidden::MAX
+        )),
+    }
 }
 
 /// The cut options `--cuts`, `--cut-playouts` and `--cuts-per-start` ask for: the preset must
@@ -199,14 +231,14 @@ fn run_fit(args: FitArgs) -> CliResult {
     if args.epochs == 0 || args.batch == 0 {
         return Err("--epochs and --batch must be at least 1".into());
     }
-    let mut data = Dataset::new();
-    match &args.cuts {
-        Some(preset) => {
-            let options = cut_options(&args, preset)?;
-            add_records(&args.records, |dir| data.add_cuts_under(dir, &options))?
+    let data = match &args.positions {
+        Some(path) => {
+            let (data, made) = positions_file::load(path)?;
+            emit(&format!("{}: {made}\n", path.display()))?;
+            data
         }
-        None => add_records(&args.records, |dir| data.add_records_under(dir))?,
-    }
+        None => positions_of_records(&args)?,
+    };
     if data.is_empty() {
         return Err("the records hold no decision to learn from".into());
     }
@@ -228,6 +260,7 @@ fn run_fit(args: FitArgs) -> CliResult {
         seed: args.seed,
         validation_every: args.validation_every,
         target_mix: args.target_mix,
+        hidden: args.hidden,
     };
     let (model, _) = fit(&data, &options, |r| {
         println!(
@@ -236,10 +269,11 @@ fn run_fit(args: FitArgs) -> CliResult {
         );
     })
     .map_err(|e| format!("training failed: {e}"))?;
-    if args.cuts.is_some() && args.validation_every > 0 {
-        emit(&cut_baseline(&data, args.validation_every, args.seed))?;
+    let made_elsewhere = args.cuts.is_some() || args.positions.is_some();
+    if made_elsewhere && args.validation_every > 0 {
+        emit(&held_out_baseline(&data, args.validation_every, args.seed))?;
     }
-    if args.validation_every > 0 {
+    if args.validation_every > 0 && !args.records.is_empty() {
         let dirs: Vec<&std::path::Path> = args.records.iter().map(PathBuf::as_path).collect();
         let c =
             compare_with_fitted(&dirs, &model, args.validation_every).map_err(|e| e.to_string())?;
@@ -256,10 +290,44 @@ fn run_fit(args: FitArgs) -> CliResult {
     emit(&format!("weights written to {}\n", args.out.display()))
 }
 
-/// What the held-out cut positions' loss is measured against: the fitted linear evaluation
-/// alone (the model's untrained start adds nothing to it), and the mean entropy of the
-/// targets, which no model goes below (the targets are playout means, not outcomes).
-fn cut_baseline(data: &Dataset, every: u32, seed: u64) -> String {
+/// The positions the records under `args.records` give (their decisions, or with `--cuts` the
+/// cut positions of their turn starts), saved to `--save-positions` if asked.
+fn positions_of_records(args: &FitArgs) -> Result<Dataset, String> {
+    let mut data = Dataset::new();
+    let records: Vec<String> = args
+        .records
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect();
+    let made = match &args.cuts {
+        Some(preset) => {
+            let options = cut_options(args, preset)?;
+            add_records(&args.records, |dir| data.add_cuts_under(dir, &options))?;
+            format!(
+                "cut positions of {preset} ({} full playouts a target, {} a turn start, \
+                 seed {}) from the records in {}",
+                options.playouts,
+                options.per_start,
+                options.seed,
+                records.join(", ")
+            )
+        }
+        None => {
+            add_records(&args.records, |dir| data.add_records_under(dir))?;
+            format!("the decisions of the records in {}", records.join(", "))
+        }
+    };
+    if let Some(path) = &args.save_positions {
+        positions_file::save(&data, &made, path)?;
+        emit(&format!("positions saved to {}\n", path.display()))?;
+    }
+    Ok(data)
+}
+
+/// What the held-out positions' loss is measured against: the fitted linear evaluation alone
+/// (the model's untrained start adds nothing to it), and the mean entropy of the targets,
+/// which no model goes below (cut positions' targets are playout means, not outcomes).
+fn held_out_baseline(data: &Dataset, every: u32, seed: u64) -> String {
     let held: Vec<usize> = (0..data.len())
         .filter(|&k| data.game_of(k).is_multiple_of(every))
         .collect();
@@ -273,7 +341,7 @@ fn cut_baseline(data: &Dataset, every: u32, seed: u64) -> String {
         .sum::<f64>()
         / held.len().max(1) as f64;
     format!(
-        "held-out cut positions ({}): fitted linear evaluation alone loss {fitted:.4}; \
+        "held-out positions ({}): fitted linear evaluation alone loss {fitted:.4}; \
          the targets' own entropy (the least a model can reach) {entropy:.4}\n",
         held.len()
     )

@@ -17,5 +17,5 @@ pub mod weights;
 pub use encoding::{encode, fingerprint, Input, INPUTS};
 pub use policy::{PolicyModel, PolicyWeightsError, Tactic};
 pub use rack::{RackModel, RackWeightsError};
-pub use value::{ValueModel, HIDDEN1, HIDDEN2, PARAMS};
+pub use value::{Hidden, ParamsError, ValueModel};
 pub use weights::WeightsError;

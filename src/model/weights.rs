@@ -2,13 +2,14 @@
 //!
 //! Little-endian binary, in this order: the tag `TBVALUE\0` (8 bytes); the format version
 //! (u32); the fingerprint of the encoding the weights were trained on (u64, [`fingerprint`]);
-//! the input and hidden sizes (three u32); the parameters (f32 each, [`ValueModel::params`]
+//! the input and hidden sizes (three u32; a model's hidden layers may have any size up to
+//! [`Hidden::MAX`]); the parameters (f32 each, [`ValueModel::params`]
 //! order); and an FNV-1a hash of every byte before it (u64). A file from another encoding or
 //! model shape, truncated, or with a wrong hash is refused with a message that says which.
 
 use super::encoding::{fingerprint, INPUTS};
 use super::loaded::Loaded;
-use super::value::{ValueModel, HIDDEN1, HIDDEN2, PARAMS};
+use super::value::{Hidden, ValueModel};
 use crate::vocabulary::hash::fnv1a;
 use std::path::{Path, PathBuf};
 
@@ -19,8 +20,11 @@ const TAG: &[u8; 8] = b"TBVALUE\0";
 pub const FORMAT_VERSION: u32 = 2;
 /// Bytes before the parameters: tag, version, fingerprint, three sizes.
 const HEADER: usize = 8 + 4 + 8 + 3 * 4;
-/// Bytes of a whole file.
-pub const FILE_LEN: usize = HEADER + 4 * PARAMS + 8;
+
+/// Bytes of the weights file of a model with hidden layers of `hidden` sizes.
+pub const fn file_len(hidden: Hidden) -> usize {
+    HEADER + 4 * hidden.params() + 8
+}
 
 /// A weights file that cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -48,19 +52,22 @@ pub enum WeightsError {
     /// A model of other sizes.
     #[error(
         "the weights are for a model of {found:?} (inputs, first and second hidden units); \
-         this program's model is {expected:?}"
+         this program's models read {expected} inputs and have 1 to {max} units a hidden layer",
+        max = Hidden::MAX
     )]
     Shape {
         /// The sizes in the file.
         found: [u32; 3],
-        /// This program's sizes.
-        expected: [u32; 3],
+        /// This program's number of inputs.
+        expected: u32,
     },
-    /// Shorter or longer than a weights file of this model.
-    #[error("the weights file has {found} bytes where {FILE_LEN} were expected (truncated?)")]
+    /// Shorter or longer than a weights file of the model its header describes.
+    #[error("the weights file has {found} bytes where {expected} were expected (truncated?)")]
     Length {
         /// The file's length.
         found: usize,
+        /// The length of a file of the model its header describes.
+        expected: usize,
     },
     /// The bytes do not match their hash.
     #[error("the weights file is corrupt: its hash does not match its contents")]
@@ -73,17 +80,14 @@ pub enum WeightsError {
     },
 }
 
-fn shape() -> [u32; 3] {
-    [INPUTS as u32, HIDDEN1 as u32, HIDDEN2 as u32]
-}
-
 /// The weights file of `model`.
 pub fn to_bytes(model: &ValueModel) -> Vec<u8> {
-    let mut out = Vec::with_capacity(FILE_LEN);
+    let hidden = model.hidden();
+    let mut out = Vec::with_capacity(file_len(hidden));
     out.extend_from_slice(TAG);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&fingerprint().to_le_bytes());
-    for n in shape() {
+    for n in [INPUTS, hidden.first, hidden.second].map(|n| n as u32) {
         out.extend_from_slice(&n.to_le_bytes());
     }
     for p in model.params() {
@@ -101,7 +105,10 @@ pub fn from_bytes(bytes: &[u8]) -> Result<ValueModel, WeightsError> {
         return Err(WeightsError::NotWeights);
     }
     if bytes.len() < HEADER {
-        return Err(WeightsError::Length { found: bytes.len() });
+        return Err(WeightsError::Length {
+            found: bytes.len(),
+            expected: HEADER,
+        });
     }
     let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
     let u64_at = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
@@ -114,17 +121,25 @@ pub fn from_bytes(bytes: &[u8]) -> Result<ValueModel, WeightsError> {
         return Err(WeightsError::Encoding { found, expected });
     }
     let sizes = [u32_at(20), u32_at(24), u32_at(28)];
-    if sizes != shape() {
+    let hidden = Hidden {
+        first: sizes[1] as usize,
+        second: sizes[2] as usize,
+    };
+    if sizes[0] as usize != INPUTS || !hidden.is_valid() {
         return Err(WeightsError::Shape {
             found: sizes,
-            expected: shape(),
+            expected: INPUTS as u32,
         });
     }
-    if bytes.len() != FILE_LEN {
-        return Err(WeightsError::Length { found: bytes.len() });
+    let expected = file_len(hidden);
+    if bytes.len() != expected {
+        return Err(WeightsError::Length {
+            found: bytes.len(),
+            expected,
+        });
     }
-    let body = &bytes[..FILE_LEN - 8];
-    if fnv1a(body) != u64_at(FILE_LEN - 8) {
+    let body = &bytes[..expected - 8];
+    if fnv1a(body) != u64_at(expected - 8) {
         return Err(WeightsError::Corrupt);
     }
     let params: Vec<f32> = body[HEADER..]
@@ -134,7 +149,7 @@ pub fn from_bytes(bytes: &[u8]) -> Result<ValueModel, WeightsError> {
     if let Some(index) = params.iter().position(|p| !p.is_finite()) {
         return Err(WeightsError::NotFinite { index });
     }
-    Ok(ValueModel::from_params(&params).expect("the length was checked"))
+    Ok(ValueModel::from_params(hidden, &params).expect("the sizes and length were checked"))
 }
 
 /// A weights file that could not be read or used; the message names the file.

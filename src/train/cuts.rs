@@ -65,7 +65,7 @@ impl Dataset {
             })
             .collect();
         for cut in cuts.into_iter().flatten() {
-            self.push_entries(cut.entries, cut.target, cut.offset);
+            self.push_position(cut.entries, cut.target, cut.offset, None);
         }
         self.end_game();
         Ok(())

@@ -10,7 +10,7 @@
 //! (initial weights, order of the positions in each epoch) comes from the seed.
 
 use super::Dataset;
-use crate::model::{Input, ValueModel, HIDDEN1, HIDDEN2, INPUTS};
+use crate::model::{Hidden, Input, ValueModel, INPUTS};
 use candle_core::{Device, Tensor, Var};
 use candle_nn::{AdamW, Optimizer, ParamsAdamW};
 use rand::seq::SliceRandom;
@@ -37,6 +37,8 @@ pub struct FitOptions {
     /// [`Dataset::mixed_target`]); 0 trains on outcomes alone. Held-out positions are always
     /// judged against the outcome.
     pub target_mix: f64,
+    /// The sizes of the model's hidden layers.
+    pub hidden: Hidden,
 }
 
 impl Default for FitOptions {
@@ -49,6 +51,7 @@ impl Default for FitOptions {
             seed: 1,
             validation_every: 10,
             target_mix: 0.0,
+            hidden: Hidden::DEFAULT,
         }
     }
 }
@@ -69,6 +72,7 @@ pub struct EpochReport {
 
 /// The parameters as candle variables, in `ValueModel::params` order.
 struct Net {
+    hidden: Hidden,
     w1: Var,
     b1: Var,
     w2: Var,
@@ -80,20 +84,23 @@ struct Net {
 impl Net {
     fn new(model: &ValueModel, dev: &Device) -> candle_core::Result<Net> {
         let p = model.params();
-        let (w1, rest) = p.split_at(INPUTS * HIDDEN1);
-        let (b1, rest) = rest.split_at(HIDDEN1);
-        let (w2, rest) = rest.split_at(HIDDEN1 * HIDDEN2);
-        let (b2, rest) = rest.split_at(HIDDEN2);
-        let (w3, b3) = rest.split_at(HIDDEN2);
+        let hidden = model.hidden();
+        let Hidden { first, second } = hidden;
+        let (w1, rest) = p.split_at(INPUTS * first);
+        let (b1, rest) = rest.split_at(first);
+        let (w2, rest) = rest.split_at(first * second);
+        let (b2, rest) = rest.split_at(second);
+        let (w3, b3) = rest.split_at(second);
         let var = |v: &[f32], shape: (usize, usize)| {
             Var::from_tensor(&Tensor::from_slice(v, shape, dev)?)
         };
         Ok(Net {
-            w1: var(w1, (INPUTS, HIDDEN1))?,
-            b1: var(b1, (1, HIDDEN1))?,
-            w2: var(w2, (HIDDEN1, HIDDEN2))?,
-            b2: var(b2, (1, HIDDEN2))?,
-            w3: var(w3, (HIDDEN2, 1))?,
+            hidden,
+            w1: var(w1, (INPUTS, first))?,
+            b1: var(b1, (1, first))?,
+            w2: var(w2, (first, second))?,
+            b2: var(b2, (1, second))?,
+            w3: var(w3, (second, 1))?,
             b3: var(b3, (1, 1))?,
         })
     }
@@ -116,7 +123,7 @@ impl Net {
         for v in self.vars() {
             p.extend(v.as_tensor().flatten_all()?.to_vec1::<f32>()?);
         }
-        Ok(ValueModel::from_params(&p).expect("the network has the model's shape"))
+        Ok(ValueModel::from_params(self.hidden, &p).expect("the network has the model's shape"))
     }
 }
 
@@ -163,7 +170,7 @@ pub fn candle_logits(model: &ValueModel, inputs: &[Input]) -> candle_core::Resul
 
 /// Trains a value model on `data` to correct the fitted linear evaluation: the predicted
 /// log-odds of a position are its [`Dataset::offset`] plus the model's output. It starts from
-/// [`ValueModel::untrained`]`(options.seed)`, which adds nothing, trains on outcomes blended with
+/// [`ValueModel::untrained_sized`] of `options.seed` and `options.hidden`, which adds nothing, trains on outcomes blended with
 /// the searches' root values by `options.target_mix`, and calls
 /// `progress` after each epoch; returns the model after the last epoch and every epoch's
 /// report.
@@ -173,7 +180,10 @@ pub fn fit(
     mut progress: impl FnMut(&EpochReport),
 ) -> candle_core::Result<(ValueModel, Vec<EpochReport>)> {
     let dev = Device::Cpu;
-    let net = Net::new(&ValueModel::untrained(options.seed), &dev)?;
+    let net = Net::new(
+        &ValueModel::untrained_sized(options.seed, options.hidden),
+        &dev,
+    )?;
     let params = ParamsAdamW {
         lr: options.learning_rate,
         weight_decay: options.weight_decay,

@@ -26,7 +26,7 @@ pub use super::TrainError;
 use super::{fit, Dataset, DatasetError, FitOptions};
 use crate::bot::preset::{self, BotConfig, Preset};
 use crate::bot::search::SearchConfig;
-use crate::model::{policy, weights};
+use crate::model::{policy, weights, Hidden};
 use crate::rules::Variant;
 use crate::terrain::Terrain;
 use crate::tournament::lock::RunLock;
@@ -659,6 +659,7 @@ impl Run<'_> {
             seed: self.seed(g, 7),
             validation_every: self.config.validation_every,
             target_mix: self.config.target_mix,
+            hidden: Hidden::DEFAULT,
         };
         let (model, epochs) = fit(&data, &options, |r| {
             self.note(&format!(

@@ -29,6 +29,7 @@ pub mod passed;
 pub mod playout;
 pub mod policy;
 mod positions;
+pub mod positions_file;
 pub mod rack;
 mod settings;
 pub mod tune;

@@ -40,7 +40,7 @@ pub enum DatasetError {
 
 /// Encoded positions with their targets, kept sparse: position `k`'s non-zero entries are
 /// `entries[start[k]..start[k + 1]]`.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Dataset {
     entries: Vec<(u16, f32)>,
     start: Vec<usize>,
@@ -180,10 +180,16 @@ impl Dataset {
     }
 
     /// Adds a position of the current game from its non-zero input entries (see
-    /// [`Dataset::entries`]), without a root value.
-    pub(super) fn push_entries(&mut self, entries: Vec<(u16, f32)>, target: f32, offset: f32) {
+    /// [`Dataset::entries`]), with its root value if it has one.
+    pub(super) fn push_position(
+        &mut self,
+        entries: Vec<(u16, f32)>,
+        target: f32,
+        offset: f32,
+        root: Option<f32>,
+    ) {
         self.entries.extend(entries);
-        self.end_position(target, offset, None);
+        self.end_position(target, offset, root);
     }
 
     /// Closes the current game: later positions belong to the next one.
