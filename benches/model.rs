@@ -7,7 +7,8 @@
 //! decision at each tree node, where the hand-set prior compares tactical weights). Also the
 //! rack model's belief (`rack_model`): encoding the root's observation and its per-troop odds,
 //! paid once per decision, not per iteration; and the odds the opponent's latest choice gives
-//! their held tiles (`rack_choice`, `held_odds`), paid once per decision as well.
+//! their held tiles (`rack_choice`, `held_odds`), paid once per decision as well. And the
+//! forward pass at wider hidden layers (`value_model_sizes`), what a larger network would cost.
 //!
 //! `cargo bench --bench model`; criterion's time is per call. The search pays the encoding and
 //! the forward pass at every cut playout with `value_model` on (plus building the mover's
@@ -20,7 +21,7 @@ use std::time::Duration;
 use toybattle::bot::search::{held_odds, make_player, Algorithm, PlayoutPolicy, SearchConfig};
 use toybattle::bot::Budget;
 use toybattle::info::{EvidenceTracker, Observation, RackEvidence};
-use toybattle::model::{encode, Input, RackModel, ValueModel};
+use toybattle::model::{encode, Hidden, Input, RackModel, ValueModel};
 use toybattle::rules::{random_decision, Deal, DecisionList, Game, State, Variant};
 
 /// The position after `steps` random steps of the deal of seed 1 (stops at the game's end).
@@ -105,6 +106,27 @@ fn bench_model(c: &mut Criterion) {
     group.finish();
 }
 
+/// The forward pass at the hidden sizes `train fit --hidden` was swept over: its cost grows
+/// with the first layer (one column of it per non-zero input) and the second (a full product).
+fn bench_sizes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("value_model_sizes");
+    group
+        .sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    let game = Game::builtin("castle_field", Variant::Normal).expect("shipped terrain");
+    let s = position(&game, 30);
+    let mut input = Input::default();
+    encode(&game, &Observation::new(&s, s.active()), &mut input);
+    for (first, second) in [(64, 32), (128, 32), (128, 64), (256, 32), (256, 64)] {
+        let model = ValueModel::initial_sized(1, Hidden { first, second });
+        group.bench_function(format!("forward/{first}x{second}"), |b| {
+            b.iter(|| model.logit(black_box(&input)))
+        });
+    }
+    group.finish();
+}
+
 /// Iterations of the searches compared.
 const ITERATIONS: u64 = 1000;
 
@@ -154,5 +176,5 @@ fn bench_search(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_model, bench_search);
+criterion_group!(benches, bench_model, bench_sizes, bench_search);
 criterion_main!(benches);

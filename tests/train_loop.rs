@@ -372,6 +372,17 @@ fn fit_on_cut_positions_writes_weights_and_refuses_a_preset_without_a_cut() {
         weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap(),
         made
     );
+    // The records they were made from are compared; other records are refused.
+    assert!(from_file(&["--records", records]).status.success());
+    let other = from_file(&[
+        "--records",
+        "results/balance/study/runs/strong-normal/records",
+    ]);
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert!(
+        !other.status.success() && err.contains("--records hold") && err.contains("come from"),
+        "{err}"
+    );
     assert!(from_file(&["--hidden", "24x8"]).status.success());
     let wider = weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!((wider.hidden().first, wider.hidden().second), (24, 8));

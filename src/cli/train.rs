@@ -4,7 +4,7 @@
 //! `train_rack.rs`, `train_playout.rs`).
 
 use super::{emit, select_terrains, CliResult};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use toybattle::bot::preset::{resolve, BotConfig};
 use toybattle::model::weights;
 use toybattle::model::{Hidden, ValueModel};
@@ -16,7 +16,8 @@ use toybattle::train::generation::{
     TrainOptions, TRAIN_FORMAT,
 };
 use toybattle::train::{
-    compare_with_fitted, evaluate, fit, positions_file, CutOptions, Dataset, FitOptions,
+    compare_with_fitted, count_records, evaluate, fit, positions_file, CutOptions, Dataset,
+    FitOptions,
 };
 
 /// `toybattle train`: `run` (the generation loop) or `fit`; without a subcommand, the options
@@ -235,6 +236,7 @@ fn run_fit(args: FitArgs) -> CliResult {
         Some(path) => {
             let (data, made) = positions_file::load(path)?;
             emit(&format!("{}: {made}\n", path.display()))?;
+            check_same_games(&args.records, &data, path)?;
             data
         }
         None => positions_of_records(&args)?,
@@ -274,7 +276,7 @@ fn run_fit(args: FitArgs) -> CliResult {
         emit(&held_out_baseline(&data, args.validation_every, args.seed))?;
     }
     if args.validation_every > 0 && !args.records.is_empty() {
-        let dirs: Vec<&std::path::Path> = args.records.iter().map(PathBuf::as_path).collect();
+        let dirs: Vec<&Path> = args.records.iter().map(PathBuf::as_path).collect();
         let c =
             compare_with_fitted(&dirs, &model, args.validation_every).map_err(|e| e.to_string())?;
         emit(&format!(
@@ -288,6 +290,25 @@ fn run_fit(args: FitArgs) -> CliResult {
         .and_then(|()| std::fs::rename(&tmp, &args.out))
         .map_err(|e| format!("{}: {e}", args.out.display()))?;
     emit(&format!("weights written to {}\n", args.out.display()))
+}
+
+/// Refuses records other than the ones saved positions were made from (counted): their
+/// held-out turn starts would not be the games the fit held out.
+fn check_same_games(records: &[PathBuf], data: &Dataset, path: &Path) -> Result<(), String> {
+    if records.is_empty() {
+        return Ok(());
+    }
+    let dirs: Vec<&Path> = records.iter().map(PathBuf::as_path).collect();
+    let found = count_records(&dirs).map_err(|e| e.to_string())?;
+    if found != data.games() as usize {
+        return Err(format!(
+            "--records hold {found} games, but the positions in {} come from {}: give the \
+             records they were made from (in the same order), or none",
+            path.display(),
+            data.games()
+        ));
+    }
+    Ok(())
 }
 
 /// The positions the records under `args.records` give (their decisions, or with `--cuts` the

@@ -42,7 +42,7 @@ pub use error::TrainError;
 pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};
 pub use passed::{PassedData, PassedFit};
 pub use policy::{fit_policy, PolicyData, PolicyScore, PolicyTarget, Split};
-pub use positions::{Dataset, DatasetError};
+pub use positions::{count_records, Dataset, DatasetError};
 pub use rack::{fit_rack, RackData, RackFit};
 
 /// Processor time of this process so far (user and system, every thread), in seconds.

@@ -284,6 +284,17 @@ pub(super) fn for_each_record(
     Ok(files.len())
 }
 
+/// The number of records under `dirs` (read as [`for_each_record`] reads them, without
+/// replaying them): a quick check that saved positions come from the same games.
+pub fn count_records(dirs: &[&Path]) -> Result<usize, DatasetError> {
+    let mut files = Vec::new();
+    for dir in dirs {
+        let records = dir.join("records");
+        collect_json(if records.is_dir() { &records } else { dir }, &mut files)?;
+    }
+    Ok(files.len())
+}
+
 /// Every `.json` file under `dir`, recursively.
 fn collect_json(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), DatasetError> {
     let io = |source| DatasetError::Io {
