@@ -284,8 +284,8 @@ pub(super) fn for_each_record(
     Ok(files.len())
 }
 
-/// The number of records under `dirs` (read as [`for_each_record`] reads them, without
-/// replaying them): a quick check that saved positions come from the same games.
+/// The number of records under `dirs` (found as [`Dataset::add_records_under`] finds them,
+/// without replaying them): a quick check that saved positions come from the same games.
 pub fn count_records(dirs: &[&Path]) -> Result<usize, DatasetError> {
     let mut files = Vec::new();
     for dir in dirs {
