@@ -1082,7 +1082,7 @@ fn restricted_section(r: &Report) -> Section {
             "Restricted play: change in the first player's score",
             "Restricted play: change in blue's score",
         ],
-        unit: "deals per node (two games each)",
+        unit: "deals per node",
     };
     let rows: Vec<ChangeRow> = r
         .restricted_play
