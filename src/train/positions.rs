@@ -256,11 +256,7 @@ pub(super) fn for_each_record(
     dir: &Path,
     mut f: impl FnMut(&Game, &GameRecord, &Path) -> Result<(), String>,
 ) -> Result<usize, DatasetError> {
-    let records = dir.join("records");
-    let dir = if records.is_dir() { &records } else { dir };
-    let mut files = Vec::new();
-    collect_json(dir, &mut files)?;
-    files.sort();
+    let files = record_files(dir)?;
     for path in &files {
         let text = std::fs::read_to_string(path).map_err(|source| DatasetError::Io {
             path: path.clone(),
@@ -287,12 +283,18 @@ pub(super) fn for_each_record(
 /// The number of records under `dirs` (found as [`Dataset::add_records_under`] finds them,
 /// without replaying them): a quick check that saved positions come from the same games.
 pub fn count_records(dirs: &[&Path]) -> Result<usize, DatasetError> {
+    dirs.iter()
+        .try_fold(0, |n, dir| Ok(n + record_files(dir)?.len()))
+}
+
+/// The record files under `dir`, in name order: those of its `records` folder when it is a
+/// run folder, else every `.json` file under it.
+fn record_files(dir: &Path) -> Result<Vec<PathBuf>, DatasetError> {
+    let records = dir.join("records");
     let mut files = Vec::new();
-    for dir in dirs {
-        let records = dir.join("records");
-        collect_json(if records.is_dir() { &records } else { dir }, &mut files)?;
-    }
-    Ok(files.len())
+    collect_json(if records.is_dir() { &records } else { dir }, &mut files)?;
+    files.sort();
+    Ok(files)
 }
 
 /// Every `.json` file under `dir`, recursively.
