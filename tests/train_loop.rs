@@ -14,8 +14,8 @@ use toybattle::tournament::stats::{SprtDecision, SprtParams};
 use toybattle::train::curve::{parse_curve_csv, CURVE_HEADER};
 use toybattle::train::gate::{gate, MatchSettings};
 use toybattle::train::generation::{
-    base_preset, redraw_curve, run_generations, GenerationResult, Learn, StepSeconds, TrainConfig,
-    TrainError, TrainOptions, TRAIN_FORMAT,
+    base_preset, redraw_curve, run_generations, CutSettings, GenerationResult, Learn, StepSeconds,
+    TrainConfig, TrainError, TrainOptions, TRAIN_FORMAT,
 };
 use toybattle::train::policy::score;
 use toybattle::train::{fit, fit_policy, Dataset, FitOptions, PolicyData, PolicyTarget, Split};
@@ -68,6 +68,7 @@ fn config(base: &str, terrains: &[Arc<Terrain>], seed: u64) -> TrainConfig {
         validation_every: 0,
         target_mix: 0.0,
         learn: Learn::Value,
+        cuts: None,
         policy_strength: None,
         gate_games: 2,
         gate_variant: Variant::Normal,
@@ -829,4 +830,72 @@ fn the_curve_draws_every_generations_gate_from_the_csv() {
     assert_eq!(parse_curve_csv(&csv).unwrap().len(), 3);
     let e = parse_curve_csv(&csv.replace("0.0700", "x")).unwrap_err();
     assert!(e.contains("line 4") && e.contains("cpu_hours"), "{e}");
+}
+
+/// `train run --cuts`: a generation fits its value model to the base search's own cut
+/// positions of its self-play (at most one a turn start with `per_start` 1, not one a
+/// decision), reproducibly from the seed, and not to the outcomes a run without it fits on
+/// the same games; settings that cannot go with cuts are refused, and so is resuming a run
+/// with other cut settings.
+#[test]
+fn a_cut_generation_fits_the_base_searchs_cut_positions() {
+    let root = scratch("cuts");
+    let base = preset(&root, "base", 30, None);
+    let ts = terrains(1);
+    let cut_config = |cuts: Option<CutSettings>| {
+        let mut cfg = config(&base, &ts, 21);
+        (cfg.variants, cfg.cuts, cfg.reference_games) = (vec![Variant::Normal], cuts, 0);
+        cfg
+    };
+    let cuts = Some(CutSettings {
+        playouts: 4,
+        per_start: 1,
+    });
+    let mut runs = Vec::new();
+    for (name, settings) in [("a", cuts), ("b", cuts), ("outcomes", None)] {
+        let dir = root.join(name);
+        let report = run_generations(options(cut_config(settings), &ts, &dir)).unwrap();
+        let r = timeless(report.generations[0].clone());
+        let w = std::fs::read(dir.join("gen-001/weights.bin")).unwrap();
+        runs.push((r, w, dir));
+    }
+    assert_eq!((&runs[0].0, &runs[0].1), (&runs[1].0, &runs[1].1));
+    let run_json = std::fs::read_to_string(runs[0].2.join("run.json")).unwrap();
+    assert!(run_json.contains("\"per_start\": 1"), "{run_json}");
+    let (cut, outcome) = (&runs[0], &runs[2]);
+    assert_eq!(cut.0.selfplay_games, outcome.0.selfplay_games);
+    let selfplay = cut.2.join("gen-001/selfplay-normal");
+    let turn_starts: usize = record_files(&selfplay)
+        .iter()
+        .map(|f| {
+            let text = std::fs::read_to_string(selfplay.join(f)).unwrap();
+            let record: GameRecord = serde_json::from_str(&text).unwrap();
+            record.result.turns as usize
+        })
+        .sum();
+    assert!(cut.0.trained_positions > 0);
+    assert!(cut.0.trained_positions as usize <= turn_starts);
+    assert!(cut.0.trained_positions < outcome.0.trained_positions);
+    assert_ne!(cut.1, outcome.1, "the cut run fitted the outcomes");
+
+    let refused = |cfg: TrainConfig, tag: &str| {
+        run_generations(options(cfg, &ts, &root.join(tag)))
+            .unwrap_err()
+            .to_string()
+    };
+    let mut cfg = cut_config(cuts);
+    cfg.target_mix = 0.5;
+    assert!(refused(cfg, "mix").contains("--target-mix"));
+    let mut cfg = cut_config(cuts);
+    cfg.learn = Learn::Policy;
+    assert!(refused(cfg, "policy").contains("--cuts is for --learn value"));
+    let cfg = cut_config(Some(CutSettings {
+        playouts: 0,
+        per_start: 1,
+    }));
+    assert!(refused(cfg, "zero").contains("--cut-playouts"));
+    let mut resumed = options(cut_config(None), &ts, &cut.2);
+    resumed.generations = 2;
+    let err = run_generations(resumed).unwrap_err().to_string();
+    assert!(err.contains("cuts: nothing now"), "{err}");
 }

@@ -12,8 +12,8 @@ use toybattle::rules::Variant;
 use toybattle::tournament::config::check_concurrency;
 use toybattle::tournament::stats::SprtParams;
 use toybattle::train::generation::{
-    base_preset, describe, redraw_curve, run_generations, Learn, SelfPlayPlan, TrainConfig,
-    TrainOptions, TRAIN_FORMAT,
+    base_preset, describe, redraw_curve, run_generations, CutSettings, Learn, SelfPlayPlan,
+    TrainConfig, TrainOptions, TRAIN_FORMAT,
 };
 use toybattle::train::{
     compare_with_fitted, count_records, evaluate, fit, positions_file, CutOptions, Dataset,
@@ -39,8 +39,9 @@ enum Command {
     /// (a tournament folder per variant, gen-NNN/selfplay-VARIANT, keeping each decision's
     /// root stats in roots/); (2) the value model is fitted to those games and the games of
     /// the `--window - 1` generations before (targets: 1 for the winner's decisions, 0 for
-    /// the loser's, blended with the search's root value by `--target-mix`), or with `--learn
-    /// policy` the policy model to the share of each decision in the searches' root visits;
+    /// the loser's, blended with the search's root value by `--target-mix`; with `--cuts`, to
+    /// the base search's own cut positions of those games instead), or with `--learn policy`
+    /// the policy model to the share of each decision in the searches' root visits;
     /// (3) the candidate, the base search with that model judging its cut playouts (or as its
     /// tree's prior), meets the best in a
     /// paired tournament (gen-NNN/gate) stopped by an SPRT with elo0 = 0, elo1 from `--sprt`:
@@ -427,6 +428,18 @@ struct RunArgs {
     /// the outcome.
     #[arg(long, value_name = "λ", default_value_t = DEFAULT_TARGET_MIX, value_parser = parse_mix)]
     target_mix: f64,
+    /// With --learn value: fit each generation's value model to the base search's own cut
+    /// positions of the window's games (each target the mean of --cut-playouts full playouts
+    /// from the cut, as `train fit --cuts`) instead of to the decisions' outcomes. Slower to
+    /// fit, and the targets the search's cut asks about (results/learning.md, thirteenth round).
+    #[arg(long)]
+    cuts: bool,
+    /// With --cuts: full playouts averaged into each cut position's target.
+    #[arg(long, default_value_t = 32, requires = "cuts")]
+    cut_playouts: u64,
+    /// With --cuts: cut positions made from each turn start, each by its own playout.
+    #[arg(long, default_value_t = 1, requires = "cuts")]
+    cuts_per_start: u32,
     /// Most gate games per terrain (even); the SPRT usually stops earlier.
     #[arg(long, default_value_t = 50)]
     gate_games: u32,
@@ -501,6 +514,10 @@ fn run_loop(args: RunArgs) -> CliResult {
         weight_decay: args.weight_decay,
         target_mix: args.target_mix,
         learn,
+        cuts: args.cuts.then_some(CutSettings {
+            playouts: args.cut_playouts,
+            per_start: args.cuts_per_start,
+        }),
         policy_strength: args.policy_strength,
         validation_every: args.validation_every,
         gate_games: args.gate_games,

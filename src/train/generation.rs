@@ -23,7 +23,7 @@ use super::gate::{gate, play_match, GateResult, MatchResult, MatchSettings};
 use super::policy::{fit_policy, score, PolicyData, PolicyTarget, Split};
 use super::settings::open_settings;
 pub use super::TrainError;
-use super::{fit, Dataset, DatasetError, FitOptions};
+use super::{fit, CutOptions, Dataset, DatasetError, FitOptions};
 use crate::bot::preset::{self, BotConfig, Preset};
 use crate::bot::search::SearchConfig;
 use crate::model::{policy, weights, Hidden};
@@ -77,6 +77,12 @@ pub struct TrainConfig {
     /// existed, which learned the value model.
     #[serde(default)]
     pub learn: Learn,
+    /// With [`Learn::Value`]: fit the value model to the base search's own cut positions of
+    /// the window's games (targets: means of full playouts from each cut, as `train fit
+    /// --cuts`) instead of to the decisions' outcomes. Absent from the `run.json` of runs made
+    /// before it existed, which fitted to outcomes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cuts: Option<CutSettings>,
     /// With [`Learn::Policy`]: the candidate's prior strength (search option `prior`); `None`
     /// keeps the base's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -95,6 +101,15 @@ pub struct TrainConfig {
     pub max_turns: u16,
     /// The run seed: every game's deal and every fit derive from it.
     pub seed: u64,
+}
+
+/// How a training run makes the cut positions its value model is fitted to ([`TrainConfig::cuts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CutSettings {
+    /// Full playouts averaged into each cut position's target.
+    pub playouts: u64,
+    /// Cut positions made from each turn start, each by its own playout.
+    pub per_start: u32,
 }
 
 /// The model a training run learns, and the candidate plays with.
@@ -258,6 +273,20 @@ impl TrainConfig {
             }
             if !(p > 0.0 && p <= 100.0) {
                 return bad("--policy-strength must be above 0 and at most 100");
+            }
+        }
+        if let Some(c) = self.cuts {
+            if self.learn != Learn::Value {
+                return bad("--cuts is for --learn value: cut positions train the value model");
+            }
+            if c.playouts == 0 || c.per_start == 0 {
+                return bad("--cut-playouts and --cuts-per-start must be at least 1");
+            }
+            if self.target_mix != 0.0 {
+                return bad(
+                    "--target-mix blends root values into decisions' outcomes; cut positions \
+                     have playout means as targets and no root value (leave --target-mix at 0)",
+                );
             }
         }
         if !(0.0..=1.0).contains(&self.target_mix) {
@@ -640,10 +669,13 @@ impl Run<'_> {
             return Ok((f.games, f.positions, f.validation_loss, true));
         }
         let mut data = Dataset::new();
-        let first = self.window_dirs(g, |dir| data.add_records_under(dir))?;
+        let first = match self.cut_options(g) {
+            Some(options) => self.window_dirs(g, |dir| data.add_cuts_under(dir, &options))?,
+            None => self.window_dirs(g, |dir| data.add_records_under(dir))?,
+        };
         if data.is_empty() {
             return Err(TrainError::Invalid(format!(
-                "generation {g}: the self-play records hold no decision to learn from"
+                "generation {g}: the self-play records hold no position to learn from"
             )));
         }
         self.note(&format!(
@@ -687,6 +719,22 @@ impl Run<'_> {
             summary.validation_loss,
             false,
         ))
+    }
+
+    /// How generation `g` makes its cut positions: the base search's playouts, cut where it
+    /// cuts them (the candidate is the base with the model at that cut); `None` when the run
+    /// fits to outcomes.
+    fn cut_options(&self, g: u32) -> Option<CutOptions> {
+        let settings = self.config.cuts?;
+        let BotConfig::Search { config, .. } = &self.base.config else {
+            unreachable!("base_preset accepts searches only")
+        };
+        Some(CutOptions {
+            config: config.clone(),
+            playouts: settings.playouts,
+            per_start: settings.per_start,
+            seed: self.seed(g, 10),
+        })
     }
 
     /// Calls `add` on the self-play folders of generation `g`'s window, and on the start

@@ -58,10 +58,14 @@ fn differences(now: &serde_json::Value, stored: &serde_json::Value, free: &[&str
         now.as_object().unwrap_or(&empty),
         stored.as_object().unwrap_or(&empty),
     );
-    now.iter()
-        .filter(|(k, v)| !free.contains(&k.as_str()) && stored.get(*k) != Some(v))
-        .map(|(k, v)| {
-            let held = stored.get(k).map_or("nothing".into(), ToString::to_string);
+    let shown = |v: Option<&serde_json::Value>| v.map_or("nothing".into(), ToString::to_string);
+    // A setting left out when unset (an `Option` skipped when `None`) is in only one of them.
+    let only_stored = stored.keys().filter(|k| !now.contains_key(*k));
+    now.keys()
+        .chain(only_stored)
+        .filter(|k| !free.contains(&k.as_str()) && stored.get(*k) != now.get(*k))
+        .map(|k| {
+            let (v, held) = (shown(now.get(k)), shown(stored.get(k)));
             format!("{k}: {v} now, {held} in {SETTINGS_FILE}")
         })
         .collect()
@@ -81,5 +85,10 @@ mod tests {
             ["seed: 12 now, 11 in run.json"]
         );
         assert_eq!(differences(&now, &now, &[]), Vec::<String>::new());
+        let with_cuts = json!({"seed": 12, "generations": 4, "steps": 50, "cuts": 1});
+        assert_eq!(
+            differences(&now, &with_cuts, &[]),
+            ["cuts: nothing now, 1 in run.json"]
+        );
     }
 }
