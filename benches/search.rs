@@ -13,6 +13,10 @@
 //! on mid-game positions of three terrains: `cargo bench --bench search -- strongest`. It times
 //! the process's CPU time instead of the wall clock, so that its "thrpt" line is iterations per
 //! CPU second, which other processes on a shared machine do not lower.
+//!
+//! The `strong_game` group runs the shipped `strong` preset's search on every choice of one
+//! game of each of two terrains, with and without `stop_when_decided`, in process CPU time:
+//! what stopping a clear decision early saves over a game's mix of decisions.
 
 use criterion::measurement::{Measurement, ValueFormatter, WallTime};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
@@ -245,10 +249,79 @@ fn bench_strongest(c: &mut Criterion<ProcessCpu>) {
     group.finish();
 }
 
+/// The states where a player of the deal of seed 3 on `game` had a choice, in a game the
+/// search of `config` played at 300 iterations a decision (a game's real mix of decisions:
+/// placements, draws after a Skully or a Star, an XB-42's use, recoveries).
+fn decisions_of_a_game(game: &Game, algorithm: Algorithm, config: &SearchConfig) -> Vec<State> {
+    let deal = Deal::from_seed(3);
+    let mut s = game.initial_state(&deal);
+    let mut referee = Referee::new(deal);
+    let mut player = make_player("strong", algorithm, config);
+    let mut out = Vec::new();
+    let mut legal = toybattle::rules::DecisionList::new();
+    while !s.is_over() {
+        let d = if s.is_chance() {
+            referee.resolve(game, &s)
+        } else {
+            game.legal_decisions(&s, &mut legal);
+            if legal.len() > 1 {
+                out.push(s);
+            }
+            let budget = Budget::iterations(300);
+            player
+                .decide(game, &s, RackEvidence::NONE, budget, out.len() as u64)
+                .decision
+        };
+        game.apply_legal(&mut s, d);
+    }
+    out
+}
+
+/// The shipped `strong` level deciding every choice of one game of each of two terrains at its
+/// own budget, with and without `stop_when_decided` (same decisions, fewer iterations where a
+/// decision is clear early), in process CPU time: `cargo bench --bench search -- strong_game`.
+/// A sample is a whole game's decisions, about ten seconds.
+fn bench_strong_game(c: &mut Criterion<ProcessCpu>) {
+    let text = include_str!("../bots/strong.toml");
+    let (algorithm, strong) = preset_config("strong", text);
+    let budget = preset::parse("strong", text, "strong")
+        .expect("a valid preset")
+        .budget;
+    let mut group = c.benchmark_group("strong_game");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(60));
+    for terrain in ["castle_field", "cursed_cemetery"] {
+        let game = Game::builtin(terrain, Variant::Normal).expect("shipped terrain");
+        let states = decisions_of_a_game(&game, algorithm, &strong);
+        for stop_when_decided in [false, true] {
+            let config = SearchConfig {
+                stop_when_decided,
+                ..strong.clone()
+            };
+            let mut player = make_player("strong", algorithm, &config);
+            let name = if stop_when_decided {
+                "decided"
+            } else {
+                "whole"
+            };
+            group.bench_function(BenchmarkId::new(terrain, name), |b| {
+                b.iter(|| {
+                    for s in &states {
+                        player.decide(&game, s, RackEvidence::NONE, budget, 7);
+                    }
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group!(benches, bench_search, bench_strong_threads);
 criterion_group! {
     name = strongest;
     config = Criterion::default().with_measurement(ProcessCpu);
-    targets = bench_strongest
+    targets = bench_strongest, bench_strong_game
 }
 criterion_main!(benches, strongest);

@@ -367,6 +367,14 @@ search_options! {
     /// number of threads, as a single tree's does on the seed.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     shared_tree: bool = false, in Any, for &[Algorithm::Ismcts, Algorithm::CheatUct];
+    /// A search of one tree (ISMCTS, cheat-UCT, PIMC of one determinization; `shared_tree`
+    /// counts as one) stops once its most visited root decision leads every other by more
+    /// visits than the budget has iterations left: the search would choose it anyway, so
+    /// under an iteration budget the decision is the one the whole budget gives, found
+    /// sooner (a time budget's iterations left are estimated from the pace so far). The root
+    /// statistics then hold the iterations run. Checked every 64 iterations.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    stop_when_decided: bool = false, in Any, for TREES;
     /// Cheat-UCT is shown only the opponent's rack (its tiles, and which are frozen), not
     /// the reserves' contents nor the tiles removed at setup: it deals those as a fair search
     /// does, in a fresh determinization per iteration. The reference that measures what
@@ -446,6 +454,7 @@ mod tests {
             rack_choice: 0.9,
             shared_tree: true,
             rack_only: true,
+            stop_when_decided: true,
             playout_weights: vec![1.0; TERMS.len()],
             ..SearchConfig::DEFAULT
         };

@@ -1067,3 +1067,106 @@ fn the_threads_of_a_search_run_at_once_inside_a_one_thread_pool() {
     });
     assert_eq!(heard, vec![true, true]);
 }
+
+/// `stop_when_decided`: on positions of every terrain, one tree (ISMCTS on one thread and on a
+/// shared tree of two, cheat-UCT, PIMC of one determinization) chooses what the whole budget
+/// chooses; where it stopped sooner, it stopped on a check and its choice led by more visits
+/// than the iterations it left; some searches stop sooner; an ensemble of trees runs its budget.
+#[test]
+fn a_search_stopping_when_decided_chooses_what_the_whole_budget_chooses() {
+    let budget = 640;
+    let one_determinization = SearchConfig {
+        determinizations: 1,
+        ..shared(1)
+    };
+    let searches = [
+        (Algorithm::Ismcts, shared(1)),
+        (Algorithm::Ismcts, shared(2)),
+        (Algorithm::CheatUct, shared(1)),
+        (Algorithm::Pimc, one_determinization),
+    ];
+    let mut sooner = 0;
+    for terrain in builtin_terrains() {
+        let game = game_of(&terrain.key);
+        let positions = random_game_positions(&game, 21);
+        for s in positions.iter().step_by(positions.len() / 6 + 1) {
+            for (algorithm, config) in &searches {
+                let decided = SearchConfig {
+                    stop_when_decided: true,
+                    ..config.clone()
+                };
+                let whole = decide(&game, s, *algorithm, config, budget);
+                let soon = decide(&game, s, *algorithm, &decided, budget);
+                assert_eq!(
+                    soon.decision, whole.decision,
+                    "{algorithm:?} on {}",
+                    terrain.key
+                );
+                let Some(analysis) = soon.analysis.as_ref().filter(|a| a.iterations > 0) else {
+                    continue; // forced or won at once: no search
+                };
+                let n = analysis.iterations;
+                check_choice(&game, s, &soon, n);
+                if n < budget {
+                    sooner += 1;
+                    assert_eq!(n % 64, 0, "stopped between checks");
+                    let c = &analysis.candidates;
+                    let second = c.get(1).map_or(0, |c| c.visits);
+                    assert!(
+                        c[0].visits > second + (budget - n),
+                        "stopped undecided: {c:?}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(sooner > 10, "only {sooner} searches stopped sooner");
+    let game = game_of("castle_field");
+    let positions = random_game_positions(&game, 21);
+    let ensemble = SearchConfig {
+        trees: 2,
+        stop_when_decided: true,
+        ..shared(1)
+    };
+    let shared_off = SearchConfig {
+        shared_tree: false,
+        ..ensemble
+    };
+    for s in &positions {
+        let choice = decide(&game, s, Algorithm::Ismcts, &shared_off, budget);
+        if let Some(a) = choice.analysis.filter(|a| a.iterations > 0) {
+            assert_eq!(
+                a.iterations, budget,
+                "an ensemble's trees are summed: none stops alone"
+            );
+        }
+    }
+}
+
+/// Whole games of `strong`'s settings (at a smaller budget) are the same with
+/// `stop_when_decided`: every decision of both players, on every terrain.
+#[test]
+fn games_stopping_when_decided_are_the_games_of_the_whole_budget() {
+    let play = PlayConfig {
+        max_turns: 300,
+        budgets: [Budget::iterations(512); 2].into(),
+        check: true,
+    };
+    let whole = shared(1);
+    let decided = SearchConfig {
+        stop_when_decided: true,
+        ..whole.clone()
+    };
+    for terrain in builtin_terrains() {
+        let game = game_of(&terrain.key);
+        let deal = Deal::from_seed(31);
+        let game_with = |config: &SearchConfig| {
+            let mut blue = make_player("blue", Algorithm::Ismcts, config);
+            let mut red = make_player("red", Algorithm::Ismcts, config);
+            play_game(&game, &deal, &mut [&mut blue, &mut red], &play)
+        };
+        let (a, b) = (game_with(&whole), game_with(&decided));
+        assert_eq!(b.violation, None, "{}", terrain.key);
+        assert_eq!(a.record.steps, b.record.steps, "{}", terrain.key);
+    }
+}

@@ -70,9 +70,13 @@ pub(super) fn run(
     let mut tree = Tree::new(root.active(), settings.config.policy_model());
     let mut scratch = Scratch::default();
     let mut path = Vec::with_capacity(64);
+    let started = Instant::now();
     while !stop.reached(iterations) {
         tree.iterate(settings, root.sample(rng), &mut path, &mut scratch, rng);
         iterations += 1;
+        if stop.check_decided(iterations) && tree.decided(legal, stop.left(iterations, started)) {
+            break;
+        }
     }
     tree.root_stats(legal, iterations)
 }
@@ -111,7 +115,14 @@ pub(super) fn run_shared(
         // waits for the helpers, never waits for ever.
         let _over = Raise(&over);
         let mut tree = Tree::new(root.active(), settings.config.policy_model());
-        let iterations = queue.run(&mut tree, settings, root, stop, seed, threads as u64);
+        let iterations = queue.run(
+            &mut tree,
+            settings,
+            (root, legal),
+            stop,
+            seed,
+            threads as u64,
+        );
         tree.root_stats(legal, iterations)
     })
 }
@@ -186,11 +197,12 @@ impl Queue {
         &self,
         tree: &mut Tree,
         settings: &Settings,
-        root: Root,
+        (root, legal): (Root, &[Decision]),
         stop: Stop,
         seed: u64,
         lag: u64,
     ) -> u64 {
+        let started = Instant::now();
         let mut rng = rng_for(seed, 0);
         let mut scratch = Scratch::default();
         let mut paths = vec![Vec::with_capacity(64); self.slots.len()];
@@ -211,6 +223,10 @@ impl Queue {
             self.published.store(made, Ordering::Release);
             if made > lag {
                 self.back_up(tree, &paths, made - 1 - lag, settings, seed, &mut scratch);
+            }
+            // Visits count at the descent, so the leaves still out are in the lead already.
+            if stop.check_decided(made) && tree.decided(legal, stop.left(made, started)) {
+                break;
             }
         }
         for i in made.saturating_sub(lag)..made {
@@ -518,6 +534,26 @@ impl Tree {
             reward: 0.0,
         });
         id
+    }
+
+    /// Whether the most visited of the root's `legal` decisions leads every other by more
+    /// than `left` visits: no run of `left` more iterations could change the choice.
+    fn decided(&self, legal: &[Decision], left: u64) -> bool {
+        let (mut first, mut second) = (0u64, 0u64);
+        let mut c = self.nodes[0].first_child;
+        while c != NONE {
+            let child = &self.nodes[c as usize];
+            if legal.contains(&child.decision) {
+                let v = u64::from(child.visits);
+                if v > first {
+                    (first, second) = (v, first);
+                } else if v > second {
+                    second = v;
+                }
+            }
+            c = child.next_sibling;
+        }
+        first > second.saturating_add(left)
     }
 
     fn root_stats(&self, legal: &[Decision], iterations: u64) -> RootStats {
