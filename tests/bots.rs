@@ -268,6 +268,31 @@ fn version_depends_on_play_only() {
     std::fs::remove_file(&changed).unwrap();
     assert_eq!(a.version(), shipped.version());
     assert_ne!(b.version(), shipped.version());
+    // Stopping once decided plays the same games under an iteration budget (tested in
+    // bot::search), not under a time budget, where the iterations left are a guess.
+    let decided = |budget: &str| {
+        let text = format!(
+            "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\n{budget}\n\
+             [search]\nstop_when_decided = true\n"
+        );
+        let file = temp_file("decided.toml", &text);
+        let preset = resolve(file.to_str().unwrap()).unwrap();
+        std::fs::remove_file(&file).unwrap();
+        let plain = temp_file("plain.toml", &text.replace("stop_when_decided = true", ""));
+        let whole = resolve(plain.to_str().unwrap()).unwrap();
+        std::fs::remove_file(&plain).unwrap();
+        (preset.version(), whole.version())
+    };
+    let (counted, whole) = decided("iterations = 5000");
+    assert_eq!(
+        counted, whole,
+        "stop_when_decided under iterations plays the same"
+    );
+    let (timed, whole) = decided("time_ms = 1000");
+    assert_ne!(
+        timed, whole,
+        "stop_when_decided under a time budget plays otherwise"
+    );
     let versions: std::collections::BTreeSet<String> =
         shipped_presets().iter().map(|p| p.version()).collect();
     assert_eq!(

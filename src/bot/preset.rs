@@ -385,6 +385,8 @@ impl Preset {
     /// A short hash (12 hex digits) of what the preset plays with: algorithm, budget and every
     /// search parameter with defaults filled in, and the value and policy models' weights when it
     /// plays with them. Comments, layout, name and description do not change it; any change of play does.
+    /// `stop_when_decided` under an iteration budget does not: the decisions are the whole
+    /// budget's (a search only stops sooner), so a study's games are the same games.
     /// Stable across builds (FNV-1a, not std's hasher).
     pub fn version(&self) -> String {
         let search = match &self.config {
@@ -396,6 +398,9 @@ impl Preset {
                 named.value_weights = String::new();
                 named.policy_weights = String::new();
                 named.rack_weights = String::new();
+                if self.budget.iterations.is_some() {
+                    named.stop_when_decided = false;
+                }
                 let mut text = toml::to_string(&named).expect("a search config serializes to TOML");
                 if config.value_model {
                     let weights = weights::to_bytes(config.value_weights_model());
