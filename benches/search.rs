@@ -131,9 +131,11 @@ fn preset_config(name: &str, text: &str) -> (Algorithm, SearchConfig) {
 /// The shipped `strongest` preset's search settings on one thread and one tree.
 fn strongest_config() -> (Algorithm, SearchConfig) {
     let (algorithm, config) = preset_config("strongest", include_str!("../bots/strongest.toml"));
+    // Iterations a second: every decision runs its whole budget.
     let one = SearchConfig {
         threads: 1,
         trees: 1,
+        stop_when_decided: false,
         ..config
     };
     (algorithm, one)
@@ -162,6 +164,7 @@ fn bench_strong_threads(c: &mut Criterion) {
         let config = SearchConfig {
             threads,
             shared_tree,
+            stop_when_decided: false,
             ..strong.clone()
         };
         let budget = Budget::iterations(THREADS_ITERATIONS);
