@@ -74,7 +74,7 @@ pub(super) fn run(
     while !stop.reached(iterations) {
         tree.iterate(settings, root.sample(rng), &mut path, &mut scratch, rng);
         iterations += 1;
-        if stop.check_decided(iterations) && tree.decided(legal, stop.left(iterations, started)) {
+        if tree.decided(legal, &stop, iterations, started) {
             break;
         }
     }
@@ -225,7 +225,7 @@ impl Queue {
                 self.back_up(tree, &paths, made - 1 - lag, settings, seed, &mut scratch);
             }
             // Visits count at the descent, so the leaves still out are in the lead already.
-            if stop.check_decided(made) && tree.decided(legal, stop.left(made, started)) {
+            if tree.decided(legal, &stop, made, started) {
                 break;
             }
         }
@@ -536,37 +536,43 @@ impl Tree {
         id
     }
 
-    /// Whether the most visited of the root's `legal` decisions leads every other by more
-    /// than `left` visits: no run of `left` more iterations could change the choice.
-    fn decided(&self, legal: &[Decision], left: u64) -> bool {
-        let (mut first, mut second) = (0u64, 0u64);
+    /// The root's children, in sibling order.
+    fn root_children(&self) -> impl Iterator<Item = &Node> {
         let mut c = self.nodes[0].first_child;
-        while c != NONE {
-            let child = &self.nodes[c as usize];
-            if legal.contains(&child.decision) {
-                let v = u64::from(child.visits);
-                if v > first {
-                    (first, second) = (v, first);
-                } else if v > second {
-                    second = v;
-                }
-            }
+        std::iter::from_fn(move || {
+            let child = self.nodes.get(c as usize)?;
             c = child.next_sibling;
+            Some(child)
+        })
+    }
+
+    /// Whether a search stopping when decided (`stop`) stops after `done` iterations, begun at
+    /// `started`: at a check, the most visited of the root's `legal` decisions leads every
+    /// other by more visits than the iterations left, so no run of them could change the choice.
+    fn decided(&self, legal: &[Decision], stop: &Stop, done: u64, started: Instant) -> bool {
+        if !stop.check_decided(done) {
+            return false;
         }
-        first > second.saturating_add(left)
+        let (mut first, mut second) = (0u64, 0u64);
+        for child in self.root_children().filter(|c| legal.contains(&c.decision)) {
+            let v = u64::from(child.visits);
+            if v > first {
+                (first, second) = (v, first);
+            } else if v > second {
+                second = v;
+            }
+        }
+        first > second.saturating_add(stop.left(done, started))
     }
 
     fn root_stats(&self, legal: &[Decision], iterations: u64) -> RootStats {
         let mut stats = RootStats::new(legal.len());
         stats.iterations = iterations;
-        let mut c = self.nodes[0].first_child;
-        while c != NONE {
-            let child = &self.nodes[c as usize];
+        for child in self.root_children() {
             if let Some(i) = legal.iter().position(|&d| d == child.decision) {
                 stats.visits[i] = u64::from(child.visits);
                 stats.reward[i] = child.reward;
             }
-            c = child.next_sibling;
         }
         stats
     }
