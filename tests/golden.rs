@@ -90,7 +90,7 @@ fn summary_of_a_fixed_tournament() {
 /// playout step) must leave every one of these as it was; a change of what the search does
 /// (an option, a preset's settings, the playout rules) shows here as a reviewed diff. The
 /// level stops a decision once decided (`stop_when_decided`), so three of these clear draws
-/// show about 7,000 iterations: the decisions and their order are those of the whole 13,500.
+/// show about 10,500 iterations: the decisions and their order are those of the whole 20,000.
 #[test]
 fn strong_searches_fixed_positions_as_before() {
     let mut actual = String::new();

@@ -13,7 +13,7 @@ const VERSIONS: &[(&str, &str)] = &[
     // `strongest` again when its two threads came to share one tree (results/levels/README.md).
     ("bots/beginner.toml", "b0071f06177c"),
     ("bots/casual.toml", "270398d07ee1"),
-    ("bots/strong.toml", "23e37902baab"),
+    ("bots/strong.toml", "904c5ed10dd9"),
     ("bots/strongest.toml", "3bc86a502f16"),
     ("bots/cheat-uct-fast.toml", "8ab0b23af762"),
     ("bots/cheat-uct.toml", "db4651df0a9a"),

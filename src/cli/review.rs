@@ -15,7 +15,7 @@ pub struct Args {
     #[arg(value_name = "GAME")]
     file: PathBuf,
     /// Search iterations per decision (to find the best one; the win figures are the win
-    /// estimate's, whose budget is fixed). Default: the strong level's 13,500.
+    /// estimate's, whose budget is fixed). Default: the strong level's 20,000.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     iterations: Option<u64>,
     /// Threads the review runs on, each reviewing one decision or chance event at a time.

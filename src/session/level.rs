@@ -19,7 +19,8 @@ pub enum Level {
     Beginner,
     /// `bots/casual.toml`: a quick search.
     Casual,
-    /// `bots/strong.toml`: the settings of `ismcts-13500-greedy`, one core.
+    /// `bots/strong.toml`: the settings of `ismcts-13500-greedy` with up to 20,000 iterations,
+    /// stopping a decision once decided; one core.
     Strong,
     /// `bots/strongest.toml`: the same settings with 60,000 iterations on two threads sharing
     /// one tree; its time limit is only a safety net for slow machines.
