@@ -293,6 +293,28 @@ fn version_depends_on_play_only() {
         timed, whole,
         "stop_when_decided under a time budget plays otherwise"
     );
+    // A decided factor above 1 stops on a lead the rest could overturn: other games; without
+    // stop_when_decided it is unused.
+    let version_of = |search: &str| {
+        let text = format!(
+            "description = \"x\"\nalgorithm = \"ismcts\"\n[budget]\niterations = 5000\n\
+             [search]\n{search}"
+        );
+        let file = temp_file("factor.toml", &text);
+        let version = resolve(file.to_str().unwrap()).unwrap().version();
+        std::fs::remove_file(&file).unwrap();
+        version
+    };
+    assert_ne!(
+        version_of("stop_when_decided = true\ndecided_factor = 2.0\n"),
+        version_of("stop_when_decided = true\n"),
+        "a decided factor of 2 plays otherwise"
+    );
+    assert_eq!(
+        version_of("decided_factor = 2.0\n"),
+        version_of(""),
+        "a decided factor without stop_when_decided is unused"
+    );
     let versions: std::collections::BTreeSet<String> =
         shipped_presets().iter().map(|p| p.version()).collect();
     assert_eq!(

@@ -398,8 +398,13 @@ impl Preset {
                 named.value_weights = String::new();
                 named.policy_weights = String::new();
                 named.rack_weights = String::new();
-                if self.budget.iterations.is_some() {
+                // Stopping when decided plays the whole budget's games under an iteration
+                // budget, unless a factor above 1 stops it sooner; off, the factor is unused.
+                if self.budget.iterations.is_some() && named.decided_factor == 1.0 {
                     named.stop_when_decided = false;
+                }
+                if !named.stop_when_decided {
+                    named.decided_factor = 1.0;
                 }
                 let mut text = toml::to_string(&named).expect("a search config serializes to TOML");
                 if config.value_model {

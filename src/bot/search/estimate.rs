@@ -106,7 +106,7 @@ pub fn playout_mean(
             .max(1),
         deadline: budget.time.map(|t| Instant::now() + t),
         cancel,
-        until_decided: false,
+        until_decided: None,
     };
     with_playouts(game, observation, config, seed, |settings, belief, rng| {
         let mut scratch = Scratch::default();

@@ -283,9 +283,10 @@ pub(crate) struct Stop<'a> {
     pub iterations: u64,
     pub deadline: Option<Instant>,
     pub cancel: Option<&'a AtomicBool>,
-    /// `SearchConfig::stop_when_decided`, where the stop applies to the whole search's one
-    /// tree (an ensemble's trees are summed, so no single tree is decided alone).
-    pub until_decided: bool,
+    /// `SearchConfig::stop_when_decided` with its `decided_factor`, where the stop applies to
+    /// the whole search's one tree (an ensemble's trees are summed, so no single tree is
+    /// decided alone); `None` = the search runs its whole budget.
+    pub until_decided: Option<f64>,
 }
 
 impl Stop<'_> {
@@ -324,7 +325,19 @@ impl Stop<'_> {
     /// [`DECIDED_CHECK`], so that an iteration budget's decision does not depend on timing.
     #[inline]
     pub fn check_decided(&self, done: u64) -> bool {
-        self.until_decided && done.is_multiple_of(DECIDED_CHECK)
+        self.until_decided.is_some() && done.is_multiple_of(DECIDED_CHECK)
+    }
+
+    /// The visits the runner-up of a search stopping when decided may still gain after
+    /// `done` iterations, begun at `started`: the iterations left, divided by the
+    /// `decided_factor` (1 = every one of them, so a stopped search chooses what the whole
+    /// budget would).
+    pub fn catch_up(&self, done: u64, started: Instant) -> u64 {
+        let left = self.left(done, started);
+        match self.until_decided {
+            Some(factor) if factor > 1.0 => (left as f64 / factor).ceil() as u64,
+            _ => left,
+        }
     }
 }
 
@@ -426,7 +439,8 @@ pub(crate) fn search(
         deadline,
         seed,
         cancel,
-        until_decided: config.stop_when_decided && algorithm != Algorithm::FlatMc,
+        until_decided: (config.stop_when_decided && algorithm != Algorithm::FlatMc)
+            .then_some(config.decided_factor),
     };
     let stats = match algorithm {
         Algorithm::Pimc => pimc(&settings, root, &legal, config, plan),
@@ -490,8 +504,9 @@ struct Plan<'a> {
     deadline: Option<Instant>,
     seed: u64,
     cancel: Option<&'a AtomicBool>,
-    /// `SearchConfig::stop_when_decided`, for algorithms that grow trees.
-    until_decided: bool,
+    /// `SearchConfig::stop_when_decided` with its `decided_factor`, for algorithms that grow
+    /// trees.
+    until_decided: Option<f64>,
 }
 
 /// `config.trees` independent trees (or flat searches; one per thread when 0), their root
@@ -509,7 +524,7 @@ fn root_parallel(
             iterations: plan.total,
             deadline: plan.deadline,
             cancel: plan.cancel,
-            until_decided: config.stop_when_decided,
+            until_decided: config.stop_when_decided.then_some(config.decided_factor),
         };
         return tree::run_shared(settings, root, legal, stop, plan.seed, config.threads);
     }
@@ -564,7 +579,7 @@ where
             iterations: share(plan.total, units, k).max(u64::from(k == 0)),
             deadline: slice,
             cancel: plan.cancel,
-            until_decided: units == 1 && plan.until_decided,
+            until_decided: plan.until_decided.filter(|_| units == 1),
         };
         if stop.iterations == 0 {
             return RootStats::new(len);

@@ -375,6 +375,13 @@ search_options! {
     /// statistics then hold the iterations run. Checked every 64 iterations.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     stop_when_decided: bool = false, in Any, for TREES;
+    /// With `stop_when_decided`: the iterations left are divided by this factor before the
+    /// leader's lead is held against them (Leela Chess Zero's smart-pruning factor). 1 = the
+    /// search stops only when no other decision could catch up, so it chooses what its whole
+    /// budget would; above 1 it stops sooner, on a lead the rest of the budget could still,
+    /// rarely, overturn, and saves more time for a larger budget.
+    #[serde(skip_serializing_if = "is_one")]
+    decided_factor: f64 = 1.0, in Real(1.0, 1000.0), for TREES;
     /// Cheat-UCT is shown only the opponent's rack (its tiles, and which are frozen), not
     /// the reserves' contents nor the tiles removed at setup: it deals those as a fair search
     /// does, in a fresh determinization per iteration. The reference that measures what
@@ -432,6 +439,10 @@ fn is_zero_real(x: &f64) -> bool {
     *x == 0.0
 }
 
+fn is_one(x: &f64) -> bool {
+    *x == 1.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -455,6 +466,7 @@ mod tests {
             shared_tree: true,
             rack_only: true,
             stop_when_decided: true,
+            decided_factor: 1.5,
             playout_weights: vec![1.0; TERMS.len()],
             ..SearchConfig::DEFAULT
         };

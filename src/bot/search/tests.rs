@@ -1143,6 +1143,64 @@ fn a_search_stopping_when_decided_chooses_what_the_whole_budget_chooses() {
     }
 }
 
+/// A `decided_factor` above 1 stops a search at a check once the leader's lead exceeds the
+/// iterations left divided by the factor: never later than the exact stop, and sooner on some
+/// positions; where both stop at once they choose alike, each its most visited decision.
+#[test]
+fn a_decided_factor_stops_sooner_on_a_smaller_lead() {
+    let budget = 1280;
+    let searches = [
+        (Algorithm::Ismcts, shared(1)),
+        (Algorithm::Ismcts, shared(2)),
+    ];
+    let mut sooner = 0;
+    for terrain in builtin_terrains() {
+        let game = game_of(&terrain.key);
+        let positions = random_game_positions(&game, 23);
+        for s in positions.iter().step_by(positions.len() / 6 + 1) {
+            for (algorithm, config) in &searches {
+                let exact = SearchConfig {
+                    stop_when_decided: true,
+                    ..config.clone()
+                };
+                let factor = SearchConfig {
+                    decided_factor: 2.0,
+                    ..exact.clone()
+                };
+                let whole = decide(&game, s, *algorithm, &exact, budget);
+                let soon = decide(&game, s, *algorithm, &factor, budget);
+                let (Some(w), Some(a)) = (&whole.analysis, &soon.analysis) else {
+                    continue;
+                };
+                if a.iterations == 0 {
+                    continue; // forced or won at once: no search
+                }
+                let n = a.iterations;
+                check_choice(&game, s, &soon, n);
+                assert!(
+                    n <= w.iterations,
+                    "{} stopped later than {}",
+                    n,
+                    w.iterations
+                );
+                if n == w.iterations {
+                    assert_eq!(soon.decision, whole.decision, "{}", terrain.key);
+                    continue;
+                }
+                sooner += 1;
+                assert_eq!(n % 64, 0, "stopped between checks");
+                let c = &a.candidates;
+                let second = c.get(1).map_or(0, |c| c.visits);
+                assert!(
+                    c[0].visits > second + (budget - n).div_ceil(2),
+                    "stopped on too small a lead: {c:?}"
+                );
+            }
+        }
+    }
+    assert!(sooner > 5, "only {sooner} searches stopped sooner");
+}
+
 /// Whole games of `strong`'s settings (at a smaller budget) are the same with
 /// `stop_when_decided`: every decision of both players, on every terrain.
 #[test]

@@ -548,7 +548,8 @@ impl Tree {
 
     /// Whether a search stopping when decided (`stop`) stops after `done` iterations, begun at
     /// `started`: at a check, the most visited of the root's `legal` decisions leads every
-    /// other by more visits than the iterations left, so no run of them could change the choice.
+    /// other by more visits than the iterations left (divided by the `decided_factor`), so
+    /// no run of them (at `decided_factor` 1) could change the choice.
     fn decided(&self, legal: &[Decision], stop: &Stop, done: u64, started: Instant) -> bool {
         if !stop.check_decided(done) {
             return false;
@@ -562,7 +563,7 @@ impl Tree {
                 second = v;
             }
         }
-        first > second.saturating_add(stop.left(done, started))
+        first > second.saturating_add(stop.catch_up(done, started))
     }
 
     fn root_stats(&self, legal: &[Decision], iterations: u64) -> RootStats {
