@@ -10,11 +10,12 @@ use toybattle::bot::preset::{parse, resolve, shipped_names, PresetError};
 const VERSIONS: &[(&str, &str)] = &[
     // The play levels: `strong` and `strongest` changed version when they took greedy-once
     // playouts, then greedy-effects playouts (results/search-strength.md, ninth round);
-    // `strongest` again when its two threads came to share one tree (results/levels/README.md).
+    // `strongest` again when its two threads came to share one tree (results/levels/README.md),
+    // and when it took 120,000 iterations (results/learning.md, eighteenth round).
     ("bots/beginner.toml", "b0071f06177c"),
     ("bots/casual.toml", "270398d07ee1"),
     ("bots/strong.toml", "904c5ed10dd9"),
-    ("bots/strongest.toml", "3bc86a502f16"),
+    ("bots/strongest.toml", "e5efe305dcf1"),
     ("bots/cheat-uct-fast.toml", "8ab0b23af762"),
     ("bots/cheat-uct.toml", "db4651df0a9a"),
     ("bots/flat-mc.toml", "c21706b773df"),

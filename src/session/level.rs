@@ -22,8 +22,9 @@ pub enum Level {
     /// `bots/strong.toml`: the settings of `ismcts-13500-greedy` with up to 20,000 iterations,
     /// stopping a decision once decided; one core.
     Strong,
-    /// `bots/strongest.toml`: the same settings with 60,000 iterations on two threads sharing
-    /// one tree; its time limit is only a safety net for slow machines.
+    /// `bots/strongest.toml`: the same settings with up to 120,000 iterations on two threads
+    /// sharing one tree, stopping once decided; its time limit is only a safety net for slow
+    /// machines.
     Strongest,
 }
 
@@ -127,7 +128,7 @@ mod tests {
     #[test]
     fn the_strongest_level_decides_from_its_seed_alone() {
         let preset = Level::Strongest.preset();
-        assert_eq!(preset.budget.iterations, Some(60_000));
+        assert_eq!(preset.budget.iterations, Some(120_000));
         match preset.config {
             crate::bot::preset::BotConfig::Search { config, .. } => {
                 assert_eq!((config.threads, config.shared_tree), (2, true));
