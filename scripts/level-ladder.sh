@@ -12,7 +12,8 @@
 #
 #   scripts/level-ladder.sh [--games N] [--seed S] [--concurrency C]
 #
-# N games per pairing and terrain (even; default 2: 96 games, about 3 hours on two busy cores).
+# N games per pairing and terrain (even; default 2: 96 games, 22 minutes on two busy cores for the
+# levels of 2026-12-03, which stop a decision once decided).
 # A killed run resumes where it stopped when started again with the same options.
 set -eu
 
