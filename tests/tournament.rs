@@ -182,6 +182,39 @@ fn resume_replays_games_whose_record_is_missing_damaged_or_another() {
     }
 }
 
+/// A run folder checked out without its `records/` (results/ commits none): the resume keeps
+/// the counted games, rewrites their lines to name no record, plays only the rest (with
+/// records), and a second resume, when `records/` holds the new games' records, keeps them all.
+#[test]
+fn resume_keeps_the_counted_games_of_a_folder_without_its_records() {
+    let (whole, copy) = (temp_dir("norec-whole"), temp_dir("norec-copy"));
+    let c = config(&["random", "greedy"], 4);
+    run(&c, &whole, 2).unwrap();
+    run(&c, &copy, 2).unwrap();
+    let text = fs::read_to_string(copy.join("games.jsonl")).unwrap();
+    let first: String = text.lines().take(5).map(|l| format!("{l}\n")).collect();
+    fs::write(copy.join("games.jsonl"), first).unwrap();
+    fs::remove_dir_all(copy.join("records")).unwrap();
+    let report = run(&c, &copy, 2).unwrap();
+    assert_eq!((report.resumed, report.played), (5, 3));
+    let games = games_of(&copy);
+    assert!(games[..5].iter().all(|g| g.record.is_empty()));
+    assert!(games[5..].iter().all(|g| copy.join(&g.record).is_file()));
+    let unlinked = |games: Vec<GameLine>| {
+        let mut games = timeless(games);
+        games.iter_mut().for_each(|g| g.record.clear());
+        games.sort_by_key(GameLine::key);
+        games
+    };
+    assert_eq!(unlinked(games_of(&whole)), unlinked(games));
+    assert_eq!(summary_json(&whole), summary_json(&copy));
+    let again = run(&c, &copy, 2).unwrap();
+    assert_eq!((again.resumed, again.played), (8, 0));
+    for d in [whole, copy] {
+        fs::remove_dir_all(d).unwrap();
+    }
+}
+
 #[test]
 fn different_settings_in_the_same_folder_are_refused() {
     let out = temp_dir("settings");

@@ -11,7 +11,7 @@ use super::store::StoreError;
 use super::store::{
     cut_torn_line, open_run_dir, read_games, read_sprt_stop, record_path, write_atomic,
     write_json_atomic, write_record, write_sprt_stop, GameLine, GamesFile, GamesWriter, TornLine,
-    GAMES_FILE,
+    GAMES_FILE, RECORDS_DIR,
 };
 use super::summary::{live_score, pentanomial, SprtSummary, SprtWatch, Summary};
 use super::TournamentError;
@@ -159,7 +159,6 @@ fn run(options: RunOptions, roots: bool) -> Result<RunReport, TournamentError> {
         existing,
         &bots,
         &games,
-        &config,
         roots,
         options.quiet,
     )?;
@@ -254,17 +253,22 @@ pub(super) fn run_games(
 /// not replay is taken out of `games.jsonl` (which is rewritten atomically) so that it is
 /// played again from its deal. With bots of fixed
 /// iteration budgets the replayed game is the lost one; with time budgets it is a new game on
-/// the same deal and seats, and its line replaces the old one. A game the run keeps no record
-/// of (`run.json`'s `records`) needs none and is kept as it is. With `roots`, a recorded game
-/// whose root stats file is missing or not its own is played again too.
-#[allow(clippy::too_many_arguments)]
+/// the same deal and seats, and its line replaces the old one. A game whose line names no record
+/// (the run keeps none of it, `run.json`'s `records`, or it was kept as below) is kept as it
+/// is. With `roots`, a recorded game whose root stats file is missing or not its own is played
+/// again too.
+///
+/// A folder without its whole `records/` was copied or checked out without them (results/
+/// commits none): its counted games are kept, since a crash cannot lose the folder (a record is
+/// written before its line) and playing them all again would only spend their time once more.
+/// Their lines are rewritten to name no record, so that a later resume, when `records/` holds
+/// the new games' records, keeps them too.
 fn drop_games_without_records(
     out: &Path,
     games_path: &Path,
     mut existing: GamesFile,
     bots: &BTreeMap<String, BotEntry>,
     games: &[Game],
-    config: &RunConfig,
     roots: bool,
     quiet: bool,
 ) -> Result<GamesFile, TournamentError> {
@@ -277,11 +281,29 @@ fn drop_games_without_records(
             .map(|p| p.to_string())
             .or_else(|| roots.then(|| roots_problem(out, g)).flatten())
     };
-    let (kept, lost): (Vec<GameLine>, Vec<GameLine>) = existing.games.into_iter().partition(|g| {
-        let unrecorded = g.record.is_empty() && !config.records.keeps(g.pair);
-        unrecorded || problem(g).is_none()
-    });
-    if !lost.is_empty() {
+    let records_absent = !out.join(RECORDS_DIR).exists();
+    let unlinked = existing
+        .games
+        .iter()
+        .filter(|g| !g.record.is_empty())
+        .count();
+    if records_absent && unlinked > 0 {
+        for g in &mut existing.games {
+            g.record.clear();
+        }
+        if !quiet {
+            eprintln!(
+                "note: {} is absent: the {unlinked} games counted in {GAMES_FILE} are kept \
+                 without records, and their lines now name none",
+                out.join(RECORDS_DIR).display()
+            );
+        }
+    }
+    let (kept, lost): (Vec<GameLine>, Vec<GameLine>) = existing
+        .games
+        .into_iter()
+        .partition(|g| g.record.is_empty() || problem(g).is_none());
+    if !lost.is_empty() || (records_absent && unlinked > 0) {
         let mut text = String::new();
         for g in &kept {
             text += &serde_json::to_string(g).map_err(|e| StoreError::io(games_path, e))?;
