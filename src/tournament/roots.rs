@@ -53,6 +53,22 @@ pub struct RootNote {
 }
 
 impl GameRoots {
+    /// What `pick` reads of each decision's note in `roots`, indexed by step over a record of
+    /// `steps` steps: `None` at chance steps, forced decisions and where `roots` is `None`.
+    pub fn per_step<'a, T>(
+        roots: Option<&'a GameRoots>,
+        steps: usize,
+        pick: impl Fn(&'a RootNote) -> Option<T>,
+    ) -> Vec<Option<T>> {
+        let mut out: Vec<Option<T>> = (0..steps).map(|_| None).collect();
+        for note in roots.map_or(&[][..], |r| &r.decisions) {
+            if let Some(slot) = out.get_mut(note.step) {
+                *slot = pick(note);
+            }
+        }
+        out
+    }
+
     /// The root stats of a game played with [`play_game`](crate::bot::play::play_game), whose
     /// record is `record` at `rel` in the run folder.
     pub fn of(game: &Game, rel: &str, record: &GameRecord, searches: &[DecisionSearch]) -> Self {

@@ -104,14 +104,10 @@ impl PolicyData {
         roots: Option<&GameRoots>,
     ) -> Result<(), String> {
         replay(game, record).map_err(|e| e.to_string())?;
-        let mut visits = vec![None; record.steps.len()];
-        if self.target == PolicyTarget::Visits {
-            for note in roots.map_or(&[][..], |r| &r.decisions) {
-                if let Some(v) = visits.get_mut(note.step) {
-                    *v = (!note.visits.is_empty()).then_some(&note.visits);
-                }
-            }
-        }
+        let roots = roots.filter(|_| self.target == PolicyTarget::Visits);
+        let visits = GameRoots::per_step(roots, record.steps.len(), |note| {
+            (!note.visits.is_empty()).then_some(&note.visits)
+        });
         let mut state = game.initial_state(&record.deal);
         let mut legal = DecisionList::new();
         for (step, visits) in record.steps.iter().zip(visits) {

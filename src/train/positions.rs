@@ -147,12 +147,9 @@ impl Dataset {
         roots: Option<&GameRoots>,
     ) -> Result<(), String> {
         replay(game, record).map_err(|e| e.to_string())?;
-        let mut root_values = vec![None; record.steps.len()];
-        for note in roots.map_or(&[][..], |r| &r.decisions) {
-            if let Some(v) = root_values.get_mut(note.step) {
-                *v = note.value.map(|x| x as f32);
-            }
-        }
+        let root_values = GameRoots::per_step(roots, record.steps.len(), |note| {
+            note.value.map(|x| x as f32)
+        });
         let winner = record.result.winner;
         let target = |c: Colour| match winner {
             Some(w) => f32::from(u8::from(w == c)),
