@@ -248,6 +248,19 @@ fn the_shipped_weights_fit_this_encoding() {
     assert_eq!(&model, ValueModel::shipped());
 }
 
+/// The `strong` level plays with the shipped weights; they are the weights its match measured
+/// (results/learning/more-games/, results/learning.md, nineteenth round), so a retrained model
+/// cannot replace them without its own measurement and this test's path moving to it.
+#[test]
+fn the_shipped_weights_are_the_measured_ones() {
+    let shipped = include_bytes!("../src/model/value.weights");
+    let measured = include_bytes!("../results/learning/more-games/value-8640-64x32.weights");
+    assert!(
+        shipped == measured,
+        "src/model/value.weights is not the measured model"
+    );
+}
+
 /// `toybattle analyze` with a preset of the combined evaluation whose `value_weights` names
 /// `weights` (bytes written to a file), on a mid-game Castle Field position.
 /// No file is written for `None`.

@@ -19,12 +19,13 @@ pub enum Level {
     Beginner,
     /// `bots/casual.toml`: a quick search.
     Casual,
-    /// `bots/strong.toml`: the settings of `ismcts-13500-greedy` with up to 20,000 iterations,
-    /// stopping a decision once decided; one core.
+    /// `bots/strong.toml`: the settings of `ismcts-13500-greedy` with up to 17,000 iterations,
+    /// stopping a decision once decided, its cut playouts scored with the learned value model;
+    /// one core.
     Strong,
-    /// `bots/strongest.toml`: the same settings with up to 120,000 iterations on two threads
-    /// sharing one tree, stopping once decided; its time limit is only a safety net for slow
-    /// machines.
+    /// `bots/strongest.toml`: the same settings without the value model, with up to 120,000
+    /// iterations on two threads sharing one tree, stopping once decided; its time limit is
+    /// only a safety net for slow machines.
     Strongest,
 }
 
