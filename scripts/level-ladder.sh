@@ -4,7 +4,7 @@
 # The levels have iteration budgets, so every game is reproducible from its seed; the copies of
 # the presets in results/levels/ladder-bots/ differ from bots/ only in the `time_ms` safety net,
 # raised so that a busy machine never cuts a search short (on a loaded machine the 15 s net of
-# `strongest` would end some searches before their 120,000 iterations, and the games would
+# `strongest` would end some searches before their 100,000 iterations, and the games would
 # depend on the load). The run goes at low priority (nice 19) and may take hours.
 # Writes the run to results/levels/ladder/ and the ladder (each pairing over all terrains, and
 # each level's score against all others) to results/levels/ladder.md, the one table that

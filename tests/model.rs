@@ -248,8 +248,9 @@ fn the_shipped_weights_fit_this_encoding() {
     assert_eq!(&model, ValueModel::shipped());
 }
 
-/// The `strong` level plays with the shipped weights; they are the weights its match measured
-/// (results/learning/more-games/, results/learning.md, nineteenth round), so a retrained model
+/// The `strong` and `strongest` levels play with the shipped weights; they are the weights their
+/// matches measured (results/learning/more-games/ and strongest-model/, results/learning.md,
+/// nineteenth and twentieth rounds), so a retrained model
 /// cannot replace them without its own measurement and this test's path moving to it.
 #[test]
 fn the_shipped_weights_are_the_measured_ones() {

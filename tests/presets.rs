@@ -15,7 +15,11 @@ const VERSIONS: &[(&str, &str)] = &[
     // changed again when it took the value model at 17,000 iterations: it is the bot measured
     // as results/learning/more-games/cuts8640-17000.toml (the same settings and weights,
     // tests/model.rs), and the `strong` it was measured against keeps its version as a file
-    // (results/learning.md, nineteenth round).
+    // (results/learning.md, nineteenth round). `strongest` took the value model too, at
+    // 100,000 iterations: it is the bot measured as
+    // results/learning/strongest-model/strongest-model-100000.toml but for its `time_ms` safety
+    // net, which a version covers; the `strongest` before it keeps its version as a file
+    // (results/learning.md, twentieth round).
     ("bots/beginner.toml", "b0071f06177c"),
     ("bots/casual.toml", "270398d07ee1"),
     ("bots/strong.toml", "7df526c4831b"),
@@ -23,7 +27,15 @@ const VERSIONS: &[(&str, &str)] = &[
         "results/learning/more-games/strong-904c5ed10dd9.toml",
         "904c5ed10dd9",
     ),
-    ("bots/strongest.toml", "e5efe305dcf1"),
+    ("bots/strongest.toml", "a88a09ba3fdf"),
+    (
+        "results/learning/strongest-model/strongest-model-100000.toml",
+        "567271abea72",
+    ),
+    (
+        "results/learning/strongest-model/strongest-e5efe305dcf1.toml",
+        "e5efe305dcf1",
+    ),
     ("bots/cheat-uct-fast.toml", "8ab0b23af762"),
     ("bots/cheat-uct.toml", "db4651df0a9a"),
     ("bots/flat-mc.toml", "c21706b773df"),

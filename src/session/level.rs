@@ -23,9 +23,9 @@ pub enum Level {
     /// stopping a decision once decided, its cut playouts scored with the learned value model;
     /// one core.
     Strong,
-    /// `bots/strongest.toml`: the same settings without the value model, with up to 120,000
-    /// iterations on two threads sharing one tree, stopping once decided; its time limit is
-    /// only a safety net for slow machines.
+    /// `bots/strongest.toml`: the same settings and value model with up to 100,000 iterations
+    /// on two threads sharing one tree, stopping once decided; its time limit is only a safety
+    /// net for slow machines.
     Strongest,
 }
 
@@ -129,7 +129,7 @@ mod tests {
     #[test]
     fn the_strongest_level_decides_from_its_seed_alone() {
         let preset = Level::Strongest.preset();
-        assert_eq!(preset.budget.iterations, Some(120_000));
+        assert_eq!(preset.budget.iterations, Some(100_000));
         match preset.config {
             crate::bot::preset::BotConfig::Search { config, .. } => {
                 assert_eq!((config.threads, config.shared_tree), (2, true));
