@@ -250,8 +250,8 @@ fn the_shipped_weights_fit_this_encoding() {
 
 /// The `strong` and `strongest` levels play with the shipped weights; they are the weights their
 /// matches measured (results/learning/more-games/ and strongest-model/, results/learning.md,
-/// nineteenth and twentieth rounds), so a retrained model
-/// cannot replace them without its own measurement and this test's path moving to it.
+/// nineteenth and twentieth rounds), so a retrained model cannot replace them without its own
+/// measurement and this test's path moving to it.
 #[test]
 fn the_shipped_weights_are_the_measured_ones() {
     let shipped = include_bytes!("../src/model/value.weights");
