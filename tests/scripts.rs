@@ -1,4 +1,5 @@
-//! The scripts of scripts/: the cluster scripts with a stand-in for the scheduler, and the soak.
+//! The scripts of scripts/: the cluster scripts with a stand-in for the scheduler, the soak, and
+//! the terrain-spread reading of results.
 //!
 //! `sbatch` is replaced by a small shell script that runs each `--wrap` command the way Slurm
 //! would: once per array task with `SLURM_ARRAY_TASK_ID` set, then the dependent job. A merged
@@ -358,4 +359,45 @@ fn the_soak_runs_checked_chunks_with_successive_seeds_and_resumes_past_done_ones
     let redone = fs::read_to_string(out.join("castle_field-beginner-1.out")).unwrap();
     assert!(redone.starts_with("10 random games per terrain, beginner variant, seed 8,"));
     let _ = fs::remove_dir_all(&out);
+}
+
+/// Runs scripts/terrain-spread.py (python3) with ARGS from results/learning/time-ladder.
+fn terrain_spread(args: &[&str]) -> std::process::Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    Command::new("python3")
+        .arg(root.join("scripts/terrain-spread.py"))
+        .args(args)
+        .current_dir(root.join("results/learning/time-ladder"))
+        .output()
+        .expect("python3 runs")
+}
+
+/// The figures results/learning.md quotes for the 4 s rung's terrains (twenty-first round):
+/// Caribbean Sea's pair score, the pairs, the seeded permutation p and the time ratio.
+#[test]
+fn terrain_spread_reads_the_pair_scores_and_the_permutation_p_of_the_four_second_rung() {
+    let out = terrain_spread(&[
+        "model-1t-4s.toml",
+        "model-4s-vs-1s/games.jsonl",
+        "model-4s-vs-1s-3042/games.jsonl",
+        "--shuffles",
+        "2000",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("caribbean_sea    pair score 0.400"), "{text}");
+    assert!(
+        text.contains("200 pairs; spread 1.295; permutation p = 0.0520 (2000 shuffles)"),
+        "{text}"
+    );
+    assert!(text.contains("2402 against 650; ratio 3.655"), "{text}");
+}
+
+/// A bot that played none of the games is named in the error, not counted as a loser.
+#[test]
+fn terrain_spread_refuses_a_bot_that_is_not_in_the_games() {
+    let out = terrain_spread(&["nobody", "model-4s-vs-1s/games.jsonl"]);
+    assert!(!out.status.success());
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(error.contains("bot 'nobody' is not in a game"), "{error}");
 }
