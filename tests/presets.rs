@@ -36,6 +36,17 @@ const VERSIONS: &[(&str, &str)] = &[
         "results/learning/strongest-model/strongest-e5efe305dcf1.toml",
         "e5efe305dcf1",
     ),
+    // The issue's frozen `strong` (the level of the day issue 29 was filed), and the `strong`
+    // search on both cores measured against it (results/learning.md, twenty-third round): a
+    // change to either is a change to the bots those figures are of.
+    (
+        "results/learning/rack-model/strong-linear-13500.toml",
+        "23e37902baab",
+    ),
+    (
+        "results/learning/two-cores/strong-2t-29000.toml",
+        "f2675ec70ecf",
+    ),
     ("bots/cheat-uct-fast.toml", "8ab0b23af762"),
     ("bots/cheat-uct.toml", "db4651df0a9a"),
     ("bots/flat-mc.toml", "c21706b773df"),
