@@ -1,5 +1,5 @@
 //! The scripts of scripts/: the cluster scripts with a stand-in for the scheduler, the soak, and
-//! the terrain-spread reading of results.
+//! the terrain-spread and terrain-concordance readings of results.
 //!
 //! `sbatch` is replaced by a small shell script that runs each `--wrap` command the way Slurm
 //! would: once per array task with `SLURM_ARRAY_TASK_ID` set, then the dependent job. A merged
@@ -397,6 +397,93 @@ fn terrain_spread_reads_the_pair_scores_and_the_permutation_p_of_the_four_second
 #[test]
 fn terrain_spread_refuses_a_bot_that_is_not_in_the_games() {
     let out = terrain_spread(&["nobody", "model-4s-vs-1s/games.jsonl"]);
+    assert!(!out.status.success());
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(error.contains("bot 'nobody' is not in a game"), "{error}");
+}
+
+/// Runs scripts/terrain-concordance.py (python3) with ARGS from results/learning.
+fn terrain_concordance(args: &[&str]) -> std::process::Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    Command::new("python3")
+        .arg(root.join("scripts/terrain-concordance.py"))
+        .args(args)
+        .current_dir(root.join("results/learning"))
+        .output()
+        .expect("python3 runs")
+}
+
+/// The matches of a stronger search against a weaker one that results/learning.md reads for
+/// the terrains that gain least (twenty-fourth round).
+const SEVEN_MATCHES: &[&str] = &[
+    "--match",
+    "strongest-120000.toml",
+    "strongest/strongest-120000-vs-strong-3181/games.jsonl",
+    "--match",
+    "cuts8640-17000.toml",
+    "more-games/cuts8640-17000-vs-strong/games.jsonl",
+    "more-games/cuts8640-17000-vs-strong-3201/games.jsonl",
+    "--match",
+    "model-shared-2t-250ms.toml",
+    "threads/model-shared-2t-vs-1t-250ms/games.jsonl",
+    "--match",
+    "model-1t-1s.toml",
+    "time-ladder/model-1s-vs-250ms/games.jsonl",
+    "--match",
+    "model-1t-4s.toml",
+    "time-ladder/model-4s-vs-1s/games.jsonl",
+    "time-ladder/model-4s-vs-1s-3042/games.jsonl",
+    "--match",
+    "cheat-uct-strong-20000.toml",
+    "cheat-gap/strong-vs-cheat-uct-strong-20000/games.jsonl",
+    "cheat-gap/strong-vs-cheat-uct-strong-20000-3042/games.jsonl",
+    "cheat-gap/strong-vs-cheat-uct-strong-20000-3043/games.jsonl",
+    "--match",
+    "strongest-model-100000.toml",
+    "strongest-model/strongest-model-100000-vs-strong-3400/games.jsonl",
+];
+
+/// The figures results/learning.md quotes: Kendall's W of the seven matches' terrain orders,
+/// its seeded permutation p, Caribbean Sea's mean rank and the correlation with HQ endings.
+#[test]
+fn terrain_concordance_reads_the_agreement_of_seven_matches_on_the_terrains() {
+    let mut args = SEVEN_MATCHES.to_vec();
+    args.extend(["--shuffles", "5000"]);
+    let out = terrain_concordance(&args);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(
+        text.contains(
+            "7 matches, 8 terrains: Kendall's W = 0.281; permutation p = 0.0308 (5000 shuffles)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("caribbean_sea      2.14      494      59.1%       24.6"),
+        "{text}"
+    );
+    assert!(
+        text.contains("share ended by an HQ: -0.167, exact p = 0.7033"),
+        "{text}"
+    );
+}
+
+/// A match given without its games, and a bot that played none of them, are named in the
+/// error.
+#[test]
+fn terrain_concordance_refuses_a_match_without_games_or_without_the_bot() {
+    let out = terrain_concordance(&["--match", "strong"]);
+    assert!(!out.status.success());
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        error.contains("--match strong: give the bot, then at least one games.jsonl"),
+        "{error}"
+    );
+    let out = terrain_concordance(&[
+        "--match",
+        "nobody",
+        "more-games/cuts8640-17000-vs-strong/games.jsonl",
+    ]);
     assert!(!out.status.success());
     let error = String::from_utf8_lossy(&out.stderr);
     assert!(error.contains("bot 'nobody' is not in a game"), "{error}");
