@@ -19,10 +19,17 @@ const VERSIONS: &[(&str, &str)] = &[
     // 100,000 iterations: it is the bot measured as
     // results/learning/strongest-model/strongest-model-100000.toml but for its `time_ms` safety
     // net, which a version covers; the `strongest` before it keeps its version as a file
-    // (results/learning.md, twentieth round).
+    // (results/learning.md, twentieth round). `strong` took both cores on 2026-12-07: two
+    // threads on one shared tree, up to 29,000 iterations; it is the bot measured as
+    // results/learning/two-cores/strong-2t-29000.toml (pinned below, the same version), and the
+    // one-core `strong` before it keeps its version as a file (twenty-fourth round).
     ("bots/beginner.toml", "b0071f06177c"),
     ("bots/casual.toml", "270398d07ee1"),
-    ("bots/strong.toml", "7df526c4831b"),
+    ("bots/strong.toml", "f2675ec70ecf"),
+    (
+        "results/learning/two-cores/strong-7df526c4831b.toml",
+        "7df526c4831b",
+    ),
     (
         "results/learning/more-games/strong-904c5ed10dd9.toml",
         "904c5ed10dd9",

@@ -486,3 +486,27 @@ fn a_review_runs_on_its_own_pool_of_the_threads_asked() {
         one
     );
 }
+
+/// A review searches as the `strong` level does, with its budget, but one thread a search:
+/// it runs decisions side by side, one per core, and a level's second thread would only take
+/// a core from another decision (and with one thread the shared tree is the plain tree).
+#[test]
+fn a_review_searches_as_the_strong_level_on_one_thread() {
+    let options = ReviewOptions::default();
+    let strong = toybattle::session::Level::Strong.preset();
+    assert_eq!(options.config.threads, 1);
+    assert_eq!(options.budget, strong.budget);
+    match strong.config {
+        toybattle::bot::preset::BotConfig::Search { config, .. } => {
+            assert_eq!(config.threads, 2, "the level itself keeps both cores");
+            assert_eq!(
+                toybattle::bot::search::SearchConfig {
+                    threads: 1,
+                    ..config
+                },
+                options.config
+            );
+        }
+        other => panic!("strong is a search, not {other:?}"),
+    }
+}

@@ -91,7 +91,8 @@ impl ErrorClass {
 #[derive(Clone, Debug)]
 pub struct ReviewOptions {
     /// The options of every search, which is information-set MCTS as the `strong` level's (its
-    /// options by default: one thread each, the review itself runs decisions side by side).
+    /// options by default, but one thread each: the review itself runs decisions side by side,
+    /// one per core, and a second thread a search would only take a core from another).
     pub config: SearchConfig,
     /// The budget of the search of one decision (which finds the best decision; the figures
     /// are [`estimate`]s, whose budget is fixed).
@@ -114,7 +115,10 @@ impl Default for ReviewOptions {
     fn default() -> ReviewOptions {
         let (_, config, budget) = strong();
         ReviewOptions {
-            config,
+            config: SearchConfig {
+                threads: 1,
+                ..config
+            },
             budget,
             seed: 0x7e71_e3a1,
             only: None,

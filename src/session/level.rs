@@ -19,9 +19,9 @@ pub enum Level {
     Beginner,
     /// `bots/casual.toml`: a quick search.
     Casual,
-    /// `bots/strong.toml`: the settings of `ismcts-13500-greedy` with up to 17,000 iterations,
-    /// stopping a decision once decided, its cut playouts scored with the learned value model;
-    /// one core.
+    /// `bots/strong.toml`: the settings of `ismcts-13500-greedy` with up to 29,000 iterations
+    /// on two threads sharing one tree, stopping a decision once decided, its cut playouts
+    /// scored with the learned value model.
     Strong,
     /// `bots/strongest.toml`: the same settings and value model with up to 100,000 iterations
     /// on two threads sharing one tree, stopping once decided; its time limit is only a safety
@@ -123,18 +123,20 @@ mod tests {
         );
     }
 
-    /// The strongest level plays the same on every machine: an iteration budget on a fixed
+    /// The two strong levels play the same on every machine: an iteration budget on a fixed
     /// number of threads sharing one tree, whose decisions depend on the seed and that number
     /// only (docs/play.md says why not one thread per core).
     #[test]
-    fn the_strongest_level_decides_from_its_seed_alone() {
-        let preset = Level::Strongest.preset();
-        assert_eq!(preset.budget.iterations, Some(100_000));
-        match preset.config {
-            crate::bot::preset::BotConfig::Search { config, .. } => {
-                assert_eq!((config.threads, config.shared_tree), (2, true));
+    fn the_strong_levels_decide_from_their_seed_alone() {
+        for (level, iterations) in [(Level::Strong, 29_000), (Level::Strongest, 100_000)] {
+            let preset = level.preset();
+            assert_eq!(preset.budget.iterations, Some(iterations), "{level}");
+            match preset.config {
+                crate::bot::preset::BotConfig::Search { config, .. } => {
+                    assert_eq!((config.threads, config.shared_tree), (2, true), "{level}");
+                }
+                other => panic!("{level} is a search, not {other:?}"),
             }
-            other => panic!("strongest is a search, not {other:?}"),
         }
     }
 }
