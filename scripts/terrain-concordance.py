@@ -17,34 +17,23 @@ Python standard library only; seeded, so the same files give the same p.
 """
 
 import argparse
+import importlib.util
 import itertools
-import json
 import random
 from collections import defaultdict
+from pathlib import Path
 
-
-def load(path):
-    """The games of one games.jsonl, as parsed JSON."""
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as e:
-                raise SystemExit(f"{path}:{number}: not a JSON game line ({e})")
+# The games and pair scores are read as scripts/terrain-spread.py reads them.
+_spec = importlib.util.spec_from_file_location("terrain_spread", Path(__file__).with_name("terrain-spread.py"))
+terrain_spread = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(terrain_spread)
 
 
 def pair_scores(games, bot):
     """{terrain: [pair score of BOT]} for every deal played both times."""
-    pairs = defaultdict(list)
-    for g in games:
-        if bot not in (g["blue"], g["red"]):
-            raise SystemExit(f"bot '{bot}' is not in a game of {g['terrain']} (blue {g['blue']}, red {g['red']})")
-        key = (g["run"], g["terrain"], g["deal_seed"], g["pair"])
-        pairs[key].append(1.0 if g["winner"] == bot else 0.5 if g["winner"] is None else 0.0)
     by = defaultdict(list)
-    for key, s in pairs.items():
-        if len(s) == 2:
-            by[key[1]].append(sum(s) / 2)
+    for terrain, score in terrain_spread.pair_scores(games, bot):
+        by[terrain].append(score)
     return by
 
 
@@ -117,7 +106,7 @@ def main():
         if len(spec) < 2:
             raise SystemExit(f"--match {spec[0]}: give the bot, then at least one games.jsonl")
         bot, paths = spec[0], spec[1:]
-        mine = [g for p in paths for g in load(p)]
+        mine = list(terrain_spread.load(paths))
         games += mine
         matches.append((bot, paths, pair_scores(mine, bot)))
     terrains = sorted(set.intersection(*(set(by) for _, _, by in matches)))
