@@ -157,6 +157,29 @@ fn a_playout_to_the_cut_stops_where_the_search_evaluates() {
     }
 }
 
+/// Appending a dataset made apart gives the dataset made in one: its positions after, its
+/// games numbered after (a validation split by game sees the same games).
+#[test]
+fn an_appended_dataset_is_the_dataset_made_in_one() {
+    let records = [
+        "strong-vs-strong-0000-0.json",
+        "strong-vs-strong-0000-1.json",
+    ]
+    .map(record);
+    let game = Game::builtin(&records[0].terrain, records[0].variant).unwrap();
+    let mut whole = Dataset::new();
+    let mut parts = [Dataset::new(), Dataset::new()];
+    for (rec, part) in records.iter().zip(&mut parts) {
+        whole.add_record(&game, rec).unwrap();
+        part.add_record(&game, rec).unwrap();
+    }
+    let [mut first, second] = parts;
+    let first_len = first.len();
+    first.append(second);
+    assert_eq!(first, whole);
+    assert_eq!((first.games(), first.game_of(first_len)), (2, 1));
+}
+
 /// Cut positions for training: at most one per turn start (or as many as asked), each target
 /// the mean of the asked number of full playouts, reproducible from the seed.
 #[test]

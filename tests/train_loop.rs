@@ -899,3 +899,52 @@ fn a_cut_generation_fits_the_base_searchs_cut_positions() {
     let err = run_generations(resumed).unwrap_err().to_string();
     assert!(err.contains("cuts: nothing now"), "{err}");
 }
+
+/// `train run --cuts` makes a self-play folder's cut positions once (`cuts/KEY.positions`):
+/// the next generation, whose window holds that folder again, reads them and leaves the file
+/// as it was; a damaged file is made again, the same bytes, and the refit gives the same weights.
+#[test]
+fn a_folders_cut_positions_are_made_once_and_a_damaged_file_again() {
+    let root = scratch("cut-cache");
+    let base = preset(&root, "base", 30, None);
+    let ts = terrains(1);
+    let mut cfg = config(&base, &ts, 23);
+    (cfg.variants, cfg.reference_games) = (vec![Variant::Normal], 0);
+    cfg.cuts = Some(CutSettings {
+        playouts: 4,
+        per_start: 1,
+    });
+    let dir = root.join("run");
+    let run = |generations: u32| {
+        let mut o = options(cfg.clone(), &ts, &dir);
+        o.generations = generations;
+        run_generations(o).unwrap()
+    };
+    run(1);
+    let first = dir.join("cuts/gen-001-normal.positions");
+    let (bytes, modified) = (
+        std::fs::read(&first).unwrap(),
+        std::fs::metadata(&first).unwrap().modified().unwrap(),
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let report = run(2);
+    assert_eq!(
+        report.generations[1].trained_games, 4,
+        "the window is two generations"
+    );
+    assert_eq!(
+        std::fs::metadata(&first).unwrap().modified().unwrap(),
+        modified
+    );
+    assert!(dir.join("cuts/gen-002-normal.positions").is_file());
+    let weights_file = dir.join("gen-002/weights.bin");
+    let fitted = std::fs::read(&weights_file).unwrap();
+
+    std::fs::write(&first, &bytes[..bytes.len() / 2]).unwrap();
+    for f in ["weights.bin", "fit.json", "result.json"] {
+        std::fs::remove_file(dir.join("gen-002").join(f)).unwrap();
+    }
+    run(2);
+    assert_eq!(std::fs::read(&first).unwrap(), bytes);
+    assert_eq!(std::fs::read(&weights_file).unwrap(), fitted);
+}

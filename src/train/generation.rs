@@ -23,7 +23,7 @@ use super::gate::{gate, play_match, GateResult, MatchResult, MatchSettings};
 use super::policy::{fit_policy, score, PolicyData, PolicyTarget, Split};
 use super::settings::open_settings;
 pub use super::TrainError;
-use super::{fit, CutOptions, Dataset, DatasetError, FitOptions};
+use super::{fit, positions_file, CutOptions, Dataset, FitOptions};
 use crate::bot::preset::{self, BotConfig, Preset};
 use crate::bot::search::SearchConfig;
 use crate::model::{policy, weights, Hidden};
@@ -32,6 +32,7 @@ use crate::terrain::Terrain;
 use crate::tournament::lock::RunLock;
 use crate::tournament::stats::SprtParams;
 use crate::tournament::store::{write_atomic, write_json_atomic};
+use crate::vocabulary::hash::{fnv1a, splitmix64};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -669,9 +670,15 @@ impl Run<'_> {
             return Ok((f.games, f.positions, f.validation_loss, true));
         }
         let mut data = Dataset::new();
-        let first = match self.cut_options(g) {
-            Some(options) => self.window_dirs(g, |dir| data.add_cuts_under(dir, &options))?,
-            None => self.window_dirs(g, |dir| data.add_records_under(dir))?,
+        let first = match self.cut_options() {
+            Some(options) => self.window_dirs(g, |key, dir| {
+                data.append(self.cached_cuts(key, dir, &options)?);
+                Ok(())
+            })?,
+            None => self.window_dirs(g, |_, dir| {
+                data.add_records_under(dir)?;
+                Ok(())
+            })?,
         };
         if data.is_empty() {
             return Err(TrainError::Invalid(format!(
@@ -721,10 +728,10 @@ impl Run<'_> {
         ))
     }
 
-    /// How generation `g` makes its cut positions: the base search's playouts, cut where it
-    /// cuts them (the candidate is the base with the model at that cut); `None` when the run
-    /// fits to outcomes.
-    fn cut_options(&self, g: u32) -> Option<CutOptions> {
+    /// How the run makes its cut positions: the base search's playouts, cut where it cuts them
+    /// (the candidate is the base with the model at that cut); `None` when the run fits to
+    /// outcomes. The seed is set per folder by [`Run::cached_cuts`].
+    fn cut_options(&self) -> Option<CutOptions> {
         let settings = self.config.cuts?;
         let BotConfig::Search { config, .. } = &self.base.config else {
             unreachable!("base_preset accepts searches only")
@@ -733,26 +740,74 @@ impl Run<'_> {
             config: config.clone(),
             playouts: settings.playouts,
             per_start: settings.per_start,
-            seed: self.seed(g, 10),
+            seed: 0,
         })
     }
 
-    /// Calls `add` on the self-play folders of generation `g`'s window, and on the start
-    /// records while they are in it; returns the window's first generation.
+    /// The cut positions of the records under `dir`, made once and kept in
+    /// `cuts/KEY.positions`: a folder's games stay in the window of several generations, and
+    /// its cuts cost hundreds of playouts a position. Seeded by the run's seed and `key` alone,
+    /// so that every generation fits the same positions of a folder; a missing, unreadable or
+    /// differently made file is made again.
+    fn cached_cuts(
+        &self,
+        key: &str,
+        dir: &Path,
+        options: &CutOptions,
+    ) -> Result<Dataset, TrainError> {
+        let options = CutOptions {
+            seed: splitmix64(self.seed(0, 10) ^ fnv1a(key.as_bytes())),
+            ..options.clone()
+        };
+        let made = format!(
+            "cut positions of {}: base {}, {} playouts a target, {} a turn start, seed {}",
+            dir.display(),
+            self.base.version(),
+            options.playouts,
+            options.per_start,
+            options.seed
+        );
+        let cache = self.dir.join("cuts").join(format!("{key}.positions"));
+        match positions_file::load(&cache) {
+            Ok((data, found)) if found == made => return Ok(data),
+            Ok(_) => self.note(&format!(
+                "{}: made otherwise; making it again",
+                cache.display()
+            )),
+            Err(_) if !cache.exists() => {}
+            Err(reason) => self.note(&format!("{reason}; making it again")),
+        }
+        self.note(&format!("cut positions of {}", dir.display()));
+        let mut data = Dataset::new();
+        data.add_cuts_under(dir, &options)?;
+        let io = |path: &Path, reason: String| TrainError::File {
+            path: path.display().to_string(),
+            reason,
+        };
+        let folder = self.dir.join("cuts");
+        std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e.to_string()))?;
+        positions_file::save(&data, &made, &cache).map_err(|e| io(&cache, e))?;
+        Ok(data)
+    }
+
+    /// Calls `add` with a name and the folder of every self-play run of generation `g`'s
+    /// window, and of the start records while they are in it; returns the window's first
+    /// generation.
     fn window_dirs(
         &self,
         g: u32,
-        mut add: impl FnMut(&Path) -> Result<usize, DatasetError>,
+        mut add: impl FnMut(&str, &Path) -> Result<(), TrainError>,
     ) -> Result<u32, TrainError> {
         let first = g.saturating_sub(self.config.window - 1).max(1);
         for k in first..=g {
             for &variant in &self.config.variants {
-                add(&self.selfplay_dir(k, variant))?;
+                let key = format!("gen-{k:03}-{}", variant_name(variant));
+                add(&key, &self.selfplay_dir(k, variant))?;
             }
         }
         if g <= self.config.window {
-            for dir in &self.config.start_records {
-                add(dir)?;
+            for (k, dir) in self.config.start_records.iter().enumerate() {
+                add(&format!("start-{}", k + 1), dir)?;
             }
         }
         Ok(first)
@@ -775,7 +830,10 @@ impl Run<'_> {
             return Ok((f.games, f.positions, f.validation_loss, true));
         }
         let mut data = PolicyData::with_target(PolicyTarget::Visits);
-        let first = self.window_dirs(g, |dir| data.add_records_under(dir))?;
+        let first = self.window_dirs(g, |_, dir| {
+            data.add_records_under(dir)?;
+            Ok(())
+        })?;
         if data.is_empty() {
             return Err(TrainError::Invalid(format!(
                 "generation {g}: the self-play records hold no decision with a choice to learn from"

@@ -189,6 +189,19 @@ impl Dataset {
         self.end_position(target, offset, root);
     }
 
+    /// Adds every position of `other` after this dataset's, its games numbered after this
+    /// dataset's games.
+    pub fn append(&mut self, other: Dataset) {
+        let (entries_before, games_before) = (self.entries.len(), self.game_count);
+        self.entries.extend(other.entries);
+        (self.start).extend(other.start[1..].iter().map(|s| s + entries_before));
+        self.targets.extend(other.targets);
+        self.offsets.extend(other.offsets);
+        self.roots.extend(other.roots);
+        (self.games).extend(other.games.iter().map(|g| g + games_before));
+        self.game_count += other.game_count;
+    }
+
     /// Closes the current game: later positions belong to the next one.
     pub(super) fn end_game(&mut self) {
         self.game_count += 1;
