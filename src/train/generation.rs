@@ -670,16 +670,15 @@ impl Run<'_> {
             return Ok((f.games, f.positions, f.validation_loss, true));
         }
         let mut data = Dataset::new();
-        let first = match self.cut_options() {
-            Some(options) => self.window_dirs(g, |key, dir| {
-                data.append(self.cached_cuts(key, dir, &options)?);
-                Ok(())
-            })?,
-            None => self.window_dirs(g, |_, dir| {
-                data.add_records_under(dir)?;
-                Ok(())
-            })?,
-        };
+        let first = self.window_dirs(g, |key, dir| {
+            match self.cut_options(key) {
+                Some(options) => data.append(self.cached_cuts(key, dir, &options)?),
+                None => {
+                    data.add_records_under(dir)?;
+                }
+            }
+            Ok(())
+        })?;
         if data.is_empty() {
             return Err(TrainError::Invalid(format!(
                 "generation {g}: the self-play records hold no position to learn from"
@@ -728,10 +727,11 @@ impl Run<'_> {
         ))
     }
 
-    /// How the run makes its cut positions: the base search's playouts, cut where it cuts them
-    /// (the candidate is the base with the model at that cut); `None` when the run fits to
-    /// outcomes. The seed is set per folder by [`Run::cached_cuts`].
-    fn cut_options(&self) -> Option<CutOptions> {
+    /// How the run makes the cut positions of the folder named `key`: the base search's
+    /// playouts, cut where it cuts them (the candidate is the base with the model at that cut),
+    /// seeded by the run's seed and `key` alone, so that every generation fits the same
+    /// positions of a folder; `None` when the run fits to outcomes.
+    fn cut_options(&self, key: &str) -> Option<CutOptions> {
         let settings = self.config.cuts?;
         let BotConfig::Search { config, .. } = &self.base.config else {
             unreachable!("base_preset accepts searches only")
@@ -740,25 +740,20 @@ impl Run<'_> {
             config: config.clone(),
             playouts: settings.playouts,
             per_start: settings.per_start,
-            seed: 0,
+            seed: splitmix64(self.seed(0, 10) ^ fnv1a(key.as_bytes())),
         })
     }
 
-    /// The cut positions of the records under `dir`, made once and kept in
-    /// `cuts/KEY.positions`: a folder's games stay in the window of several generations, and
-    /// its cuts cost hundreds of playouts a position. Seeded by the run's seed and `key` alone,
-    /// so that every generation fits the same positions of a folder; a missing, unreadable or
-    /// differently made file is made again.
+    /// The cut positions of the records under `dir` (the folder named `key`), made with
+    /// `options` once and kept in `cuts/KEY.positions`: a folder's games stay in the window of
+    /// several generations, and its cuts cost hundreds of playouts a position. A missing,
+    /// unreadable or differently made file is made again.
     fn cached_cuts(
         &self,
         key: &str,
         dir: &Path,
         options: &CutOptions,
     ) -> Result<Dataset, TrainError> {
-        let options = CutOptions {
-            seed: splitmix64(self.seed(0, 10) ^ fnv1a(key.as_bytes())),
-            ..options.clone()
-        };
         let made = format!(
             "cut positions of {}: base {}, {} playouts a target, {} a turn start, seed {}",
             dir.display(),
@@ -767,7 +762,8 @@ impl Run<'_> {
             options.per_start,
             options.seed
         );
-        let cache = self.dir.join("cuts").join(format!("{key}.positions"));
+        let folder = self.dir.join("cuts");
+        let cache = folder.join(format!("{key}.positions"));
         match positions_file::load(&cache) {
             Ok((data, found)) if found == made => return Ok(data),
             Ok(_) => self.note(&format!(
@@ -779,12 +775,11 @@ impl Run<'_> {
         }
         self.note(&format!("cut positions of {}", dir.display()));
         let mut data = Dataset::new();
-        data.add_cuts_under(dir, &options)?;
+        data.add_cuts_under(dir, options)?;
         let io = |path: &Path, reason: String| TrainError::File {
             path: path.display().to_string(),
             reason,
         };
-        let folder = self.dir.join("cuts");
         std::fs::create_dir_all(&folder).map_err(|e| io(&folder, e.to_string()))?;
         positions_file::save(&data, &made, &cache).map_err(|e| io(&cache, e))?;
         Ok(data)
