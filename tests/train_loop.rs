@@ -166,6 +166,17 @@ fn an_interrupted_generation_resumes_keeping_its_finished_work() {
         timeless(again.generations[0].clone()),
         timeless(first.generations[0].clone())
     );
+    // The processor time of both processes is counted (gen-001/cpu.json): the first's
+    // self-play, which the second only found played, and both gates.
+    let (before, after) = (
+        &first.generations[0].cpu_seconds,
+        &again.generations[0].cpu_seconds,
+    );
+    assert!(
+        after.selfplay >= before.selfplay,
+        "{before:?} then {after:?}"
+    );
+    assert!(after.gate > before.gate, "{before:?} then {after:?}");
 
     // Killed while writing the weights: a file cut short is detected and fitted again.
     std::fs::remove_file(gen.join("result.json")).unwrap();

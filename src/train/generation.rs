@@ -17,9 +17,9 @@
 //! rerunning the same command after a kill keeps what was done and redoes what was not;
 //! `run.lock` refuses a second process on the folder.
 
-use super::cpu_seconds;
 use super::curve::{self, curve_svg, parse_curve_csv, CurveRow};
 use super::gate::{gate, play_match, GateResult, MatchResult, MatchSettings};
+use super::ledger::{CpuLedger, Step};
 use super::policy::{fit_policy, score, PolicyData, PolicyTarget, Split};
 use super::settings::open_settings;
 pub use super::TrainError;
@@ -37,6 +37,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The format tag of a training run's `run.json`.
 pub const TRAIN_FORMAT: &str = "toybattle-train/1";
@@ -186,8 +187,9 @@ pub struct PlannedRun {
     pub seed: u64,
 }
 
-/// Processor time spent on a generation's steps, in seconds (every thread of the process;
-/// work done by a process killed before the step finished is not counted).
+/// Processor time spent on a generation's steps, in seconds: every thread of every process
+/// that worked on it (a stopped run resumed counts both), kept in `gen-NNN/cpu.json` while it
+/// runs and saved every ten seconds, so a kill loses at most the time since the last save.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct StepSeconds {
     /// Self-play games.
@@ -555,30 +557,45 @@ impl Run<'_> {
             .join(format!("selfplay-{}", variant_name(variant)))
     }
 
-    /// Plays, fits and gates generation `g` after the complete generations of `report`.
+    /// Plays, fits and gates generation `g` after the complete generations of `report`,
+    /// counting its processor time in its ledger.
     fn generation(&self, g: u32, report: &mut TrainReport) -> Result<GenerationResult, TrainError> {
         let (gen_dir, best_before, best_spec) = self.prepare(g, &report.generations)?;
-        let mut cpu = StepSeconds::default();
+        let (ledger, problem) = CpuLedger::open(&gen_dir.join(CPU_FILE));
+        if let Some(problem) = problem {
+            self.note(&problem);
+        }
+        ledger.saving_every(LEDGER_EVERY, || {
+            self.generation_steps(g, (&gen_dir, best_before, &best_spec), &ledger, report)
+        })?
+    }
 
-        let clock = cpu_seconds();
+    /// The steps of [`Run::generation`], given the generation's folder, the best generation
+    /// before it and that generation's preset file.
+    fn generation_steps(
+        &self,
+        g: u32,
+        (gen_dir, best_before, best_spec): (&Path, u32, &str),
+        ledger: &CpuLedger,
+        report: &mut TrainReport,
+    ) -> Result<GenerationResult, TrainError> {
+        ledger.start(Step::SelfPlay);
         let mut selfplay_games = 0;
-        for run in self.selfplay_plan(g, &best_spec).runs {
+        for run in self.selfplay_plan(g, best_spec).runs {
             self.note(&format!(
                 "generation {g}: self-play of generation {best_before} ({}) in {}",
                 variant_name(run.variant),
                 run.dir.display()
             ));
             let settings = self.settings(self.config.games, run.variant, run.seed);
-            let summary = super::gate::self_play(&run.dir, &best_spec, &settings)?;
+            let summary = super::gate::self_play(&run.dir, best_spec, &settings)?;
             report.selfplay_resumed += summary.1;
             selfplay_games += summary.0;
         }
-        cpu.selfplay = cpu_seconds() - clock;
 
-        let clock = cpu_seconds();
-        let (trained_games, trained_positions, validation_loss, reused) = self.fit(g, &gen_dir)?;
+        ledger.start(Step::Fit);
+        let (trained_games, trained_positions, validation_loss, reused) = self.fit(g, gen_dir)?;
         report.fits_reused += u32::from(reused);
-        cpu.fit = cpu_seconds() - clock;
 
         let model_file = gen_dir.join(self.config.learn.model_file());
         let candidate = gen_dir.join("candidate.toml");
@@ -599,7 +616,7 @@ impl Run<'_> {
         )?;
         let candidate_spec = candidate.display().to_string();
 
-        let clock = cpu_seconds();
+        ledger.start(Step::Gate);
         self.note(&format!(
             "generation {g}: gate against generation {best_before}"
         ));
@@ -611,13 +628,12 @@ impl Run<'_> {
         let gate_result = gate(
             &gen_dir.join("gate"),
             &candidate_spec,
-            &best_spec,
+            best_spec,
             &gate_settings,
             self.config.sprt,
         )?;
-        cpu.gate = cpu_seconds() - clock;
 
-        let clock = cpu_seconds();
+        ledger.start(Step::Reference);
         let reference = match (gate_result.kept, self.config.reference_games) {
             (false, _) | (true, 0) => None,
             (true, games) => {
@@ -632,7 +648,6 @@ impl Run<'_> {
                 )?)
             }
         };
-        cpu.reference = cpu_seconds() - clock;
 
         let result = GenerationResult {
             generation: g,
@@ -644,7 +659,7 @@ impl Run<'_> {
             kept: gate_result.kept,
             gate: gate_result,
             reference,
-            cpu_seconds: cpu,
+            cpu_seconds: ledger.spent(),
         };
         write_json_atomic(&gen_dir.join(RESULT_FILE), &result)?;
         self.note(&describe(&result));
@@ -874,6 +889,12 @@ struct FitSummary {
 }
 
 const RESULT_FILE: &str = "result.json";
+
+/// A generation's processor-time ledger, in its folder.
+const CPU_FILE: &str = "cpu.json";
+
+/// How often a running generation saves its ledger.
+const LEDGER_EVERY: Duration = Duration::from_secs(10);
 
 /// The variant as written in folder names and settings.
 fn variant_name(v: Variant) -> &'static str {

@@ -25,6 +25,8 @@ pub mod gate;
 #[cfg(feature = "train")]
 pub mod generation;
 pub mod greedy_run;
+#[cfg(feature = "train")]
+mod ledger;
 pub mod passed;
 pub mod playout;
 pub mod policy;
