@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""How often does a generation's gate keep a candidate of a given true strength?
+
+`toybattle train run` keeps a generation only if a paired SPRT (elo0, elo1) accepts H1 before
+the gate's most games are played. This simulates that gate: pairs of games (seats swapped)
+whose pair score is 0, 1/2 or 1, a fixed share of split pairs (the runs' gates split about
+half their pairs), the rest lost both or won both as the true Elo sets, and after each pair
+the test's generalized log-likelihood ratio as `tournament::stats::sprt_llr` computes it
+(fishtest's pentanomial GSPRT: each hypothesis's most likely pair distribution with its mean,
+empty cells given 1e-3 pairs). Prints, per true Elo, the share of gates that keep the
+candidate (with its standard error) and the mean games a gate plays.
+
+    scripts/gate-power.py [--sprt 0,50] [--max-games 400] [--split 0.48] [--elo 0,10,20,30,50]
+
+Python standard library only; seeded, so the same arguments print the same table.
+"""
+
+import argparse
+import math
+import random
+
+
+def expected_score(elo):
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def most_likely_with_mean(freq, scores, mean):
+    """The distribution nearest `freq` (by likelihood) whose mean score is `mean`."""
+    def slope(lam):
+        return sum(p * (x - mean) / (1.0 + lam * (x - mean)) for p, x in zip(freq, scores))
+
+    lo, hi = -1.0 / (1.0 - mean), 1.0 / mean
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if slope(mid) > 0.0:
+            lo = mid
+        else:
+            hi = mid
+    lam = 0.5 * (lo + hi)
+    return [p / (1.0 + lam * (x - mean)) for p, x in zip(freq, scores)]
+
+
+def llr(counts, s0, s1):
+    """The GSPRT's log-likelihood ratio of H1 against H0 for pair counts (lost both, split,
+    won both)."""
+    regular = [c if c > 0 else 1e-3 for c in counts]
+    n = sum(regular)
+    freq = [c / n for c in regular]
+    scores = (0.0, 0.5, 1.0)
+    p0 = most_likely_with_mean(freq, scores, s0)
+    p1 = most_likely_with_mean(freq, scores, s1)
+    return n * sum(f * math.log(b / a) for f, a, b in zip(freq, p0, p1))
+
+
+def one_gate(rng, true_elo, elo0, elo1, max_pairs, split, bound):
+    """Plays one simulated gate; returns (kept, games played)."""
+    won_both = expected_score(true_elo) - 0.5 * split
+    lost_both = 1.0 - split - won_both
+    s0, s1 = expected_score(elo0), expected_score(elo1)
+    counts = [0, 0, 0]
+    for n in range(1, max_pairs + 1):
+        r = rng.random()
+        counts[0 if r < lost_both else (1 if r < lost_both + split else 2)] += 1
+        ratio = llr(counts, s0, s1)
+        if ratio >= bound:
+            return True, 2 * n
+        if ratio <= -bound:
+            return False, 2 * n
+    return False, 2 * max_pairs
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sprt", default="0,50", help="elo0,elo1 (alpha = beta = 0.05)")
+    parser.add_argument("--max-games", type=int, default=400, help="the gate's most games")
+    parser.add_argument("--split", type=float, default=0.48, help="share of split pairs")
+    parser.add_argument("--elo", default="0,10,20,30,50", help="true Elo values, comma-separated")
+    parser.add_argument("--gates", type=int, default=1000, help="simulated gates per value")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    elo0, elo1 = (float(x) for x in args.sprt.split(","))
+    bound = math.log(0.95 / 0.05)
+    rng = random.Random(args.seed)
+    print(f"SPRT({elo0:g}, {elo1:g}), at most {args.max_games} games, {args.split:.0%} split pairs")
+    print("true Elo | kept (± s.e.) | mean games")
+    for true_elo in (float(x) for x in args.elo.split(",")):
+        results = [
+            one_gate(rng, true_elo, elo0, elo1, args.max_games // 2, args.split, bound)
+            for _ in range(args.gates)
+        ]
+        kept = sum(k for k, _ in results) / len(results)
+        games = sum(g for _, g in results) / len(results)
+        error = math.sqrt(kept * (1.0 - kept) / len(results))
+        print(f"{true_elo:+8g} | {kept:4.0%} (± {error:.0%}) | {games:10.0f}")
+
+
+if __name__ == "__main__":
+    main()
