@@ -11,6 +11,10 @@ empty cells given 1e-3 pairs). Prints, per true Elo, the share of gates that kee
 candidate (with its standard error) and the mean games a gate plays.
 
     scripts/gate-power.py [--sprt 0,50] [--max-games 400] [--split 0.48] [--elo 0,10,20,30,50]
+    scripts/gate-power.py --sprt 0,50 --llr LOST_BOTH,SPLIT,WON_BOTH
+
+The second form prints the test's log-likelihood ratio for those pair counts (a gate's
+summary.md gives them as its "pairs" column, lost both/.../won both).
 
 Python standard library only; seeded, so the same arguments print the same table.
 """
@@ -18,6 +22,7 @@ Python standard library only; seeded, so the same arguments print the same table
 import argparse
 import math
 import random
+import sys
 
 
 def expected_score(elo):
@@ -69,6 +74,16 @@ def one_gate(rng, true_elo, elo0, elo1, max_pairs, split, bound):
     return False, 2 * max_pairs
 
 
+def numbers(text, what, count=None):
+    try:
+        values = [float(x) for x in text.split(",")]
+    except ValueError:
+        sys.exit(f"gate-power: {what} '{text}': expected comma-separated numbers")
+    if count is not None and len(values) != count:
+        sys.exit(f"gate-power: {what} '{text}': expected {count} numbers")
+    return values
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sprt", default="0,50", help="elo0,elo1 (alpha = beta = 0.05)")
@@ -77,13 +92,28 @@ def main():
     parser.add_argument("--elo", default="0,10,20,30,50", help="true Elo values, comma-separated")
     parser.add_argument("--gates", type=int, default=1000, help="simulated gates per value")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--llr", help="print the LLR of pair counts LOST_BOTH,SPLIT,WON_BOTH")
     args = parser.parse_args()
-    elo0, elo1 = (float(x) for x in args.sprt.split(","))
+    elo0, elo1 = numbers(args.sprt, "--sprt", 2)
+    if not elo0 < elo1:
+        sys.exit(f"gate-power: --sprt '{args.sprt}': expected elo0 below elo1")
+    s0, s1 = expected_score(elo0), expected_score(elo1)
+    if args.llr is not None:
+        counts = numbers(args.llr, "--llr", 3)
+        if min(counts) < 0 or sum(counts) == 0:
+            sys.exit(f"gate-power: --llr '{args.llr}': expected pair counts, not all 0")
+        print(f"LLR {llr(counts, s0, s1):.4f}")
+        return
+    if args.max_games < 2 or args.gates < 1 or not 0.0 <= args.split < 1.0:
+        sys.exit("gate-power: expected --max-games 2 or more, --gates 1 or more, --split in [0, 1)")
     bound = math.log(0.95 / 0.05)
     rng = random.Random(args.seed)
     print(f"SPRT({elo0:g}, {elo1:g}), at most {args.max_games} games, {args.split:.0%} split pairs")
     print("true Elo | kept (± s.e.) | mean games")
-    for true_elo in (float(x) for x in args.elo.split(",")):
+    for true_elo in numbers(args.elo, "--elo"):
+        won_both = expected_score(true_elo) - 0.5 * args.split
+        if not 0.0 <= won_both <= 1.0 - args.split:
+            sys.exit(f"gate-power: true Elo {true_elo:+g} cannot have {args.split:.0%} split pairs")
         results = [
             one_gate(rng, true_elo, elo0, elo1, args.max_games // 2, args.split, bound)
             for _ in range(args.gates)

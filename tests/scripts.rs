@@ -1,5 +1,5 @@
 //! The scripts of scripts/: the cluster scripts with a stand-in for the scheduler, the soak, and
-//! the terrain-spread and terrain-concordance readings of results.
+//! the terrain-spread and terrain-concordance readings of results, and the gate-power simulation.
 //!
 //! `sbatch` is replaced by a small shell script that runs each `--wrap` command the way Slurm
 //! would: once per array task with `SLURM_ARRAY_TASK_ID` set, then the dependent job. A merged
@@ -488,4 +488,63 @@ fn terrain_concordance_refuses_a_match_without_games_or_without_the_bot() {
     assert!(!out.status.success());
     let error = String::from_utf8_lossy(&out.stderr);
     assert!(error.contains("bot 'nobody' is not in a game"), "{error}");
+}
+
+/// Runs scripts/gate-power.py (python3) with ARGS.
+fn gate_power(args: &[&str]) -> std::process::Output {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    Command::new("python3")
+        .arg(root.join("scripts/gate-power.py"))
+        .args(args)
+        .output()
+        .expect("python3 runs")
+}
+
+/// The script's test is the tournament's: its log-likelihood ratio of pair counts is
+/// `sprt_llr`'s (run-17000's first gate, a lopsided few pairs, a sweep), so its simulated gates
+/// stop where a real gate would.
+#[test]
+fn gate_power_computes_the_tournaments_log_likelihood_ratio() {
+    use toybattle::tournament::stats::{sprt_llr, Pentanomial};
+    for (lost, split, won, elo1) in [(50, 95, 52, 50.0), (3, 10, 1, 20.0), (0, 0, 5, 50.0)] {
+        let counts = format!("{lost},{split},{won}");
+        let out = gate_power(&["--sprt", &format!("0,{elo1}"), "--llr", &counts]);
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}");
+        let script: f64 = text.trim().trim_start_matches("LLR ").parse().unwrap();
+        let pairs = Pentanomial {
+            counts: [lost, 0, split, 0, won],
+        };
+        let rust = sprt_llr(&pairs, 0.0, elo1);
+        assert!(
+            (script - rust).abs() < 1e-3,
+            "{counts}: {script} against {rust}"
+        );
+    }
+}
+
+/// Simulated gates refuse an equal candidate almost always and keep a much stronger one; bad
+/// arguments are named.
+#[test]
+fn gate_power_keeps_a_strong_candidate_and_refuses_an_equal_one() {
+    let out = gate_power(&["--gates", "200", "--elo", "0,150", "--max-games", "200"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let kept = |elo: &str| -> f64 {
+        let row = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(elo))
+            .unwrap_or_else(|| panic!("no row {elo}: {text}"));
+        let share = row.split('|').nth(1).unwrap().trim();
+        share.split('%').next().unwrap().trim().parse().unwrap()
+    };
+    assert!(kept("+0 ") <= 10.0, "{text}");
+    assert!(kept("+150 ") >= 90.0, "{text}");
+    let out = gate_power(&["--sprt", "50,0"]);
+    assert!(!out.status.success());
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        error.contains("--sprt '50,0': expected elo0 below elo1"),
+        "{error}"
+    );
 }
