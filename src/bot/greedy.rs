@@ -497,53 +497,10 @@ impl<'a> Judge<'a> {
         if list.len() == 1 {
             return (list[0], None);
         }
-        match self.fixed_rule(s, &mut list) {
+        match fixed_rule(self.me, s, &mut list) {
             Some(fixed) => (fixed, None),
             None => self.best(s, &list, horizon, turn_base, cache, rng),
         }
-    }
-
-    /// The decision a fixed rule of these rules takes in `s` (draws, XB-42, recoveries), or
-    /// `None` where the candidates of `list` are scored; Jumbo's discard drops the decline
-    /// from `list` (it always discards).
-    fn fixed_rule(&self, s: &State, list: &mut DecisionList) -> Option<Decision> {
-        let fixed = match s.phase() {
-            Phase::TroopEffect {
-                troop: Troop::Skully | Troop::Star,
-                ..
-            }
-            | Phase::SpecialEffect {
-                effect: SpecialEffect::DrawOne,
-                ..
-            } => {
-                if s.rack_len(self.me) <= SMALL_RACK {
-                    Decision::Draw
-                } else {
-                    Decision::Decline
-                }
-            }
-            Phase::TroopEffect {
-                troop: Troop::Xb42, ..
-            }
-            | Phase::SpecialEffect {
-                effect: SpecialEffect::FreezeOpponentRack,
-                ..
-            } => Decision::Use,
-            // Legal recoveries come by troop in canonical order: the last is the strongest.
-            Phase::SpecialEffect {
-                effect: SpecialEffect::RecoverFromDiscard,
-                ..
-            } => list[list.len() - 1],
-            Phase::TroopEffect {
-                troop: Troop::Jumbo,
-                ..
-            } => {
-                list.retain(|d| *d != Decision::Decline);
-                return None;
-            }
-            _ => return None,
-        };
-        Some(fixed)
     }
 
     /// The best scored decision of `list`, with its score; `decline` only when nothing scores
@@ -639,7 +596,7 @@ impl<'a> Judge<'a> {
         horizon: Horizon,
         rng: &mut R,
     ) -> Option<Vec<[i32; TERMS.len()]>> {
-        if list.len() < 2 || self.fixed_rule(s, list).is_some() {
+        if list.len() < 2 || fixed_rule(self.me, s, list).is_some() {
             return None;
         }
         let base = self.base(s);
@@ -1078,6 +1035,49 @@ fn chance_to_hold(pool: u32, fitting: u32, rack: u32) -> f64 {
         none *= (pool - fitting - i) as f64 / (pool - i) as f64;
     }
     1.0 - none
+}
+
+/// The decision a fixed rule of the greedy rules takes in `s` for `me` (draws, XB-42,
+/// recoveries), or `None` where the candidates of `list` are scored; Jumbo's discard drops
+/// the decline from `list` (it always discards). The oracle keeps these rules too.
+fn fixed_rule(me: Colour, s: &State, list: &mut DecisionList) -> Option<Decision> {
+    let fixed = match s.phase() {
+        Phase::TroopEffect {
+            troop: Troop::Skully | Troop::Star,
+            ..
+        }
+        | Phase::SpecialEffect {
+            effect: SpecialEffect::DrawOne,
+            ..
+        } => {
+            if s.rack_len(me) <= SMALL_RACK {
+                Decision::Draw
+            } else {
+                Decision::Decline
+            }
+        }
+        Phase::TroopEffect {
+            troop: Troop::Xb42, ..
+        }
+        | Phase::SpecialEffect {
+            effect: SpecialEffect::FreezeOpponentRack,
+            ..
+        } => Decision::Use,
+        // Legal recoveries come by troop in canonical order: the last is the strongest.
+        Phase::SpecialEffect {
+            effect: SpecialEffect::RecoverFromDiscard,
+            ..
+        } => list[list.len() - 1],
+        Phase::TroopEffect {
+            troop: Troop::Jumbo,
+            ..
+        } => {
+            list.retain(|d| *d != Decision::Decline);
+            return None;
+        }
+        _ => return None,
+    };
+    Some(fixed)
 }
 
 #[cfg(test)]

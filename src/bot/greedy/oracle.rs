@@ -37,42 +37,7 @@ impl<'a> OldJudge<'a> {
         if list.len() == 1 {
             return list[0];
         }
-        match s.phase() {
-            Phase::TroopEffect {
-                troop: Troop::Skully | Troop::Star,
-                ..
-            }
-            | Phase::SpecialEffect {
-                effect: SpecialEffect::DrawOne,
-                ..
-            } => {
-                if s.rack_len(self.me) <= SMALL_RACK {
-                    Decision::Draw
-                } else {
-                    Decision::Decline
-                }
-            }
-            Phase::TroopEffect {
-                troop: Troop::Xb42, ..
-            }
-            | Phase::SpecialEffect {
-                effect: SpecialEffect::FreezeOpponentRack,
-                ..
-            } => Decision::Use,
-            // Legal recoveries come by troop in canonical order: the last is the strongest.
-            Phase::SpecialEffect {
-                effect: SpecialEffect::RecoverFromDiscard,
-                ..
-            } => list[list.len() - 1],
-            Phase::TroopEffect {
-                troop: Troop::Jumbo,
-                ..
-            } => {
-                list.retain(|d| *d != Decision::Decline);
-                self.best(s, &list, depth, rng)
-            }
-            _ => self.best(s, &list, depth, rng),
-        }
+        fixed_rule(self.me, s, &mut list).unwrap_or_else(|| self.best(s, &list, depth, rng))
     }
 
     /// The best scored decision of `list`; `decline` only when nothing scores strictly better,
