@@ -8,14 +8,14 @@
 //! true held tiles under the search's fixed odds times those, over a grid, as `train::passed`
 //! fits the odds of passed troops.
 
-use super::passed::{unfrozen_hidden, Held};
+use super::passed::{replay_with_evidence, unfrozen_hidden, Held};
 use super::positions::for_each_record;
 use super::DatasetError;
 use crate::bot::search::choice_log_ratio;
-use crate::info::{EvidenceTracker, Observation};
+use crate::info::Observation;
 use crate::model::PolicyModel;
-use crate::record::{replay, GameRecord};
-use crate::rules::{Decision, Game, TroopCounts};
+use crate::record::GameRecord;
+use crate::rules::Game;
 use std::path::Path;
 
 /// The positions after a turn whose choice was read: the opponent's unseen tiles, the tiles
@@ -56,35 +56,23 @@ impl ChoiceData {
     /// Adds the positions of `record`, replayed on `game`: every decision after an opponent's
     /// turn that began with a choice of action, while tiles held through it are hidden.
     pub fn add_record(&mut self, game: &Game, record: &GameRecord) -> Result<(), String> {
-        replay(game, record).map_err(|e| e.to_string())?;
         let policy = PolicyModel::shipped();
-        let mut state = game.initial_state(&record.deal);
         // The tracker keeps each player's latest turn's choice, as the search reads it.
-        let mut evidence = EvidenceTracker::new(game, &state);
-        let mut at_start = [TroopCounts::EMPTY; 2];
-        at_start[state.active().index()] = unfrozen_hidden(&state, state.active());
-        for step in &record.steps {
-            let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
-            if !state.is_chance() && !state.is_over() {
-                let them = state.active().opponent();
-                if let Some(choice) = evidence.about(them).choice() {
-                    let held = at_start[them.index()].common(&unfrozen_hidden(&state, them));
-                    if held.total() > 0 {
-                        let unseen = Observation::new(&state, state.active());
-                        self.held
-                            .push(unseen.unseen(them), held, self.held.game_count());
-                        let ratio = choice_log_ratio(game, policy, &choice.view, choice.decision);
-                        self.log_ratio.push(ratio);
-                    }
-                }
+        replay_with_evidence(game, record, |state, evidence, at_start| {
+            let them = state.active().opponent();
+            let about = evidence.about(them);
+            let Some(choice) = about.choice() else {
+                return;
+            };
+            let held = at_start[them.index()].common(&unfrozen_hidden(state, them));
+            if held.total() > 0 {
+                let unseen = Observation::new(state, state.active());
+                self.held
+                    .push(unseen.unseen(them), held, self.held.game_count());
+                let ratio = choice_log_ratio(game, policy, &choice.view, choice.decision);
+                self.log_ratio.push(ratio);
             }
-            let before = state;
-            game.apply(&mut state, d).map_err(|e| e.to_string())?;
-            evidence.step(game, &before, d, &state);
-            if state.turn() != before.turn() {
-                at_start[state.active().index()] = unfrozen_hidden(&state, state.active());
-            }
-        }
+        })?;
         self.held.end_game();
         Ok(())
     }

@@ -134,23 +134,9 @@ impl PassedData {
     /// Adds the positions of `record`, replayed on `game`: every decision where the evidence
     /// about the opponent shows passed troops and held tiles.
     pub fn add_record(&mut self, game: &Game, record: &GameRecord) -> Result<(), String> {
-        replay(game, record).map_err(|e| e.to_string())?;
-        let mut state = game.initial_state(&record.deal);
-        let mut evidence = EvidenceTracker::new(game, &state);
-        let mut at_start = [TroopCounts::EMPTY; 2];
-        at_start[state.active().index()] = unfrozen_hidden(&state, state.active());
-        for step in &record.steps {
-            if !state.is_chance() && !state.is_over() {
-                self.add_position(&state, &evidence, &at_start);
-            }
-            let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
-            let before = state;
-            game.apply(&mut state, d).map_err(|e| e.to_string())?;
-            evidence.step(game, &before, d, &state);
-            if state.turn() != before.turn() {
-                at_start[state.active().index()] = unfrozen_hidden(&state, state.active());
-            }
-        }
+        replay_with_evidence(game, record, |state, evidence, at_start| {
+            self.add_position(state, evidence, at_start)
+        })?;
         self.held.end_game();
         Ok(())
     }
@@ -200,6 +186,34 @@ impl PassedData {
             gain,
         }
     }
+}
+
+/// Replays `record` on `game` (it must be valid: see `record::replay`), calling `visit` before
+/// each decision of a player with the state, what the evidence tracker has read so far, and
+/// each player's hidden unfrozen tiles at the start of their latest turn.
+pub(super) fn replay_with_evidence(
+    game: &Game,
+    record: &GameRecord,
+    mut visit: impl FnMut(&State, &EvidenceTracker, &[TroopCounts; 2]),
+) -> Result<(), String> {
+    replay(game, record).map_err(|e| e.to_string())?;
+    let mut state = game.initial_state(&record.deal);
+    let mut evidence = EvidenceTracker::new(game, &state);
+    let mut at_start = [TroopCounts::EMPTY; 2];
+    at_start[state.active().index()] = unfrozen_hidden(&state, state.active());
+    for step in &record.steps {
+        if !state.is_chance() && !state.is_over() {
+            visit(&state, &evidence, &at_start);
+        }
+        let d = Decision::parse(step, game.terrain()).map_err(|e| e.to_string())?;
+        let before = state;
+        game.apply(&mut state, d).map_err(|e| e.to_string())?;
+        evidence.step(game, &before, d, &state);
+        if state.turn() != before.turn() {
+            at_start[state.active().index()] = unfrozen_hidden(&state, state.active());
+        }
+    }
+    Ok(())
 }
 
 /// The rack tiles of `c` that are neither public nor frozen.
