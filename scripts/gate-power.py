@@ -8,7 +8,9 @@ half their pairs), the rest lost both or won both as the true Elo sets, and afte
 the test's generalized log-likelihood ratio as `tournament::stats::sprt_llr` computes it
 (fishtest's pentanomial GSPRT: each hypothesis's most likely pair distribution with its mean,
 empty cells given 1e-3 pairs). Prints, per true Elo, the share of gates that keep the
-candidate (with its standard error) and the mean games a gate plays.
+candidate (with its standard error), the mean games a gate plays, and the median Elo a kept
+gate reports: a sequential test stops when its pairs have run well, so what a kept gate
+reports runs above the true step.
 
     scripts/gate-power.py [--sprt 0,50] [--max-games 400] [--split 0.48] [--elo 0,10,20,30,50]
     scripts/gate-power.py --sprt 0,50 --llr LOST_BOTH,SPLIT,WON_BOTH
@@ -57,8 +59,24 @@ def llr(counts, s0, s1):
     return n * sum(f * math.log(b / a) for f, a, b in zip(freq, p0, p1))
 
 
+def reported_elo(counts):
+    """The Elo a gate's summary reports for its pair counts: that of the mean score."""
+    score = (0.5 * counts[1] + counts[2]) / sum(counts)
+    if score <= 0.0 or score >= 1.0:
+        return math.copysign(math.inf, score - 0.5)
+    return 400.0 * math.log10(score / (1.0 - score))
+
+
+def median(values):
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    if len(ordered) % 2:
+        return ordered[middle]
+    return 0.5 * (ordered[middle - 1] + ordered[middle])
+
+
 def one_gate(rng, true_elo, elo0, elo1, max_pairs, split, bound):
-    """Plays one simulated gate; returns (kept, games played)."""
+    """Plays one simulated gate; returns (kept, games played, the Elo it reports)."""
     won_both = expected_score(true_elo) - 0.5 * split
     lost_both = 1.0 - split - won_both
     s0, s1 = expected_score(elo0), expected_score(elo1)
@@ -68,10 +86,10 @@ def one_gate(rng, true_elo, elo0, elo1, max_pairs, split, bound):
         counts[0 if r < lost_both else (1 if r < lost_both + split else 2)] += 1
         ratio = llr(counts, s0, s1)
         if ratio >= bound:
-            return True, 2 * n
+            return True, 2 * n, reported_elo(counts)
         if ratio <= -bound:
-            return False, 2 * n
-    return False, 2 * max_pairs
+            return False, 2 * n, reported_elo(counts)
+    return False, 2 * max_pairs, reported_elo(counts)
 
 
 def numbers(text, what, count=None):
@@ -109,7 +127,7 @@ def main():
     bound = math.log(0.95 / 0.05)
     rng = random.Random(args.seed)
     print(f"SPRT({elo0:g}, {elo1:g}), at most {args.max_games} games, {args.split:.0%} split pairs")
-    print("true Elo | kept (± s.e.) | mean games")
+    print("true Elo | kept (± s.e.) | mean games | Elo a kept gate reports (median)")
     for true_elo in numbers(args.elo, "--elo"):
         won_both = expected_score(true_elo) - 0.5 * args.split
         if not 0.0 <= won_both <= 1.0 - args.split:
@@ -118,10 +136,12 @@ def main():
             one_gate(rng, true_elo, elo0, elo1, args.max_games // 2, args.split, bound)
             for _ in range(args.gates)
         ]
-        kept = sum(k for k, _ in results) / len(results)
-        games = sum(g for _, g in results) / len(results)
+        kept = sum(k for k, _, _ in results) / len(results)
+        games = sum(g for _, g, _ in results) / len(results)
         error = math.sqrt(kept * (1.0 - kept) / len(results))
-        print(f"{true_elo:+8g} | {kept:4.0%} (± {error:.0%}) | {games:10.0f}")
+        reports = [elo for k, _, elo in results if k]
+        report = f"{median(reports):+.0f}" if reports else "none kept"
+        print(f"{true_elo:+8g} | {kept:4.0%} (± {error:.0%}) | {games:10.0f} | {report}")
 
 
 if __name__ == "__main__":

@@ -523,6 +523,22 @@ fn gate_power_computes_the_tournaments_log_likelihood_ratio() {
     }
 }
 
+/// A kept gate reports more than the step it kept: the sequential test stops when its pairs
+/// have run well, so at a true +20 the median Elo a kept gate reports is far above 20 (run-17000's
+/// generation 3 was kept at +116 and measured +18 on the curve).
+#[test]
+fn gate_power_shows_that_a_kept_gate_reports_more_than_the_true_step() {
+    let out = gate_power(&["--gates", "200", "--elo", "20", "--max-games", "400"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("+20 "))
+        .unwrap_or_else(|| panic!("no row +20: {text}"));
+    let reported: f64 = row.split('|').nth(3).unwrap().trim().parse().unwrap();
+    assert!(reported >= 50.0, "{text}");
+}
+
 /// Simulated gates refuse an equal candidate almost always and keep a much stronger one; bad
 /// arguments are named.
 #[test]
