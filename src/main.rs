@@ -52,7 +52,7 @@ enum Command {
     /// fitting a model to recorded games (`train fit`: the value model, `train policy`: the
     /// tree's prior, `train rack`: the odds of the opponent's rack). Feature `train`.
     #[cfg(feature = "train")]
-    Train(cli::train::Args),
+    Train(Box<cli::train::Args>),
 }
 
 fn main() -> ExitCode {
@@ -75,7 +75,7 @@ fn main() -> ExitCode {
         Command::Comparisons(a) => cli::comparisons::run(a),
         Command::Serve(a) => cli::serve::run(a),
         #[cfg(feature = "train")]
-        Command::Train(a) => cli::train::run(a),
+        Command::Train(a) => cli::train::run(*a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -184,12 +184,12 @@ fn an_appended_dataset_is_the_dataset_made_in_one() {
 /// the mean of the asked number of full playouts, reproducible from the seed.
 #[test]
 fn cut_positions_are_reproducible_and_their_targets_are_playout_means() {
-    use toybattle::train::CutOptions;
+    use toybattle::train::{CutOptions, CutTarget};
     let dir = some_records("cuts", 2);
     let data_per_start = |seed, per_start| {
         let options = CutOptions {
             config: strong_config(),
-            playouts: 4,
+            target: CutTarget::Playouts(4),
             per_start,
             seed,
         };

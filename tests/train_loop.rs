@@ -313,6 +313,81 @@ fn the_help_explains_the_loop_and_the_old_form_still_fits() {
     weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
 }
 
+/// `train fit --cut-search` takes each cut position's target from a search of the judge it
+/// names (results/learning.md, twenty-seventh round), says so in the positions it saves, and
+/// refuses a judge that does not search, a budget of no iterations and a playout count beside
+/// it, writing nothing.
+#[test]
+fn fit_on_search_targets_names_its_judge_and_refuses_what_cannot_judge() {
+    let bin = env!("CARGO_BIN_EXE_toybattle");
+    let root = scratch("search-targets");
+    let records = "results/balance/study/runs/strong-normal/records/castle_field";
+    let out = root.join("search.bin");
+    let saved = root.join("search.positions");
+    let fit = |extra: &[&str]| {
+        std::process::Command::new(bin)
+            .args(["train", "fit", "--records", records, "--cuts", "strong"])
+            .args(["--epochs", "1", "--out"])
+            .arg(&out)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let done = fit(&[
+        "--cut-search",
+        "ismcts-fast",
+        "--cut-search-iterations",
+        "16",
+        "--save-positions",
+        saved.to_str().unwrap(),
+    ]);
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    weights::from_bytes(&std::fs::read(&out).unwrap()).unwrap();
+    let loaded = std::process::Command::new(bin)
+        .args(["train", "fit", "--positions", saved.to_str().unwrap()])
+        .args(["--epochs", "1", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&loaded.stdout);
+    assert!(
+        text.contains("cut positions of strong (a search of 16 iterations a target by ismcts-fast"),
+        "{text}"
+    );
+    std::fs::remove_file(&out).unwrap();
+    let refused = |extra: &[&str], expected: &[&str]| {
+        let run = fit(extra);
+        let err = String::from_utf8_lossy(&run.stderr);
+        assert!(!run.status.success(), "{extra:?} was accepted");
+        for part in expected {
+            assert!(err.contains(part), "{extra:?}: {err}");
+        }
+        assert!(!out.exists(), "{extra:?}: nothing written");
+    };
+    refused(
+        &["--cut-search", "greedy"],
+        &["--cut-search greedy", "does not search"],
+    );
+    refused(
+        &[
+            "--cut-search",
+            "ismcts-fast",
+            "--cut-search-iterations",
+            "0",
+        ],
+        &["--cut-search-iterations", "at least 1"],
+    );
+    refused(
+        &["--cut-search", "ismcts-fast", "--cut-playouts", "4"],
+        &["--cut-playouts", "cannot be used with"],
+    );
+    refused(&["--cut-search", "no-such-bot"], &["no-such-bot"]);
+}
+
 /// `train fit --cuts` fits weights the search loads from a search's cut positions, and
 /// refuses a preset without playouts to cut, naming it; `--save-positions` and `--positions`
 /// fit the same positions again without making them, `--hidden` sizes the network.

@@ -6,6 +6,7 @@
 use super::{emit, select_terrains, CliResult};
 use std::path::{Path, PathBuf};
 use toybattle::bot::preset::{resolve, BotConfig};
+use toybattle::bot::search::SearchConfig;
 use toybattle::model::weights;
 use toybattle::model::{Hidden, ValueModel};
 use toybattle::rules::Variant;
@@ -16,8 +17,8 @@ use toybattle::train::generation::{
     TrainConfig, TrainOptions, TRAIN_FORMAT,
 };
 use toybattle::train::{
-    compare_with_fitted, count_records, evaluate, fit, positions_file, CutOptions, Dataset,
-    FitOptions,
+    compare_with_fitted, count_records, evaluate, fit, positions_file, CutOptions, CutTarget,
+    Dataset, FitOptions,
 };
 
 /// `toybattle train`: `run` (the generation loop) or `fit`; without a subcommand, the options
@@ -141,6 +142,20 @@ struct FitArgs {
     /// held-out split).
     #[arg(long, default_value_t = 1, requires = "cuts")]
     cuts_per_start: u32,
+    /// With --cuts: each target is the win probability this search preset (name or file)
+    /// gives the player to move at the cut, searching --cut-search-iterations from there,
+    /// instead of a mean of full playouts: with a value model, a target that rises with the
+    /// model (results/learning.md, twenty-seventh round).
+    #[arg(
+        long,
+        value_name = "PRESET",
+        requires = "cuts",
+        conflicts_with = "cut_playouts"
+    )]
+    cut_search: Option<String>,
+    /// With --cut-search: the search's iterations a target.
+    #[arg(long, default_value_t = 512, requires = "cut_search")]
+    cut_search_iterations: u64,
 }
 
 /// The hidden layer sizes of `--hidden`: two unit counts joined by `x`, each 1 to
@@ -161,29 +176,44 @@ fn parse_hidden(text: &str) -> Result<Hidden, String> {
     }
 }
 
-/// The cut options `--cuts`, `--cut-playouts` and `--cuts-per-start` ask for: the preset must
-/// search with an evaluation cut.
-fn cut_options(args: &FitArgs, preset: &str) -> Result<CutOptions, String> {
+/// The search settings of `preset` (name or file), named `flag` in errors.
+fn search_of(flag: &str, preset: &str) -> Result<SearchConfig, String> {
     let preset = resolve(preset).map_err(|e| e.to_string())?;
-    let BotConfig::Search { config, .. } = preset.config else {
-        return Err(format!(
-            "--cuts {}: this preset does not search, so it has no playouts to cut",
+    match preset.config {
+        BotConfig::Search { config, .. } => Ok(config),
+        _ => Err(format!(
+            "{flag} {}: this preset does not search, so it has no playouts to cut or judge",
             preset.name
-        ));
-    };
+        )),
+    }
+}
+
+/// The cut options `--cuts`, `--cut-playouts`, `--cut-search` and `--cuts-per-start` ask for:
+/// the cutting preset must search with an evaluation cut.
+fn cut_options(args: &FitArgs, preset: &str) -> Result<CutOptions, String> {
+    let config = search_of("--cuts", preset)?;
     if config.eval_turns == 0 {
         return Err(format!(
-            "--cuts {}: this preset plays its playouts to the end (eval_turns = 0); \
-             there is no cut to train for",
-            preset.name
+            "--cuts {preset}: this preset plays its playouts to the end (eval_turns = 0); \
+             there is no cut to train for"
         ));
     }
-    if args.cut_playouts == 0 || args.cuts_per_start == 0 {
-        return Err("--cut-playouts and --cuts-per-start must be at least 1".into());
+    let target = match &args.cut_search {
+        Some(judge) => CutTarget::Search {
+            config: search_of("--cut-search", judge)?,
+            iterations: args.cut_search_iterations,
+        },
+        None => CutTarget::Playouts(args.cut_playouts),
+    };
+    if !target.is_valid() || args.cuts_per_start == 0 {
+        return Err(
+            "--cut-playouts, --cut-search-iterations and --cuts-per-start must be at least 1"
+                .into(),
+        );
     }
     Ok(CutOptions {
         config,
-        playouts: args.cut_playouts,
+        target,
         per_start: args.cuts_per_start,
         seed: args.seed,
     })
@@ -325,10 +355,14 @@ fn positions_of_records(args: &FitArgs) -> Result<Dataset, String> {
         Some(preset) => {
             let options = cut_options(args, preset)?;
             add_records(&args.records, |dir| data.add_cuts_under(dir, &options))?;
+            let judge = match &args.cut_search {
+                Some(judge) => format!(" by {judge}"),
+                None => String::new(),
+            };
             format!(
-                "cut positions of {preset} ({} full playouts a target, {} a turn start, \
-                 seed {}) from the records in {}",
-                options.playouts,
+                "cut positions of {preset} ({}{judge}, {} a turn start, seed {}) from the \
+                 records in {}",
+                options.target,
                 options.per_start,
                 options.seed,
                 records.join(", ")

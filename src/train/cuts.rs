@@ -9,14 +9,20 @@
 //! from the cut gives: the mean of full playouts (no cut) from the observation of the player
 //! to move there. A model fitted to it tells the search, at the cut, what the rest of its
 //! playout would have said, without playing it.
+//!
+//! Such a target is fixed by the playout policy: however strong the search that made the
+//! games, the model learns what greedy playouts would say, so generations fitted to it cannot
+//! rise above that (results/learning.md, twenty-seventh round). [`CutTarget::Search`] takes
+//! instead the value a search with a value model gives the cut position: a target that can
+//! grow with the model that judges its own cuts, as a self-play learner's should.
 
 use super::positions::{fitted_offset, for_each_record, turn_starts, Dataset, DatasetError};
-use crate::bot::search::{playout_cut, playout_mean, SearchConfig};
-use crate::bot::Budget;
+use crate::bot::search::{make_player, playout_cut, playout_mean, Algorithm, SearchConfig};
+use crate::bot::{Budget, Player, Request};
 use crate::info::Observation;
 use crate::model::{encode, Input};
 use crate::record::{replay, GameRecord};
-use crate::rules::{Game, State};
+use crate::rules::{DecisionList, Game, State};
 use crate::vocabulary::hash::splitmix64;
 use rayon::prelude::*;
 use std::path::Path;
@@ -26,12 +32,109 @@ use std::path::Path;
 pub struct CutOptions {
     /// The search whose playouts are cut (its policy, cut and rack belief).
     pub config: SearchConfig,
-    /// Full playouts averaged into each target.
-    pub playouts: u64,
+    /// What each cut position's target is.
+    pub target: CutTarget,
     /// Cuts made from each turn start, each by its own playout (1 = one cut per turn start).
     pub per_start: u32,
     /// Seed of every playout.
     pub seed: u64,
+}
+
+/// The target of a cut position, for the player to move there.
+#[derive(Clone, Debug)]
+pub enum CutTarget {
+    /// The mean of this many full playouts (no cut) of the cutting search's playout policy.
+    Playouts(u64),
+    /// The root value of a search under `config` of `iterations` for the player to move
+    /// ([`root_value`]): the mean reward of all its iterations, or, with nothing to decide, the
+    /// mean of its own playouts, cut and judged as it judges them.
+    Search {
+        /// The judging search: its evaluation, value model, cut and playout policy.
+        config: SearchConfig,
+        /// Its iterations a target.
+        iterations: u64,
+    },
+}
+
+impl CutTarget {
+    /// At least one playout or iteration a target.
+    pub fn is_valid(&self) -> bool {
+        match self {
+            CutTarget::Playouts(n) | CutTarget::Search { iterations: n, .. } => *n > 0,
+        }
+    }
+
+    /// The target of `seen`, the observation of the player to move at a cut of `cutting`.
+    fn of(&self, game: &Game, seen: &Observation, cutting: &SearchConfig, seed: u64) -> f64 {
+        match self {
+            CutTarget::Playouts(n) => {
+                let full = SearchConfig {
+                    eval_turns: 0,
+                    ..cutting.clone()
+                };
+                playout_mean(game, seen, &full, Budget::iterations(*n), seed, None)
+            }
+            CutTarget::Search { config, iterations } => {
+                root_value(game, seen, config, Budget::iterations(*iterations), seed)
+            }
+        }
+    }
+}
+
+/// The mean reward of every iteration of an ISMCTS search under `config` from `seen`, for its
+/// observer; with one legal decision or none, [`playout_mean`] under the same settings.
+///
+/// Not the value of the decision the search would take ([`win_probability`], which the review
+/// shows): that is the largest of the decisions' means, and as a target it leaned 0.17 towards
+/// the player to move on average (results/learning.md, twenty-seventh round). The mean of all
+/// iterations weighs each decision by how much the search believed in it.
+///
+/// [`win_probability`]: crate::bot::search::win_probability
+pub fn root_value(
+    game: &Game,
+    seen: &Observation,
+    config: &SearchConfig,
+    budget: Budget,
+    seed: u64,
+) -> f64 {
+    let mut legal = DecisionList::new();
+    seen.legal_decisions(game, &mut legal);
+    if legal.len() > 1 {
+        if let Player::Fair(mut bot) = make_player("judge", Algorithm::Ismcts, config) {
+            let request = Request {
+                game,
+                observation: seen,
+                budget,
+                seed,
+                cancel: None,
+            };
+            if let Some(analysis) = bot.decide(&request).analysis {
+                let visits: u64 = analysis.candidates.iter().map(|c| c.visits).sum();
+                let reward: f64 = analysis
+                    .candidates
+                    .iter()
+                    .map(|c| c.visits as f64 * c.value)
+                    .sum();
+                // A decision winning at once is found without iterations: its value is 1.
+                return match visits {
+                    0 => analysis.candidates.first().map_or(0.5, |c| c.value),
+                    n => reward / n as f64,
+                };
+            }
+        }
+    }
+    playout_mean(game, seen, config, budget, seed, None)
+}
+
+impl std::fmt::Display for CutTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CutTarget::Playouts(n) => write!(f, "{n} full playouts a target"),
+            CutTarget::Search { iterations, .. } => {
+                write!(f, "a search of {iterations} iterations a target")
+            }
+        }
+    }
 }
 
 /// One cut position: the input entries, target and fitted log-odds of the player to move.
@@ -98,12 +201,9 @@ fn cut_position(game: &Game, start: &State, options: &CutOptions, seed: u64) -> 
     }
     let mover = cut.active();
     let seen = Observation::new(&cut, mover);
-    let full = SearchConfig {
-        eval_turns: 0,
-        ..options.config.clone()
-    };
-    let budget = Budget::iterations(options.playouts);
-    let target = playout_mean(game, &seen, &full, budget, splitmix64(seed), None);
+    let target = options
+        .target
+        .of(game, &seen, &options.config, splitmix64(seed));
     let mut input = Input::default();
     encode(game, &seen, &mut input);
     Some(Cut {
@@ -111,4 +211,140 @@ fn cut_position(game: &Game, start: &State, options: &CutOptions, seed: u64) -> 
         target: target as f32,
         offset: fitted_offset(game, &cut) as f32,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::{Deal, DecisionList, Referee, Variant};
+
+    /// The first `n` player decision states of a game of arbitrary legal decisions.
+    fn decision_states(game: &Game, n: usize) -> Vec<State> {
+        let deal = Deal::from_seed(7);
+        let mut s = game.initial_state(&deal);
+        let mut referee = Referee::new(deal);
+        let mut legal = DecisionList::new();
+        let mut out = Vec::new();
+        while out.len() < n && !s.is_over() {
+            let d = if s.is_chance() {
+                referee.resolve(game, &s)
+            } else {
+                out.push(s);
+                game.legal_decisions(&s, &mut legal);
+                legal[(out.len() * 7) % legal.len()]
+            };
+            game.apply_legal(&mut s, d);
+        }
+        out
+    }
+
+    /// A search target is the root value of the judging search for the player to move at the
+    /// very cut a playout target is taken from: same position, same seed, other target.
+    #[test]
+    fn a_search_target_is_the_judges_root_value_at_the_same_cut() {
+        let game = Game::builtin("castle_field", Variant::Normal).unwrap();
+        let cutting = SearchConfig {
+            eval_turns: 2,
+            fitted_eval: true,
+            ..SearchConfig::default()
+        };
+        let judge = SearchConfig {
+            value_model: true,
+            ..cutting.clone()
+        };
+        let with = |target| CutOptions {
+            config: cutting.clone(),
+            target,
+            per_start: 1,
+            seed: 3,
+        };
+        let playouts = with(CutTarget::Playouts(8));
+        let search = with(CutTarget::Search {
+            config: judge.clone(),
+            iterations: 64,
+        });
+        let mut compared = 0;
+        for (k, start) in decision_states(&game, 12).iter().enumerate() {
+            let seed = k as u64;
+            let by_search = cut_position(&game, start, &search, seed);
+            let by_playouts = cut_position(&game, start, &playouts, seed);
+            let (Some(a), Some(b)) = (by_search, by_playouts) else {
+                continue;
+            };
+            assert_eq!((&a.entries, a.offset), (&b.entries, b.offset), "start {k}");
+            let cut = playout_cut(
+                &game,
+                &Observation::new(start, start.active()),
+                &cutting,
+                seed,
+            );
+            let seen = Observation::new(&cut, cut.active());
+            let budget = Budget::iterations(64);
+            let expected = root_value(&game, &seen, &judge, budget, splitmix64(seed));
+            assert_eq!(f64::from(a.target), expected as f32 as f64, "start {k}");
+            assert!((0.0..=1.0).contains(&a.target));
+            compared += 1;
+        }
+        assert!(compared >= 6, "only {compared} cuts compared");
+        assert!(!CutTarget::Search {
+            config: judge,
+            iterations: 0
+        }
+        .is_valid());
+    }
+
+    /// The root value weighs every decision's mean by its visits: it lies between the worst and
+    /// the best decision's value, below the chosen decision's where the search was unsure.
+    #[test]
+    fn the_root_value_is_the_visit_weighted_mean_of_the_decisions() {
+        let game = Game::builtin("tropical_pool", Variant::Normal).unwrap();
+        let config = SearchConfig {
+            eval_turns: 2,
+            fitted_eval: true,
+            ..SearchConfig::default()
+        };
+        let budget = Budget::iterations(200);
+        let mut below_best = 0;
+        for (k, s) in decision_states(&game, 40).iter().enumerate() {
+            let seen = Observation::new(s, s.active());
+            let mut legal = DecisionList::new();
+            seen.legal_decisions(&game, &mut legal);
+            let value = root_value(&game, &seen, &config, budget, k as u64);
+            if legal.len() < 2 {
+                let mean = playout_mean(&game, &seen, &config, budget, k as u64, None);
+                assert_eq!(value, mean, "state {k}: nothing to decide");
+                continue;
+            }
+            let Player::Fair(mut bot) = make_player("judge", Algorithm::Ismcts, &config) else {
+                unreachable!("ISMCTS is a fair player")
+            };
+            let request = Request {
+                game: &game,
+                observation: &seen,
+                budget,
+                seed: k as u64,
+                cancel: None,
+            };
+            let candidates = bot.decide(&request).analysis.unwrap().candidates;
+            let values = candidates.iter().map(|c| c.value);
+            let (lo, hi) = values.fold((1.0f64, 0.0f64), |(l, h), v| (l.min(v), h.max(v)));
+            let n: u64 = candidates.iter().map(|c| c.visits).sum();
+            if n == 0 {
+                assert_eq!(value, 1.0, "state {k}: a decision winning at once");
+                continue;
+            }
+            let mean = candidates
+                .iter()
+                .map(|c| c.visits as f64 * c.value)
+                .sum::<f64>()
+                / n as f64;
+            assert!(
+                (value - mean).abs() < 1e-12,
+                "state {k}: {value} against {mean}"
+            );
+            assert!(lo - 1e-12 <= value && value <= hi + 1e-12, "state {k}");
+            below_best += usize::from(value < candidates[0].value - 1e-9);
+        }
+        assert!(below_best > 0, "never below the chosen decision's value");
+    }
 }

@@ -23,7 +23,7 @@ use super::ledger::{CpuLedger, Step};
 use super::policy::{fit_policy, score, PolicyData, PolicyTarget, Split};
 use super::settings::open_settings;
 pub use super::TrainError;
-use super::{fit, positions_file, CutOptions, Dataset, FitOptions};
+use super::{fit, positions_file, CutOptions, CutTarget, Dataset, FitOptions};
 use crate::bot::preset::{self, BotConfig, Preset};
 use crate::bot::search::SearchConfig;
 use crate::model::{policy, weights, Hidden};
@@ -753,7 +753,7 @@ impl Run<'_> {
         };
         Some(CutOptions {
             config: config.clone(),
-            playouts: settings.playouts,
+            target: CutTarget::Playouts(settings.playouts),
             per_start: settings.per_start,
             seed: splitmix64(self.seed(0, 10) ^ fnv1a(key.as_bytes())),
         })
@@ -769,11 +769,11 @@ impl Run<'_> {
         dir: &Path,
         options: &CutOptions,
     ) -> Result<Dataset, TrainError> {
+        let playouts = self.config.cuts.map_or(0, |c| c.playouts);
         let made = format!(
-            "cut positions of {}: base {}, {} playouts a target, {} a turn start, seed {}",
+            "cut positions of {}: base {}, {playouts} playouts a target, {} a turn start, seed {}",
             dir.display(),
             self.base.version(),
-            options.playouts,
             options.per_start,
             options.seed
         );
