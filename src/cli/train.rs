@@ -474,6 +474,17 @@ struct RunArgs {
     /// With --cuts: cut positions made from each turn start, each by its own playout.
     #[arg(long, default_value_t = 1, requires = "cuts")]
     cuts_per_start: u32,
+    /// With --cuts: each target is the root value of a search of this many iterations by the
+    /// generation's best (its settings and model, its whole budget) at the cut, as `train fit
+    /// --cut-search`, instead of a mean of full playouts: targets that rise with the kept
+    /// model. Each folder's cut positions are made again once another generation is kept.
+    #[arg(
+        long,
+        value_name = "N",
+        requires = "cuts",
+        conflicts_with = "cut_playouts"
+    )]
+    cut_search_iterations: Option<u64>,
     /// Most gate games per terrain (even); the SPRT usually stops earlier.
     #[arg(long, default_value_t = 50)]
     gate_games: u32,
@@ -551,6 +562,7 @@ fn run_loop(args: RunArgs) -> CliResult {
         cuts: args.cuts.then_some(CutSettings {
             playouts: args.cut_playouts,
             per_start: args.cuts_per_start,
+            search_iterations: args.cut_search_iterations,
         }),
         policy_strength: args.policy_strength,
         validation_every: args.validation_every,

@@ -112,6 +112,20 @@ pub struct CutSettings {
     pub playouts: u64,
     /// Cut positions made from each turn start, each by its own playout.
     pub per_start: u32,
+    /// With it, each target is instead the root value of a search of this many iterations by
+    /// the generation's best (its settings and model, its whole budget) at the cut
+    /// ([`CutTarget::Search`]): targets that rise with the kept model. Absent from the
+    /// `run.json` of runs made before it existed, whose targets were playouts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search_iterations: Option<u64>,
+}
+
+/// The search that gives cut positions their targets ([`CutSettings::search_iterations`]).
+struct CutJudge {
+    config: SearchConfig,
+    /// The best's version ([`Preset::version`]): its cut positions are made again once another
+    /// generation is kept.
+    version: String,
 }
 
 /// The model a training run learns, and the candidate plays with.
@@ -282,8 +296,10 @@ impl TrainConfig {
             if self.learn != Learn::Value {
                 return bad("--cuts is for --learn value: cut positions train the value model");
             }
-            if c.playouts == 0 || c.per_start == 0 {
-                return bad("--cut-playouts and --cuts-per-start must be at least 1");
+            if c.playouts == 0 || c.per_start == 0 || c.search_iterations == Some(0) {
+                return bad(
+                    "--cut-playouts, --cut-search-iterations and --cuts-per-start must be at least 1",
+                );
             }
             if self.target_mix != 0.0 {
                 return bad(
@@ -684,10 +700,13 @@ impl Run<'_> {
         if let (Some(f), true) = (&earlier, weights_ok) {
             return Ok((f.games, f.positions, f.validation_loss, true));
         }
+        let judge = self.cut_judge(gen_dir)?;
         let mut data = Dataset::new();
         let first = self.window_dirs(g, |key, dir| {
-            match self.cut_options(key) {
-                Some(options) => data.append(self.cached_cuts(key, dir, &options)?),
+            match self.cut_options(key, judge.as_ref()) {
+                Some(options) => {
+                    data.append(self.cached_cuts(key, dir, &options, judge.as_ref())?)
+                }
                 None => {
                     data.add_records_under(dir)?;
                 }
@@ -745,18 +764,47 @@ impl Run<'_> {
     /// How the run makes the cut positions of the folder named `key`: the base search's
     /// playouts, cut where it cuts them (the candidate is the base with the model at that cut),
     /// seeded by the run's seed and `key` alone, so that every generation fits the same
-    /// positions of a folder; `None` when the run fits to outcomes.
-    fn cut_options(&self, key: &str) -> Option<CutOptions> {
+    /// positions of a folder, their targets playouts or `judge`'s search; `None` when the run
+    /// fits to outcomes.
+    fn cut_options(&self, key: &str, judge: Option<&CutJudge>) -> Option<CutOptions> {
         let settings = self.config.cuts?;
         let BotConfig::Search { config, .. } = &self.base.config else {
             unreachable!("base_preset accepts searches only")
         };
+        let target = match (judge, settings.search_iterations) {
+            (Some(judge), Some(iterations)) => CutTarget::Search {
+                config: judge.config.clone(),
+                iterations,
+            },
+            _ => CutTarget::Playouts(settings.playouts),
+        };
         Some(CutOptions {
             config: config.clone(),
-            target: CutTarget::Playouts(settings.playouts),
+            target,
             per_start: settings.per_start,
             seed: splitmix64(self.seed(0, 10) ^ fnv1a(key.as_bytes())),
         })
+    }
+
+    /// The judge of generation `g`'s search targets, when the run asks for them: the best
+    /// search in `gen_dir/best.toml` (the base, or the last kept generation with its model),
+    /// searching its whole budget, since a search stopped once decided gives a noisy value.
+    fn cut_judge(&self, gen_dir: &Path) -> Result<Option<CutJudge>, TrainError> {
+        if self.config.cuts.and_then(|c| c.search_iterations).is_none() {
+            return Ok(None);
+        }
+        let spec = gen_dir.join("best.toml").display().to_string();
+        let best = preset::resolve(&spec).map_err(|e| TrainError::Invalid(e.to_string()))?;
+        let BotConfig::Search { config, .. } = &best.config else {
+            unreachable!("the best is the base or a candidate made from it: a search")
+        };
+        Ok(Some(CutJudge {
+            config: SearchConfig {
+                stop_when_decided: false,
+                ..config.clone()
+            },
+            version: best.version(),
+        }))
     }
 
     /// The cut positions of the records under `dir` (the folder named `key`), made with
@@ -768,10 +816,20 @@ impl Run<'_> {
         key: &str,
         dir: &Path,
         options: &CutOptions,
+        judge: Option<&CutJudge>,
     ) -> Result<Dataset, TrainError> {
-        let playouts = self.config.cuts.map_or(0, |c| c.playouts);
+        let target = match (&options.target, judge) {
+            (CutTarget::Search { iterations, .. }, Some(judge)) => format!(
+                "judge {} searching {iterations} iterations a target",
+                judge.version
+            ),
+            _ => format!(
+                "{} playouts a target",
+                self.config.cuts.map_or(0, |c| c.playouts)
+            ),
+        };
         let made = format!(
-            "cut positions of {}: base {}, {playouts} playouts a target, {} a turn start, seed {}",
+            "cut positions of {}: base {}, {target}, {} a turn start, seed {}",
             dir.display(),
             self.base.version(),
             options.per_start,
