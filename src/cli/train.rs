@@ -142,8 +142,8 @@ struct FitArgs {
     /// held-out split).
     #[arg(long, default_value_t = 1, requires = "cuts")]
     cuts_per_start: u32,
-    /// With --cuts: each target is the win probability this search preset (name or file)
-    /// gives the player to move at the cut, searching --cut-search-iterations from there,
+    /// With --cuts: each target is the root value this search preset (name or file) gives
+    /// the player to move at the cut, searching --cut-search-iterations from there,
     /// instead of a mean of full playouts: with a value model, a target that rises with the
     /// model (results/learning.md, twenty-seventh round).
     #[arg(

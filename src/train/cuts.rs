@@ -17,12 +17,12 @@
 //! grow with the model that judges its own cuts, as a self-play learner's should.
 
 use super::positions::{fitted_offset, for_each_record, turn_starts, Dataset, DatasetError};
-use crate::bot::search::{make_player, playout_cut, playout_mean, Algorithm, SearchConfig};
-use crate::bot::{Budget, Player, Request};
+use crate::bot::search::{playout_cut, playout_mean, root_value, SearchConfig};
+use crate::bot::Budget;
 use crate::info::Observation;
 use crate::model::{encode, Input};
 use crate::record::{replay, GameRecord};
-use crate::rules::{DecisionList, Game, State};
+use crate::rules::{Game, State};
 use crate::vocabulary::hash::splitmix64;
 use rayon::prelude::*;
 use std::path::Path;
@@ -79,51 +79,6 @@ impl CutTarget {
             }
         }
     }
-}
-
-/// The mean reward of every iteration of an ISMCTS search under `config` from `seen`, for its
-/// observer; with one legal decision or none, [`playout_mean`] under the same settings.
-///
-/// Not the value of the decision the search would take ([`win_probability`], which the review
-/// shows): that is the largest of the decisions' means, and as a target it leaned 0.17 towards
-/// the player to move on average (results/learning.md, twenty-seventh round). The mean of all
-/// iterations weighs each decision by how much the search believed in it.
-///
-/// [`win_probability`]: crate::bot::search::win_probability
-pub fn root_value(
-    game: &Game,
-    seen: &Observation,
-    config: &SearchConfig,
-    budget: Budget,
-    seed: u64,
-) -> f64 {
-    let mut legal = DecisionList::new();
-    seen.legal_decisions(game, &mut legal);
-    if legal.len() > 1 {
-        if let Player::Fair(mut bot) = make_player("judge", Algorithm::Ismcts, config) {
-            let request = Request {
-                game,
-                observation: seen,
-                budget,
-                seed,
-                cancel: None,
-            };
-            if let Some(analysis) = bot.decide(&request).analysis {
-                let visits: u64 = analysis.candidates.iter().map(|c| c.visits).sum();
-                let reward: f64 = analysis
-                    .candidates
-                    .iter()
-                    .map(|c| c.visits as f64 * c.value)
-                    .sum();
-                // A decision winning at once is found without iterations: its value is 1.
-                return match visits {
-                    0 => analysis.candidates.first().map_or(0.5, |c| c.value),
-                    n => reward / n as f64,
-                };
-            }
-        }
-    }
-    playout_mean(game, seen, config, budget, seed, None)
 }
 
 impl std::fmt::Display for CutTarget {
@@ -216,6 +171,8 @@ fn cut_position(game: &Game, start: &State, options: &CutOptions, seed: u64) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bot::search::{make_player, Algorithm};
+    use crate::bot::{Player, Request};
     use crate::rules::{Deal, DecisionList, Referee, Variant};
 
     /// The first `n` player decision states of a game of arbitrary legal decisions.

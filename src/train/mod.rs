@@ -38,7 +38,7 @@ pub mod tune;
 
 pub use baseline::{compare_with_fitted, Comparison};
 pub use choice::{ChoiceData, ChoiceFit};
-pub use cuts::{root_value, CutOptions, CutTarget};
+pub use cuts::{CutOptions, CutTarget};
 pub use error::TrainError;
 #[cfg(feature = "train")]
 pub use fit::{candle_logits, evaluate, fit, EpochReport, FitOptions};

@@ -36,27 +36,76 @@ pub fn win_probability(
     seed: u64,
     cancel: Option<&AtomicBool>,
 ) -> f64 {
+    let request = Request {
+        game,
+        observation,
+        budget,
+        seed,
+        cancel,
+    };
+    match root_analysis(&request, algorithm, config).and_then(|a| a.candidates.into_iter().next()) {
+        Some(best) => best.value,
+        None => playout_mean(game, observation, config, budget, seed, cancel),
+    }
+}
+
+/// The mean reward of every iteration of an ISMCTS search under `config` from `observation`,
+/// for its observer; with one legal decision or none, [`playout_mean`] under the same
+/// settings. The target of `train`'s search-judged cut positions.
+///
+/// Not [`win_probability`], the value of the decision the search would take: that is the
+/// largest of the decisions' means, and as a training target it leaned 0.17 towards the
+/// player to move on average (results/learning.md, twenty-seventh round). The mean of all
+/// iterations weighs each decision by how much the search believed in it.
+pub fn root_value(
+    game: &Game,
+    observation: &Observation,
+    config: &SearchConfig,
+    budget: Budget,
+    seed: u64,
+) -> f64 {
+    let request = Request {
+        game,
+        observation,
+        budget,
+        seed,
+        cancel: None,
+    };
+    let Some(analysis) = root_analysis(&request, Algorithm::Ismcts, config) else {
+        return playout_mean(game, observation, config, budget, seed, None);
+    };
+    let visits: u64 = analysis.candidates.iter().map(|c| c.visits).sum();
+    let reward: f64 = analysis
+        .candidates
+        .iter()
+        .map(|c| c.visits as f64 * c.value)
+        .sum();
+    // A decision winning at once is found without iterations: its value is 1.
+    match visits {
+        0 => analysis.candidates.first().map_or(0.5, |c| c.value),
+        n => reward / n as f64,
+    }
+}
+
+/// What a search by `algorithm` under `config` finds for the observer of `request`, when they
+/// have a decision to make (more than one legal decision) and the search is a fair one.
+fn root_analysis(
+    request: &Request,
+    algorithm: Algorithm,
+    config: &SearchConfig,
+) -> Option<crate::bot::Analysis> {
     // A finished game has no legal decision, and its playout mean is its outcome.
     let mut legal = DecisionList::new();
-    observation.legal_decisions(game, &mut legal);
-    if legal.len() > 1 && algorithm != Algorithm::CheatUct {
-        if let Player::Fair(mut bot) = make_player("estimate", algorithm, config) {
-            let choice = bot.decide(&Request {
-                game,
-                observation,
-                budget,
-                seed,
-                cancel,
-            });
-            if let Some(best) = choice
-                .analysis
-                .and_then(|a| a.candidates.into_iter().next())
-            {
-                return best.value;
-            }
-        }
+    request
+        .observation
+        .legal_decisions(request.game, &mut legal);
+    if legal.len() <= 1 || algorithm == Algorithm::CheatUct {
+        return None;
     }
-    playout_mean(game, observation, config, budget, seed, cancel)
+    match make_player("estimate", algorithm, config) {
+        Player::Fair(mut bot) => bot.decide(request).analysis,
+        _ => None,
+    }
 }
 
 /// The belief about the opponent's rack a search under `config` deals with from `observation`.

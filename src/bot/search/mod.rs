@@ -21,7 +21,7 @@ mod playout;
 mod tree;
 
 pub use choice::{choice_log_ratio, held_odds};
-pub use estimate::{playout_cut, playout_mean, win_probability};
+pub use estimate::{playout_cut, playout_mean, root_value, win_probability};
 pub use options::{OptionRangeError, SearchConfig};
 pub use playout::Tactics;
 
